@@ -1,0 +1,1 @@
+"""What every game shares: engine protocol, the AEC adapter, decks, rigging, records, layouts."""

@@ -1,0 +1,280 @@
+"""The one adapter that turns any :class:`~envs.core.engine.GameEngine` into a PettingZoo AEC env.
+
+Each game's public module (``envs/<game>_v0.py``) only subclasses :class:`CardGameEnv` with its
+engine class and name; everything PettingZoo asks of an env lives here once: agents, spaces,
+seeding, rigged-deck options, masks, rewards, infos, dead steps, rendering, records and
+pickling. See DESIGN.md ("The public contract") for the numbered items referenced below.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+
+from envs.core.engine import GameEngine, RuleOptions, agent_name
+from envs.core.rigging import parse_reset_options
+
+ILLEGAL_MOVE_REWARD = -1.0
+
+
+class CardGameEnv(AECEnv, EzPickle):
+    """Raw (unwrapped) AEC env around a rules engine; illegal actions raise ``ValueError``."""
+
+    engine_cls: ClassVar[type[GameEngine]]
+    default_players: ClassVar[int] = 4
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "card_game_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self, num_players: int | None = None, render_mode: str | None = None, **rule_options: Any
+    ) -> None:
+        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, **rule_options)
+        super().__init__()
+        cls = self.engine_cls
+        if num_players is None:
+            num_players = self.default_players
+        if (
+            isinstance(num_players, bool)
+            or not isinstance(num_players, (int, np.integer))
+            or not cls.min_players <= num_players <= cls.max_players
+        ):
+            raise ValueError(
+                f"{self.metadata['name']}: num_players must be an int from {cls.min_players} "
+                f"to {cls.max_players}, got {num_players!r}"
+            )
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.num_players = int(num_players)
+        self.render_mode = render_mode
+        self.rules: RuleOptions = cls.rules_cls.from_kwargs(self.num_players, rule_options)
+        self._rule_kwargs = dict(rule_options)
+        self.engine: GameEngine = cls(self.num_players, self.rules)
+        self.layout = cls.layout
+
+        self.possible_agents = [agent_name(i) for i in range(self.num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.layout.low_high()
+        self.observation_spaces = {
+            a: gymnasium.spaces.Dict(
+                {
+                    "observation": gymnasium.spaces.Box(low, high, dtype=np.float32),
+                    "action_mask": gymnasium.spaces.Box(0, 1, (cls.num_actions,), dtype=np.int8),
+                }
+            )
+            for a in self.possible_agents
+        }
+        self.action_spaces = {
+            a: gymnasium.spaces.Discrete(cls.num_actions) for a in self.possible_agents
+        }
+        self._num_actions = cls.num_actions
+        self._zero_mask = np.zeros(cls.num_actions, dtype=np.int8)
+        self._mask: np.ndarray = self._zero_mask
+        self._seed_rng: np.random.Generator | None = None
+        self._game_seed: int | None = None
+        self._options: dict[str, Any] = {}
+        self._actions: list[int] = []
+        self._illegal: dict[str, Any] | None = None
+
+    # -- spaces ----------------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a game (item 8: seeded chance, no global RNG; item 5: rigged decks).
+
+        ``reset(seed=s)`` plays game seed ``s``; a later ``reset()`` continues a seeded stream
+        of game seeds, so a training loop that seeds once is reproducible. The game seed
+        actually used is in :meth:`record`.
+        """
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+            game_seed = int(seed)
+        else:
+            if self._seed_rng is None:
+                self._seed_rng = np.random.default_rng(np.random.SeedSequence().entropy)
+            game_seed = int(self._seed_rng.integers(2**63 - 1))
+        setup = parse_reset_options(self.engine_cls, self.num_players, options)
+        self.engine.reset(np.random.default_rng(game_seed), setup)
+        self._game_seed = game_seed
+        self._options = _json_copy(options) if options else {}
+        self._actions = []
+        self._illegal = None
+
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        if self.engine.over:  # a rigged setup can end the game before anyone acts
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[self.engine.current_player]
+            self._mask = self.engine.legal_mask()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        engine = self.engine
+        mask = self._mask.copy() if seat == engine.current_player else self._zero_mask.copy()
+        return {"observation": engine.observation(seat), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action.__class__ is not int or not 0 <= action < self._num_actions:
+            if not self.is_legal(action):
+                raise ValueError(self.illegal_action_message(action))
+            action = int(action)
+        elif not self._mask[action]:
+            raise ValueError(self.illegal_action_message(action))
+        self._cumulative_rewards[agent] = 0.0
+        self.engine.apply(action)
+        self._actions.append(action)
+        engine = self.engine
+        if engine.over:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[engine.current_player]
+            self._mask = engine.legal_mask()
+        if self.render_mode is not None and self.render_mode == "human":
+            self.render()
+
+    def _finish(self) -> None:
+        """Game over: terminal rewards (item 6), final score and rank in infos."""
+        engine = self.engine
+        self._mask = self._zero_mask
+        scores, ranks, rewards = engine.scores(), engine.ranks(), engine.rewards()
+        truncated = engine.truncated
+        for seat, agent in enumerate(self.possible_agents):
+            self.rewards[agent] = float(rewards[seat])
+            self.terminations[agent] = not truncated
+            self.truncations[agent] = truncated
+            self.infos[agent] = {"score": scores[seat], "rank": ranks[seat]}
+        self._accumulate_rewards()
+        if getattr(self, "agent_selection", None) not in self.agents:
+            self.agent_selection = self.agents[0]
+
+    # -- legality ----------------------------------------------------------------------------------
+    def is_legal(self, action: Any) -> bool:
+        """Whether ``action`` is a legal action id for the agent to act now."""
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            return False
+        return 0 <= action < self.engine_cls.num_actions and bool(self._mask[action])
+
+    def illegal_action_message(self, action: Any) -> str:
+        agent = self.agent_selection
+        if isinstance(action, (int, np.integer)) and 0 <= action < self.engine_cls.num_actions:
+            what = f"action {int(action)} ({self.engine.action_name(int(action))!r})"
+        else:
+            what = f"action {action!r} (not an id in 0..{self.engine_cls.num_actions - 1})"
+        legal = ", ".join(self.legal_action_names())
+        phase = self.engine.phase_name()
+        return (
+            f"{self.metadata['name']}: illegal {what} for {agent}"
+            f"{' in phase ' + repr(phase) if phase else ''}; legal actions: {legal}"
+        )
+
+    def terminate_illegal(self, action: Any, penalty: float = ILLEGAL_MOVE_REWARD) -> None:
+        """End the game because the agent to act chose an illegal action (wrapped env semantics).
+
+        As PettingZoo's ``TerminateIllegalWrapper``: the offender gets ``penalty``, everyone
+        else 0, and every agent is terminated.
+        """
+        agent = self.agent_selection
+        self._illegal = {"agent": agent, "action": repr(action)}
+        self._mask = self._zero_mask
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.terminations[a] = True
+            self.truncations[a] = True
+            self.infos[a] = {"illegal_action": {"agent": agent, "action": repr(action)}}
+        self.rewards[agent] = float(penalty)
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self.engine.current_player = -1
+
+    # -- names (item 4) ----------------------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        return self.engine.action_name(int(action))
+
+    def action_from_name(self, name: str) -> int:
+        return self.engine.action_from_name(name)
+
+    def legal_actions(self) -> list[int]:
+        return [int(a) for a in np.flatnonzero(self._mask)]
+
+    def legal_action_names(self) -> list[str]:
+        return [self.engine.action_name(a) for a in self.legal_actions()]
+
+    # -- rendering (item 7) ------------------------------------------------------------------------
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn(
+                "You are calling render() without specifying a render_mode; "
+                "use render_mode='ansi' or 'human'."
+            )
+            return None
+        text = self.engine.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- records (item 7) --------------------------------------------------------------------------
+    def record(self) -> dict[str, Any]:
+        """JSON-serialisable record; reset(seed, options) + these actions replays the game."""
+        engine = self.engine
+        over = engine.over or bool(self._illegal)
+        record: dict[str, Any] = {
+            "env": self.metadata["name"],
+            "game": engine.name,
+            "version": engine.version,
+            "num_players": self.num_players,
+            "seed": self._game_seed,
+            "options": copy.deepcopy(self._options),
+            "rules": _json_copy(self._rule_kwargs),
+            "actions": list(self._actions),
+            "over": over,
+            "truncated": engine.truncated,
+            "rewards": None,
+            "scores": dict(zip(self.possible_agents, engine.scores())),
+        }
+        if engine.over:
+            record["rewards"] = dict(zip(self.possible_agents, engine.rewards()))
+            record["ranks"] = dict(zip(self.possible_agents, engine.ranks()))
+        if self._illegal:
+            record["illegal"] = dict(self._illegal)
+        return record
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+
+def _json_copy(value: Any) -> Any:
+    """Deep copy through JSON, so records never alias (or fail on) caller objects."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return copy.deepcopy(value)

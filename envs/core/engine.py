@@ -1,0 +1,189 @@
+"""The engine protocol every game implements, plus the rule-agnostic pieces they share.
+
+An engine is a pure rules implementation (Python + numpy; it never imports gymnasium,
+pettingzoo, torch or ``training``). It holds the full state of one game, knows the legal
+actions, applies them, scores the end and encodes each player's observation. The one AEC
+adapter in :mod:`envs.core.aec` turns any engine into a PettingZoo environment, so everything
+PettingZoo-specific lives there and nowhere else.
+
+Hot-path contract (what the adapter calls on every decision):
+
+- ``engine.current_player`` — an attribute, the seat to act, or ``-1`` once the game is over;
+- ``engine.legal_mask()`` — the current player's int8 mask; the engine may return its own
+  buffer (the adapter copies before handing it out);
+- ``engine.apply(action)`` — apply an action the mask allows (the adapter checks legality);
+- ``engine.observation(player)`` — a fresh float32 vector of ``layout.size``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from envs.core.obs_layout import ObsLayout
+
+
+def agent_name(seat: int) -> str:
+    return f"player_{seat}"
+
+
+def parse_seat(value: Any, num_players: int, what: str) -> int:
+    """Accept ``"player_k"`` (or the int ``k``) for a seat at this table; else ``ValueError``."""
+    allowed = f"'player_0' … 'player_{num_players - 1}'"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        seat = int(value)
+    elif isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
+        seat = int(value[7:])
+    else:
+        raise ValueError(f"{what} must name a seat ({allowed}), got {value!r}")
+    if not 0 <= seat < num_players:
+        raise ValueError(
+            f"{what}={value!r} is not at this {num_players}-player table; use {allowed}"
+        )
+    return seat
+
+
+@dataclass
+class Setup:
+    """Parsed reset options: rigged hands and decks, seat choices and game-specific extras."""
+
+    hands: dict[int, list[str]] = field(default_factory=dict)
+    decks: dict[str, list[str]] = field(default_factory=dict)
+    seats: dict[str, int] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleOptions:
+    """Base class of every game's rule options (a frozen dataclass of defaults).
+
+    Subclasses declare fields with the spec's defaults; ``None`` means "derived from the table
+    size" and :meth:`resolved` fills those in. :meth:`validate` raises ``ValueError``s that say
+    what is allowed.
+    """
+
+    @classmethod
+    def from_kwargs(cls, num_players: int, kwargs: Mapping[str, Any]) -> RuleOptions:
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(kwargs) - set(names))
+        if unknown:
+            raise ValueError(
+                f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
+                f"known options: {', '.join(names)}"
+            )
+        options = cls(**kwargs).resolved(num_players)
+        options.validate(num_players)
+        return options
+
+    def resolved(self, num_players: int) -> RuleOptions:
+        """Fill table-size-dependent defaults (fields left as ``None``)."""
+        return self
+
+    def validate(self, num_players: int) -> None:
+        """Raise ``ValueError`` on inconsistent options."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-friendly dict of every option (used in records and checkpoint cards)."""
+        return {k: _jsonable(v) for k, v in dataclasses.asdict(self).items()}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def ranks_from_keys(keys: Sequence[tuple]) -> list[int]:
+    """Competition ranks (1 = best) from comparable keys, higher key = better; ties share."""
+    return [1 + sum(1 for other in keys if other > key) for key in keys]
+
+
+def rank_rewards(ranks: Sequence[int]) -> list[float]:
+    """Zero-sum rank reward: (players ranked below − players ranked above) / (N − 1)."""
+    n = len(ranks)
+    return [
+        (sum(1 for r in ranks if r > mine) - sum(1 for r in ranks if r < mine)) / (n - 1)
+        for mine in ranks
+    ]
+
+
+class GameEngine(ABC):
+    """Base class of the per-game rules engines (see the module docstring for the contract)."""
+
+    # -- class-level description, filled in by each game ------------------------------------
+    name: ClassVar[str]  # short game name, e.g. "paladin"
+    version: ClassVar[int]  # the env's _vN
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    num_actions: ClassVar[int]
+    layout: ClassVar[ObsLayout]
+    rules_cls: ClassVar[type[RuleOptions]]
+    hand_deck: ClassVar[str]  # which deck "hands" cards come from
+    deck_options: ClassVar[tuple[str, ...]]  # rigged-deck option names
+    seat_options: ClassVar[tuple[str, ...]] = ()  # reset options naming a seat ("player_k")
+    extra_options: ClassVar[tuple[str, ...]] = ()  # other reset options the game understands
+
+    def __init__(self, num_players: int, rules: RuleOptions) -> None:
+        self.num_players = num_players
+        self.rules = rules
+        self.current_player = -1
+        self.over = False
+        self.truncated = False
+
+    # -- lifecycle -----------------------------------------------------------------------------
+    @abstractmethod
+    def reset(self, rng: np.random.Generator, setup: Setup) -> None:
+        """Start a new game with the given chance source and rigged setup."""
+
+    @abstractmethod
+    def legal_mask(self) -> np.ndarray:
+        """int8 mask of length ``num_actions`` for ``current_player``."""
+
+    @abstractmethod
+    def apply(self, action: int) -> None:
+        """Apply a legal action of ``current_player``."""
+
+    # -- information ---------------------------------------------------------------------------
+    @abstractmethod
+    def observation(self, player: int) -> np.ndarray:
+        """Fresh float32 vector of ``layout.size`` with only what ``player`` may know."""
+
+    @abstractmethod
+    def scores(self) -> list[float]:
+        """Current (final, once over) score of every seat."""
+
+    @abstractmethod
+    def rank_keys(self) -> list[tuple]:
+        """Per seat, a comparable key (higher is better) that ranks the game's end."""
+
+    def ranks(self) -> list[int]:
+        return ranks_from_keys(self.rank_keys())
+
+    def rewards(self) -> list[float]:
+        return rank_rewards(self.ranks())
+
+    @abstractmethod
+    def action_name(self, action: int) -> str:
+        """Stable human-readable name of an action id."""
+
+    def action_from_name(self, name: str) -> int:
+        """Inverse of :meth:`action_name`."""
+        for action in range(self.num_actions):
+            if self.action_name(action) == name:
+                return action
+        raise ValueError(f"unknown action name {name!r} for {self.name}")
+
+    def phase_name(self) -> str:
+        """Name of the current decision phase (for error messages and rendering)."""
+        return ""
+
+    @abstractmethod
+    def render_text(self, viewer: int | None = None) -> str:
+        """Text view of the table: public, or from ``viewer``'s point of view."""

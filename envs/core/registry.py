@@ -1,0 +1,51 @@
+"""Which games exist, their public modules and registry ids.
+
+Importing :mod:`envs` registers every game whose module is present in PettingZoo's registry
+as ``roundtable/<game>-v<version>`` (DESIGN.md item 0). Tools that work on "every registered
+env" (benchmark, golden playthroughs, evaluation, training) iterate :func:`available_games`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from types import ModuleType
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    game: str  # "paladin"
+    module: str  # "envs.paladin_v0"
+    env_id: str  # "roundtable/paladin-v0"
+    players: tuple[int, ...]  # supported table sizes
+
+
+GAMES: dict[str, GameEntry] = {
+    "paladin": GameEntry("paladin", "envs.paladin_v0", "roundtable/paladin-v0", (3, 4, 5)),
+    "white_knight": GameEntry(
+        "white_knight", "envs.white_knight_v0", "roundtable/white-knight-v0", (2, 3, 4, 5)
+    ),
+    "quests": GameEntry("quests", "envs.quests_v0", "roundtable/quests-v0", (2, 3, 4)),
+}
+
+
+def available_games() -> list[str]:
+    """Games whose public module is present in this installation."""
+    return [g for g, e in GAMES.items() if importlib.util.find_spec(e.module) is not None]
+
+
+def game_entry(game: str) -> GameEntry:
+    """Look a game up by name (``paladin``), module name (``paladin_v0``) or registry id."""
+    key = game.strip()
+    for entry in GAMES.values():
+        if key in (entry.game, entry.module, entry.module.split(".")[-1], entry.env_id):
+            if importlib.util.find_spec(entry.module) is None:
+                break
+            return entry
+    raise ValueError(f"unknown game {game!r}; available: {', '.join(available_games())}")
+
+
+def game_module(game: str) -> ModuleType:
+    """The public module (``env()``, ``raw_env()``) of a game."""
+    return importlib.import_module(game_entry(game).module)

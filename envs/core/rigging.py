@@ -1,0 +1,61 @@
+"""Parsing of ``reset(options=...)``: rigged hands and decks, seat choices, extras.
+
+Option keys a game does not know are ignored with a warning (PettingZoo's ``api_test`` passes
+arbitrary ones); malformed values of known keys raise ``ValueError`` naming the key and what is
+allowed. Card names are checked later by the engine against its catalogs (through
+:class:`envs.core.cards.Composition`), which is where counts are known.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from envs.core.engine import GameEngine, Setup, parse_seat
+
+
+def parse_reset_options(
+    engine_cls: type[GameEngine], num_players: int, options: Mapping[str, Any] | None
+) -> Setup:
+    setup = Setup()
+    if not options:
+        return setup
+    if not isinstance(options, Mapping):
+        raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+    known = {"hands", *engine_cls.deck_options, *engine_cls.seat_options, *engine_cls.extra_options}
+    for key, value in options.items():
+        if key not in known:
+            warnings.warn(
+                f"{engine_cls.name}: ignoring unknown reset option {key!r}; "
+                f"known: {', '.join(sorted(known))}",
+                stacklevel=3,
+            )
+        elif key == "hands":
+            setup.hands = _parse_hands(value, num_players)
+        elif key in engine_cls.deck_options:
+            setup.decks[key] = _card_list(value, key)
+        elif key in engine_cls.seat_options:
+            setup.seats[key] = parse_seat(value, num_players, key)
+        else:
+            setup.extra[key] = value
+    return setup
+
+
+def _card_list(value: Any, where: str) -> list[str]:
+    if isinstance(value, str) or not isinstance(value, (list, tuple)):
+        raise ValueError(f"{where} must be a list of card names, got {value!r}")
+    for name in value:
+        if not isinstance(name, str):
+            raise ValueError(f"{where}: card names are strings, got {name!r}")
+    return list(value)
+
+
+def _parse_hands(value: Any, num_players: int) -> dict[int, list[str]]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"hands must be a dict {{'player_k': [card names]}}, got {value!r}")
+    hands = {}
+    for agent, cards in value.items():
+        seat = parse_seat(agent, num_players, "hands key")
+        hands[seat] = _card_list(cards, f"hands[{agent!r}]")
+    return hands
