@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from envs.core.cards import CardCatalog
 from envs.core.obs_layout import ObsLayout
 
 
@@ -133,6 +134,8 @@ class GameEngine(ABC):
     def __init__(self, num_players: int, rules: RuleOptions) -> None:
         self.num_players = num_players
         self.rules = rules
+        #: deck name -> catalog of its cards; every rigged-deck option and ``hand_deck`` is a key
+        self.catalogs: dict[str, CardCatalog] = {}
         self.current_player = -1
         self.over = False
         self.truncated = False

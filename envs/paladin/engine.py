@@ -62,6 +62,7 @@ class PaladinEngine(GameEngine):
             rules.zeros, rules.copies_per_value, rules.reds_per_value
         )
         self.mission_cards = mission_catalog(rules.mission_copies)
+        self.catalogs = {"paladin_deck": self.paladin_cards, "mission_deck": self.mission_cards}
         self.hand_size: int = rules.hand_size  # type: ignore[assignment]
         self.num_rounds = rules.rounds(n)
         self._names = [A.names_for(actor, n) for actor in range(n)]

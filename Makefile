@@ -1,0 +1,43 @@
+# RoundTable Gym — the README's commands. `make demo` and `make test` bootstrap .venv themselves.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PYTEST_WORKERS ?= 2
+
+.PHONY: all demo test test-fast bench lint golden docs clean
+
+all: test
+
+# torch is bounded below 2.14 in pyproject.toml, which takes the CPU wheel on this kind of
+# machine instead of a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/roundtable demo
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q -m "not slow"
+
+bench: $(STAMP)
+	$(BIN)/roundtable bench
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+golden: $(STAMP)
+	$(BIN)/python scripts/regen_golden.py
+
+docs: $(STAMP)
+	$(BIN)/python scripts/gen_docs.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,110 @@
+"""Seeded, seat-rotated matches between agents on a raw env (no RL libraries needed).
+
+Duplicate style: for every seed (deal) the lineup is played N times, rotated one seat each time,
+so every agent plays every seat of the same deal and deal luck cancels. A shared first place
+counts as 1/k of a win for each of the k winners. ``training.evaluate`` builds confidence
+intervals, ratings and parallelism on top of this.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from envs.core.registry import game_module
+
+
+class Agent(Protocol):
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+@dataclass
+class GameResult:
+    seats: list[int]  # seat of each lineup position
+    scores: list[float]  # per lineup position
+    ranks: list[int]
+    rewards: list[float]
+    wins: list[float]  # 1/k for each of k winners
+    steps: int
+
+
+@dataclass
+class MatchResult:
+    num_players: int
+    games: list[GameResult] = field(default_factory=list)
+
+    def _mean(self, attr: str) -> list[float]:
+        rows = np.array([getattr(g, attr) for g in self.games], dtype=float)
+        return rows.mean(axis=0).tolist() if len(rows) else [0.0] * self.num_players
+
+    @property
+    def win_rate(self) -> list[float]:
+        return self._mean("wins")
+
+    @property
+    def mean_score(self) -> list[float]:
+        return self._mean("scores")
+
+    @property
+    def mean_rank(self) -> list[float]:
+        return self._mean("ranks")
+
+    @property
+    def mean_reward(self) -> list[float]:
+        return self._mean("rewards")
+
+
+def play_game(env: Any, agents_by_seat: Sequence[Agent], seed: int,
+              options: dict | None = None) -> tuple[list[float], list[int], list[float], int]:
+    """One game on a raw env; returns per-seat scores, ranks, rewards and the step count."""
+    env.reset(seed=seed, options=options)
+    for agent in agents_by_seat:
+        if hasattr(agent, "reset"):
+            agent.reset()
+    engine = env.engine
+    steps = 0
+    while not engine.over:
+        seat = engine.current_player
+        obs = engine.observation(seat)
+        mask = engine.legal_mask().copy()
+        env.step(int(agents_by_seat[seat].act(obs, mask)))
+        steps += 1
+    return engine.scores(), engine.ranks(), engine.rewards(), steps
+
+
+def play_match(
+    game: str,
+    num_players: int,
+    lineup: Sequence[Agent],
+    seeds: Iterable[int],
+    rotate: bool = True,
+    **rules: Any,
+) -> MatchResult:
+    """Play ``lineup`` (one agent per seat) on every seed, rotated through all seats."""
+    if len(lineup) != num_players:
+        raise ValueError(f"lineup has {len(lineup)} agents for a {num_players}-player game")
+    env = game_module(game).raw_env(num_players=num_players, **rules)
+    result = MatchResult(num_players)
+    rotations = range(num_players) if rotate else range(1)
+    for seed in seeds:
+        for shift in rotations:
+            seats = [(pos + shift) % num_players for pos in range(num_players)]
+            by_seat: list[Agent] = [None] * num_players  # type: ignore[list-item]
+            for pos, seat in enumerate(seats):
+                by_seat[seat] = lineup[pos]
+            scores, ranks, rewards, steps = play_game(env, by_seat, seed)
+            winners = [s for s in range(num_players) if ranks[s] == 1]
+            result.games.append(
+                GameResult(
+                    seats=seats,
+                    scores=[scores[s] for s in seats],
+                    ranks=[ranks[s] for s in seats],
+                    rewards=[rewards[s] for s in seats],
+                    wins=[1.0 / len(winners) if s in winners else 0.0 for s in seats],
+                    steps=steps,
+                )
+            )
+    return result

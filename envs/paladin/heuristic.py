@@ -1,0 +1,132 @@
+"""A sensible Paladin player that reads only its observation vector and action mask.
+
+Strategy (each rule a line of play a human would recognise):
+
+- **Start player** — the dealer names itself: the start player leads first and so picks the
+  most valuable mission to lead.
+- **Leaders' lap** — lead the most valuable open mission with the strongest card in hand
+  (value, red above plain; a 0 counts as weakest), so others need a stronger card to take it.
+- **Peek** — look at the leader of the most valuable mission where it has no card yet, unless
+  it already knows that card; otherwise no peek.
+- **Filling placements** — at the most valuable open mission, if some card in hand beats every
+  card it knows there, place the *cheapest* such card (its strongest card if it knows none);
+  a known 9 there is answered with a 0. Otherwise throw the weakest card at the least valuable
+  open mission. It never needs to hold back: the mask keeps one card in hand by construction.
+- **Resolution** — beat whenever allowed (winning missions is the whole game); otherwise take
+  back a card worth keeping (value ≥ 5, or red) and discard the rest, so the refill brings a
+  fresh card instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.paladin import actions as A
+from envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
+from envs.paladin.observation import LAYOUT, MAX_MISSIONS, PHASES, SLOT_FEATURES
+
+_PHASE = {name: i for i, name in enumerate(PHASES)}
+_PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))
+
+
+def _strength(kind: int) -> float:
+    """Ordering used to pick 'strongest'/'weakest': value, red above plain; 0 is weakest."""
+    return KIND_VALUE[kind] + (0.5 if KIND_RED[kind] else 0.0)
+
+
+def _kind_of(value_cells: np.ndarray) -> int | None:
+    """Card kind from an 11-cell slot value (one-hot value 0–9 + red flag), if known."""
+    values = np.flatnonzero(value_cells[:10])
+    if len(values) == 0:
+        return None
+    value = int(values[0])
+    if value == 0:
+        return 0
+    return value + 9 if value_cells[10] > 0 else value
+
+
+class PaladinHeuristic:
+    """Rule-based Paladin agent (see the module docstring for the strategy)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        obs = observation
+        phase = int(np.argmax(LAYOUT.view(obs, "phase")))
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        if phase == _PHASE["choose_start"]:
+            return A.CHOOSE_START  # relative seat 0: the dealer itself
+        if phase == _PHASE["resolve"]:
+            return self._resolve(obs, action_mask)
+        if phase == _PHASE["peek"]:
+            return self._peek(obs, action_mask)
+        return self._place(obs, action_mask, leading=phase == _PHASE["lead"])
+
+    # -- decisions -------------------------------------------------------------------------------
+    def _honours(self, obs: np.ndarray) -> np.ndarray:
+        onehot = LAYOUT.view(obs, "mission_honour")
+        return (onehot * np.arange(1, onehot.shape[1] + 1)).sum(axis=1)
+
+    def _known_cards(self, obs: np.ndarray, mission: int) -> list[int]:
+        """Kinds of other players' cards at a mission that the observer knows."""
+        values = LAYOUT.view(obs, "slot_value")[mission]
+        return [k for seat in range(1, values.shape[0]) if (k := _kind_of(values[seat])) is not None]
+
+    def _place(self, obs: np.ndarray, mask: np.ndarray, leading: bool) -> int:
+        block = mask[A.PLACE : A.PEEK].reshape(NUM_KINDS, MAX_MISSIONS)
+        kinds = [k for k in range(NUM_KINDS) if block[k].any()]
+        missions = [m for m in range(MAX_MISSIONS) if block[:, m].any()]
+        honours = self._honours(obs)
+        best = max(missions, key=lambda m: (honours[m], -m))
+        strongest = max(kinds, key=_strength)
+        if leading:
+            return A.place_id(strongest, best)
+        known = self._known_cards(obs, best)
+        if known:
+            if 9 in known or 18 in known:
+                # only a 0 beats a 9
+                if 0 in kinds:
+                    return A.place_id(0, best)
+            else:
+                winners = [k for k in kinds if all(beats(k, c) for c in known)]
+                if winners:
+                    return A.place_id(min(winners, key=_strength), best)
+        elif _strength(strongest) >= 6:
+            return A.place_id(strongest, best)
+        worst = min(missions, key=lambda m: (honours[m], m))
+        weakest = min(kinds, key=_strength)
+        return A.place_id(weakest, worst)
+
+    def _peek(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        honours = self._honours(obs)
+        slots = LAYOUT.view(obs, "slot")
+        values = LAYOUT.view(obs, "slot_value")
+        best_action, best_key = A.NO_PEEK, None
+        for action in np.flatnonzero(mask[A.PEEK : A.NO_PEEK]):
+            mission, rel = divmod(int(action), A.MAX_PLAYERS - 1)
+            seat = rel + 1
+            if slots[mission, 0, _PRESENT] > 0 or values[mission, seat].any():
+                continue  # already placed there, or already known
+            # prefer valuable missions, then the earliest card (the leader)
+            key = (honours[mission], -slots[mission, seat, _ORDER])
+            if best_key is None or key > best_key:
+                best_action, best_key = A.PEEK + int(action), key
+        return best_action
+
+    def _resolve(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        if mask[A.BEAT]:
+            return A.BEAT
+        resolving = LAYOUT.view(obs, "resolving_card")
+        mission = int(np.flatnonzero(resolving[:, 0])[0])
+        kind = _kind_of(LAYOUT.view(obs, "slot_value")[mission, 0])
+        if kind is not None and (KIND_VALUE[kind] >= 5 or KIND_RED[kind]):
+            return A.TAKE_BACK
+        return A.DISCARD

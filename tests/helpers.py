@@ -1,0 +1,57 @@
+"""Helpers shared by the test modules: random play, invariant loops, quick constructors."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from envs.core.aec import CardGameEnv
+from envs.core.registry import game_module
+
+
+def raw(game: str, n: int, **rules: Any) -> CardGameEnv:
+    return game_module(game).raw_env(num_players=n, **rules)
+
+
+def random_legal(env: CardGameEnv, chooser: random.Random) -> int:
+    legal = env.legal_actions()
+    assert legal, f"empty mask for {env.agent_selection} in phase {env.engine.phase_name()}"
+    return legal[chooser.randrange(len(legal))]
+
+
+def play_random(
+    env: CardGameEnv,
+    seed: int,
+    options: dict | None = None,
+    on_step: Callable[[CardGameEnv], None] | None = None,
+    max_steps: int = 100_000,
+) -> CardGameEnv:
+    """Play one game with uniformly random legal actions; ``on_step`` sees every state."""
+    env.reset(seed=seed, options=options)
+    chooser = random.Random(seed)
+    steps = 0
+    while not env.engine.over:
+        if on_step is not None:
+            on_step(env)
+        env.step(random_legal(env, chooser))
+        steps += 1
+        assert steps < max_steps, "game did not end"
+    if on_step is not None:
+        on_step(env)
+    return env
+
+
+def iter_states(env: CardGameEnv, seed: int) -> Iterator[CardGameEnv]:
+    """Yield the env before every decision of one random game."""
+    env.reset(seed=seed)
+    chooser = random.Random(seed)
+    while not env.engine.over:
+        yield env
+        env.step(random_legal(env, chooser))
+
+
+def observations(env: CardGameEnv) -> list[np.ndarray]:
+    return [env.observe(a)["observation"] for a in env.possible_agents]

@@ -1,0 +1,282 @@
+"""DESIGN.md's public contract (items 0–8), checked for every registered game and table size."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import envs
+from envs.core.record import replay, replay_steps
+from envs.core.registry import GAMES, available_games, game_module
+from tests.conftest import GAME_SIZES
+from tests.helpers import observations, play_random, random_legal, raw
+
+GAMES_AVAILABLE = available_games()
+
+
+# -- item 0/1: construction, registry, pickling ------------------------------------------------------
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_api_test_wrapped_and_raw(game: str, n: int) -> None:
+    module = game_module(game)
+    api_test(module.env(num_players=n), num_cycles=1000)
+    api_test(module.raw_env(num_players=n), num_cycles=1000)
+
+
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_seed_test(game: str, n: int) -> None:
+    module = game_module(game)
+    seed_test(lambda: module.env(num_players=n), num_cycles=500)
+
+
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_registry_make(game: str, n: int) -> None:
+    env = pettingzoo.make("aec", GAMES[game].env_id, num_players=n)
+    env.reset(seed=1)
+    assert env.metadata["name"] == f"{game}_v0"
+    assert env.possible_agents == [f"player_{i}" for i in range(n)]
+    assert envs.GAMES[game].module == f"envs.{game}_v0"
+
+
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_pickle_round_trip(game: str, n: int) -> None:
+    module = game_module(game)
+    for make in (module.env, module.raw_env):
+        env = make(num_players=n)
+        env.reset(seed=11)
+        clone = pickle.loads(pickle.dumps(env))
+        clone.reset(seed=11)
+        fresh = make(num_players=n)
+        fresh.reset(seed=11)
+        for agent in fresh.possible_agents:
+            a, b = clone.observe(agent), fresh.observe(agent)
+            np.testing.assert_array_equal(a["observation"], b["observation"])
+            np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_spaces_are_the_same_for_every_table_size(game: str) -> None:
+    module = game_module(game)
+    shapes = set()
+    for n in GAMES[game].players:
+        env = module.env(num_players=n)
+        space = env.observation_space("player_0")
+        shapes.add((space["observation"].shape, space["action_mask"].shape,
+                    env.action_space("player_0").n))
+        assert space["observation"].dtype == np.float32
+        assert space["action_mask"].dtype == np.int8
+    assert len(shapes) == 1
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_bad_num_players_and_options_raise(game: str) -> None:
+    module = game_module(game)
+    players = GAMES[game].players
+    for bad in (players[0] - 1, players[-1] + 1, "4", 2.5, True, None if False else -3):
+        with pytest.raises(ValueError, match="num_players"):
+            module.env(num_players=bad)
+    with pytest.raises(ValueError, match="no_such_option"):
+        module.env(no_such_option=1)
+    with pytest.raises(ValueError, match="render_mode"):
+        module.env(render_mode="rgb_array")
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_reset_options(game: str) -> None:
+    env = raw(game, GAMES[game].players[0])
+    with pytest.warns(UserWarning, match="no_such_key"):
+        env.reset(seed=0, options={"no_such_key": 1})
+    deck = env.engine_cls.hand_deck
+    catalog = env.engine.catalogs[deck]
+    with pytest.raises(ValueError, match="NoSuchCard"):
+        env.reset(seed=0, options={deck: ["NoSuchCard"]})
+    with pytest.raises(ValueError, match="NoSuchCard"):
+        env.reset(seed=0, options={"hands": {"player_0": ["NoSuchCard"]}})
+    name = catalog.names[0]
+    too_many = [name] * (catalog.counts[0] + 1)
+    with pytest.raises(ValueError, match="exceeds"):
+        env.reset(seed=0, options={deck: too_many})
+    with pytest.raises(ValueError, match="player_9"):
+        env.reset(seed=0, options={"hands": {"player_9": [name]}})
+    for deck_name in env.engine_cls.deck_options:
+        assert deck_name in env.engine.catalogs
+    # a rigged deck puts the named cards on top, in order
+    env.reset(seed=0, options={deck: [name]})
+
+
+# -- items 1, 3, 4: masks, observations, illegal moves, names -------------------------------------------
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_masks_observations_and_names_during_play(game: str, n: int) -> None:
+    env = raw(game, n)
+    space = env.observation_space("player_0")["observation"]
+    for seed in range(6):
+        env.reset(seed=seed)
+        chooser = random.Random(seed)
+        while not env.engine.over:
+            actor = env.agent_selection
+            for agent in env.possible_agents:
+                obs = env.observe(agent)
+                again = env.observe(agent)  # observe has no side effects
+                np.testing.assert_array_equal(obs["observation"], again["observation"])
+                assert obs["observation"].dtype == np.float32
+                assert obs["action_mask"].dtype == np.int8
+                assert space.contains(obs["observation"]), f"{agent} observation out of bounds"
+                if agent == actor:
+                    assert obs["action_mask"].any(), "the agent to act has an empty mask"
+                else:
+                    assert not obs["action_mask"].any(), f"{agent} is not to act but has a mask"
+            legal = env.legal_actions()
+            names = [env.action_name(a) for a in legal]
+            assert len(set(names)) == len(names)
+            for action, name in zip(legal, names):
+                assert env.action_from_name(name) == action
+            env.step(legal[chooser.randrange(len(legal))])
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_action_names_are_unique_for_every_id(game: str) -> None:
+    env = raw(game, GAMES[game].players[-1])
+    env.reset(seed=0)
+    names = [env.action_name(a) for a in range(env.action_space("player_0").n)]
+    assert len(set(names)) == len(names)
+    with pytest.raises(ValueError):
+        env.action_from_name("fly to the moon")
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_illegal_action_raw_raises_and_names_it(game: str) -> None:
+    env = raw(game, GAMES[game].players[0])
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError, match="illegal") as err:
+        env.step(illegal)
+    assert env.action_name(illegal) in str(err.value)
+    with pytest.raises(ValueError):
+        env.step(10**6)
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_illegal_action_wrapped_terminates_with_penalty(game: str) -> None:
+    env = game_module(game).env(num_players=GAMES[game].players[0])
+    env.reset(seed=0)
+    offender = env.agent_selection
+    mask = env.observe(offender)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.warns(UserWarning, match="Illegal move") as record:
+        env.step(illegal)
+    assert env.unwrapped.action_name(illegal) in str(record[0].message)
+    assert env.rewards[offender] == -1
+    assert all(r == 0 for a, r in env.rewards.items() if a != offender)
+    assert all(env.terminations.values())
+    for agent in env.agent_iter():
+        _, reward, terminated, truncated, _ = env.last()
+        assert terminated or truncated
+        env.step(None)
+    assert env.agents == []
+    with pytest.raises(AssertionError):
+        env.reset(seed=0)
+        env.step(env.action_space(env.agent_selection).n)
+
+
+def test_order_enforcing() -> None:
+    for game in GAMES_AVAILABLE:
+        env = game_module(game).env()
+        with pytest.raises(AttributeError):
+            _ = env.agent_selection
+        with pytest.raises(Exception):
+            env.step(0)
+
+
+# -- item 6: rewards, infos -------------------------------------------------------------------------
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_terminal_rewards_are_zero_sum_rank_rewards(game: str, n: int) -> None:
+    for seed in range(10):
+        env = play_random(raw(game, n), seed)
+        ranks = [env.infos[a]["rank"] for a in env.possible_agents]
+        for agent, rank in zip(env.possible_agents, ranks):
+            below = sum(r > rank for r in ranks)
+            above = sum(r < rank for r in ranks)
+            assert env.rewards[agent] == pytest.approx((below - above) / (n - 1))
+            assert "score" in env.infos[agent]
+        assert sum(env.rewards.values()) == pytest.approx(0.0)
+
+
+# -- item 7: rendering, records ------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
+    module = game_module(game)
+    env = module.env(render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert isinstance(text, str) and text
+    env = module.env(render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert capsys.readouterr().out.strip()
+
+
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_record_replays_the_same_game(game: str, n: int) -> None:
+    env = play_random(raw(game, n), seed=5)
+    record = json.loads(json.dumps(env.unwrapped.record()))
+    for key in ("env", "version", "num_players", "seed", "options", "actions", "rewards",
+                "scores"):
+        assert key in record
+    assert record["env"] == f"{game}_v0" and record["num_players"] == n
+    # step-by-step: the replay sees the same observations as a second fresh replay
+    original = raw(game, n)
+    original.reset(seed=record["seed"])
+    for replayed, action in replay_steps(record):
+        assert all(
+            np.array_equal(a, b) for a, b in zip(observations(replayed), observations(original))
+        )
+        original.step(action)
+    final = replay(record)
+    assert final.record()["rewards"] == record["rewards"]
+    assert final.record()["scores"] == record["scores"]
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_record_of_unseeded_reset_replays(game: str) -> None:
+    env = raw(game, GAMES[game].players[0])
+    env.reset()
+    chooser = random.Random(0)
+    for _ in range(30):
+        if env.engine.over:
+            break
+        env.step(random_legal(env, chooser))
+    record = env.record()
+    final = replay(record)
+    assert final.record() == record
+
+
+def test_unseeded_resets_continue_a_seeded_stream() -> None:
+    for game in GAMES_AVAILABLE:
+        a, b = raw(game, GAMES[game].players[0]), raw(game, GAMES[game].players[0])
+        a.reset(seed=5)
+        b.reset(seed=5)
+        a.reset()
+        b.reset()
+        assert a.record()["seed"] == b.record()["seed"] != 5
+
+
+# -- item 8: determinism, no global RNG ----------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_no_global_rng_is_touched(game: str) -> None:
+    np_state = np.random.get_state()[1].copy()
+    py_state = random.getstate()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(3):
+            play_random(raw(game, GAMES[game].players[-1]), seed)
+        env = raw(game, GAMES[game].players[0])
+        env.reset()
+    assert np.array_equal(np.random.get_state()[1], np_state)
+    assert random.getstate() == py_state
