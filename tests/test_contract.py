@@ -21,7 +21,7 @@ from tests.helpers import observations, play_random, random_legal, raw
 GAMES_AVAILABLE = available_games()
 
 
-# -- item 0/1: construction, registry, pickling ------------------------------------------------------
+# -- item 0/1: construction, registry, pickling ---------------------------------------------------
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_api_test_wrapped_and_raw(game: str, n: int) -> None:
     module = game_module(game)
@@ -110,7 +110,7 @@ def test_reset_options(game: str) -> None:
     env.reset(seed=0, options={deck: [name]})
 
 
-# -- items 1, 3, 4: masks, observations, illegal moves, names -------------------------------------------
+# -- items 1, 3, 4: masks, observations, illegal moves, names -------------------------------------
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_masks_observations_and_names_during_play(game: str, n: int) -> None:
     env = raw(game, n)
@@ -175,8 +175,8 @@ def test_illegal_action_wrapped_terminates_with_penalty(game: str) -> None:
     assert env.rewards[offender] == -1
     assert all(r == 0 for a, r in env.rewards.items() if a != offender)
     assert all(env.terminations.values())
-    for agent in env.agent_iter():
-        _, reward, terminated, truncated, _ = env.last()
+    for _agent in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
         assert terminated or truncated
         env.step(None)
     assert env.agents == []
@@ -190,11 +190,11 @@ def test_order_enforcing() -> None:
         env = game_module(game).env()
         with pytest.raises(AttributeError):
             _ = env.agent_selection
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 - PettingZoo raises its own error type
             env.step(0)
 
 
-# -- item 6: rewards, infos -------------------------------------------------------------------------
+# -- item 6: rewards, infos -----------------------------------------------------------------------
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_terminal_rewards_are_zero_sum_rank_rewards(game: str, n: int) -> None:
     for seed in range(10):
@@ -208,7 +208,7 @@ def test_terminal_rewards_are_zero_sum_rank_rewards(game: str, n: int) -> None:
         assert sum(env.rewards.values()) == pytest.approx(0.0)
 
 
-# -- item 7: rendering, records ------------------------------------------------------------------------
+# -- item 7: rendering, records -------------------------------------------------------------------
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
     module = game_module(game)
@@ -267,7 +267,7 @@ def test_unseeded_resets_continue_a_seeded_stream() -> None:
         assert a.record()["seed"] == b.record()["seed"] != 5
 
 
-# -- item 8: determinism, no global RNG ----------------------------------------------------------------
+# -- item 8: determinism, no global RNG -----------------------------------------------------------
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_no_global_rng_is_touched(game: str) -> None:
     np_state = np.random.get_state()[1].copy()

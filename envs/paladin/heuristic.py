@@ -78,7 +78,8 @@ class PaladinHeuristic:
     def _known_cards(self, obs: np.ndarray, mission: int) -> list[int]:
         """Kinds of other players' cards at a mission that the observer knows."""
         values = LAYOUT.view(obs, "slot_value")[mission]
-        return [k for seat in range(1, values.shape[0]) if (k := _kind_of(values[seat])) is not None]
+        kinds = (_kind_of(values[seat]) for seat in range(1, values.shape[0]))
+        return [k for k in kinds if k is not None]
 
     def _place(self, obs: np.ndarray, mask: np.ndarray, leading: bool) -> int:
         block = mask[A.PLACE : A.PEEK].reshape(NUM_KINDS, MAX_MISSIONS)
