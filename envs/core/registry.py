@@ -19,14 +19,22 @@ class GameEntry:
     module: str  # "envs.paladin_v0"
     env_id: str  # "roundtable/paladin-v0"
     players: tuple[int, ...]  # supported table sizes
+    heuristic: str  # "module:Class" of the game's heuristic agent (act(obs, mask) -> int)
 
 
 GAMES: dict[str, GameEntry] = {
-    "paladin": GameEntry("paladin", "envs.paladin_v0", "roundtable/paladin-v0", (3, 4, 5)),
-    "white_knight": GameEntry(
-        "white_knight", "envs.white_knight_v0", "roundtable/white-knight-v0", (2, 3, 4, 5)
+    "paladin": GameEntry(
+        "paladin", "envs.paladin_v0", "roundtable/paladin-v0", (3, 4, 5),
+        "envs.paladin.heuristic:PaladinHeuristic",
     ),
-    "quests": GameEntry("quests", "envs.quests_v0", "roundtable/quests-v0", (2, 3, 4)),
+    "white_knight": GameEntry(
+        "white_knight", "envs.white_knight_v0", "roundtable/white-knight-v0", (2, 3, 4, 5),
+        "envs.white_knight.heuristic:WhiteKnightHeuristic",
+    ),
+    "quests": GameEntry(
+        "quests", "envs.quests_v0", "roundtable/quests-v0", (2, 3, 4),
+        "envs.quests.heuristic:QuestsHeuristic",
+    ),
 }
 
 
@@ -44,6 +52,12 @@ def game_entry(game: str) -> GameEntry:
                 break
             return entry
     raise ValueError(f"unknown game {game!r}; available: {', '.join(available_games())}")
+
+
+def heuristic_class(game: str) -> type:
+    """The heuristic agent class of a game (constructed as ``cls(seed=...)``)."""
+    module, _, name = game_entry(game).heuristic.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def game_module(game: str) -> ModuleType:
