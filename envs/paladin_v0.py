@@ -2,7 +2,7 @@
 
 Knights place face-down paladin cards beside honour missions; the paladin still leading a
 mission after every owner has chosen to beat, take back or discard wins it. Rules:
-``shared/rules/paladin.md``; decisions where the spec is silent: ``envs/paladin/README.md``.
+``docs/rules/paladin.md``; decisions where the spec is silent: ``envs/paladin/README.md``.
 
 Usage::
 

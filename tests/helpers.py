@@ -55,3 +55,14 @@ def iter_states(env: CardGameEnv, seed: int) -> Iterator[CardGameEnv]:
 
 def observations(env: CardGameEnv) -> list[np.ndarray]:
     return [env.observe(a)["observation"] for a in env.possible_agents]
+
+
+def wilson_interval(successes: float, trials: int, z: float = 3.29) -> tuple[float, float]:
+    """Wilson score interval for a proportion (z = 3.29: ~99.9% two-sided)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * ((p * (1 - p) / trials + z * z / (4 * trials * trials)) ** 0.5) / denom
+    return centre - half, centre + half

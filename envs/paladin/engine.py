@@ -187,6 +187,7 @@ class PaladinEngine(GameEngine):
         self.slot_kind = [[-1] * n for _ in range(A.MAX_MISSIONS)]
         self.revealed = [[False] * n for _ in range(A.MAX_MISSIONS)]
         self.slot_order: list[list[int]] = [[] for _ in range(A.MAX_MISSIONS)]
+        self.placement_index = [[-1] * n for _ in range(A.MAX_MISSIONS)]  # 0 … N²−1
         self.lead_order: list[int] = []
         self.placed = 0
         self.peeks: list[tuple[int, int, int]] = []  # (peeker, mission, owner) this round
@@ -362,6 +363,7 @@ class PaladinEngine(GameEngine):
         self._lose(p, kind)
         self.slot_kind[mission][p] = kind
         self.slot_order[mission].append(p)
+        self.placement_index[mission][p] = self.placed
         self._place_blocks[p][:, mission] = 0
         for other in range(n):  # the new card is a peek target for everyone else
             if other != p:

@@ -1,0 +1,24 @@
+"""Generated documentation stays in step with the code."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs.core.registry import available_games, game_module
+from scripts.gen_docs import END, START, expected_table, readme_path
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_readme_observation_table_matches_the_layout(game: str) -> None:
+    text = readme_path(game).read_text()
+    assert START in text and END in text
+    table = text.split(START, 1)[1].split(END, 1)[0].strip()
+    assert table == expected_table(game).strip(), "run: python scripts/gen_docs.py"
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_module_docstring_has_the_index_table(game: str) -> None:
+    doc = game_module(game).__doc__
+    assert expected_table(game) in doc
+    for section in ("Action space", "Observation space", "Rewards", "Version history"):
+        assert section in doc
