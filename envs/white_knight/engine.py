@@ -1,0 +1,861 @@
+"""White Knight rules engine (spec: ``shared/rules/white_knight.md``). Pure Python + numpy.
+
+A turn is automatic except where a player has a real choice; every decision offers at least
+two legal actions (forced moves are played by the engine):
+
+1. ``heal`` — the player whose turn it is, below max HP and holding a healing item, uses one
+   or draws. (Otherwise the draw is automatic.) An attack card drawn ends the turn; a monster
+   starts a battle.
+2. ``join`` — each non-retired player holding attack cards, in turn order from the drawer,
+   commits one face down or stays out. Hidden: nothing about the choice reaches anyone else's
+   observation (not even through hand sizes) until everyone has chosen.
+3. ``raise`` — participants from the first one clockwise from the drawer add one card face down
+   or pass, until all have passed in one full circuit (an empty hand passes by itself).
+4. ``damage`` — after a reveal that does not exceed the monster's HP, participants holding
+   damage items use one or pass, until the total exceeds HP or all have passed in a circuit.
+5. ``draft`` — after a defeat the MVP and then the other participants clockwise keep one of
+   the treasures passed to them (a packet of one kind is taken automatically).
+
+The observation is kept incrementally in two layers (see :mod:`envs.core.obs_layout`): each fact
+is written once, when it changes, into the public layer or the private layer of the one player
+who knows it, through flat memoryviews at offsets from ``LAYOUT.index``. Legal masks are
+prebuilt tables indexed by bit sets of the kinds a player holds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.cards import Composition, stack_deck
+from envs.core.engine import GameEngine, Setup, parse_seat
+from envs.white_knight import actions as A
+from envs.white_knight.cards import (
+    ACTION_NAMES,
+    ATTACK_NAMES,
+    ATTACK_VALUES,
+    ELIXIR,
+    FIRE_FLASK,
+    FIRST_MONSTER,
+    HOLY_SWORD,
+    MONSTER_NAMES,
+    NUM_ATTACK,
+    NUM_MONSTERS,
+    NUM_TREASURES,
+    POTION,
+    TREASURE_NAMES,
+    action_catalog,
+    treasure_catalog,
+)
+from envs.white_knight.observation import LAYOUT, PHASES
+from envs.white_knight.rules import WhiteKnightRules
+
+HEAL, JOIN, RAISE, DAMAGE, DRAFT = range(len(PHASES))
+OVER = len(PHASES)
+_BETWEEN = OVER + 1  # a battle just ended: the next turn starts (never seen outside apply)
+PHASE_NAMES = (*PHASES, "over", "between turns")
+
+#: why the game ended, in the spec's order (when several hold at once the first is recorded)
+END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")
+CITY_FELL, ALL_RESOLVED, VP_THRESHOLD, ALL_RETIRED, EMPTY_DECK = range(len(END_REASONS))
+
+_HEAL_BITS = (1 << POTION) | (1 << ELIXIR)
+_DAMAGE_BITS = (1 << FIRE_FLASK) | (1 << HOLY_SWORD)
+
+
+def _mask_table(size: int, rows: dict[int, list[int]]) -> list[np.ndarray]:
+    """One read-only int8 mask per bit set ``0 … size-1``: ``rows[bit] = actions it allows``."""
+    table = np.zeros((size, A.NUM_ACTIONS), dtype=np.int8)
+    for bits in range(size):
+        for bit, actions in rows.items():
+            if bits >> bit & 1:
+                table[bits, actions] = 1
+    table.flags.writeable = False
+    return list(table)
+
+
+def _with(table: list[np.ndarray], action: int) -> list[np.ndarray]:
+    out = []
+    for row in table:
+        row = row.copy()
+        row[action] = 1
+        row.flags.writeable = False
+        out.append(row)
+    return out
+
+
+# Prebuilt masks, indexed by the bit set of kinds the actor holds (shared by every engine).
+_JOIN_MASKS = _with(_mask_table(1 << NUM_ATTACK, {k: [A.COMMIT + k] for k in range(NUM_ATTACK)}),
+                    A.STAY_OUT)
+_RAISE_MASKS = _with(_mask_table(1 << NUM_ATTACK, {k: [A.RAISE + k] for k in range(NUM_ATTACK)}),
+                     A.PASS)
+_ITEM_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.USE_ITEM[k]] for k in A.USE_ITEM})
+_HEAL_MASKS = _with([_ITEM_MASKS[b & _HEAL_BITS] for b in range(1 << NUM_TREASURES)], A.DRAW)
+_DAMAGE_MASKS = _with([_ITEM_MASKS[b & _DAMAGE_BITS] for b in range(1 << NUM_TREASURES)], A.PASS)
+_DRAFT_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.TAKE + k] for k in range(NUM_TREASURES)})
+_NO_MASK = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+_NO_MASK.flags.writeable = False
+
+
+class WhiteKnightEngine(GameEngine):
+    name = "white_knight"
+    version = 0
+    min_players = 2
+    max_players = 5
+    num_actions = A.NUM_ACTIONS
+    layout = LAYOUT
+    rules_cls = WhiteKnightRules
+    hand_deck = "action_deck"
+    deck_options = ("action_deck", "treasure_deck")
+    seat_options = ("start_player",)
+
+    def __init__(self, num_players: int, rules: WhiteKnightRules) -> None:
+        super().__init__(num_players, rules)
+        n = num_players
+        self.rules: WhiteKnightRules = rules
+        self.action_cards = action_catalog(rules.attack_counts, rules.monster_counts)
+        self.treasure_cards = treasure_catalog(rules.treasure_counts)
+        self.catalogs = {"action_deck": self.action_cards, "treasure_deck": self.treasure_cards}
+        self.max_hp: int = rules.max_hp
+        self.threshold: int = rules.vp_threshold  # type: ignore[assignment]
+        self.total_monsters = rules.total_monsters
+        self.monster_hp = rules.monster_hp
+        self.monster_attack = rules.monster_attack
+        self.monster_chests = rules.monster_chests
+        self.monster_vp = rules.monster_vp
+        self.treasure_vp = rules.treasure_vp
+        self.item_amount = [rules.item_amount(k) for k in range(NUM_TREASURES)]
+        self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
+        #: seats in turn order starting from each seat
+        self._from = [[(s + i) % n for i in range(n)] for s in range(n)]
+
+        # Observation layers, written incrementally through flat memoryviews.
+        self.pub = LAYOUT.new_buffer()
+        self.priv = LAYOUT.new_buffer(n)
+        self._tmp = LAYOUT.new_buffer()
+        self._priv_rows = list(self.priv)
+        self.w = memoryview(self.pub)
+        self.pw = [memoryview(row) for row in self.priv]
+        idx = LAYOUT.index
+        self.i_phase, self.i_actor, self.i_drawer = idx("phase"), idx("actor"), idx("drawer")
+        self.i_hp, self.i_retired, self.i_city = idx("hp"), idx("retired"), idx("city")[0]
+        self.i_hand, self.i_hand_size = idx("hand"), idx("hand_size")
+        self.i_decided, self.i_joined, self.i_passed = (
+            idx("join_decided"), idx("joined"), idx("passed"))
+        self.i_ccount, self.i_cvalues = idx("committed_count"), idx("committed_values")
+        self.i_battle, self.i_mvp = idx("battle"), idx("mvp")
+        self.i_monster, self.i_mstats = idx("monster"), idx("monster_stats")
+        self.i_to_come, self.i_mowned = idx("monsters_to_come"), idx("monsters_owned")
+        self.i_towned, self.i_vp = idx("treasures_owned"), idx("vp")
+        self.i_dhand, self.i_dseen = idx("draft_hand"), idx("draft_seen")
+        self.i_dleft = idx("draft_left")[0]
+        self.i_discards, self.i_piles = idx("attack_discards"), idx("piles")
+        #: every cell that describes the current battle (cleared, both layers, when it ends)
+        self._battle_cells = np.concatenate([
+            np.arange(LAYOUT[name].offset, LAYOUT[name].stop)
+            for name in ("join_decided", "joined", "passed", "committed_count",
+                         "committed_values", "battle", "mvp", "monster", "monster_stats",
+                         "draft_hand", "draft_seen", "draft_left")
+        ])
+        self._inv_actions = 1.0 / max(1, self.action_cards.total)
+        self._inv_treasures = 1.0 / max(1, self.treasure_cards.total)
+        self._inv_monsters = 1.0 / max(1, self.total_monsters)
+        self.phase = OVER
+        self._mask = _NO_MASK
+
+    # -- setup ---------------------------------------------------------------------------------
+    def reset(self, rng: np.random.Generator, setup: Setup) -> None:
+        n = self.num_players
+        actions = Composition(self.action_cards)
+        rigged_hands: dict[int, list[int]] = {}
+        for seat, names in sorted(setup.hands.items()):
+            where = f"hands['player_{seat}']"
+            kinds = actions.take(names, where)
+            monsters = [ACTION_NAMES[k] for k in kinds if k >= FIRST_MONSTER]
+            if monsters:
+                raise ValueError(
+                    f"{where}: hands hold attack cards only ({', '.join(ATTACK_NAMES)}), got "
+                    f"monster(s) {', '.join(map(repr, monsters))}"
+                )
+            rigged_hands[seat] = kinds
+        action_top = actions.take(setup.decks.get("action_deck", []), "action_deck")
+        treasures = Composition(self.treasure_cards)
+        treasure_top = treasures.take(setup.decks.get("treasure_deck", []), "treasure_deck")
+        if "start_player" in setup.seats:
+            start = setup.seats["start_player"]
+        elif self.rules.start_player is not None:
+            start = parse_seat(self.rules.start_player, n, "start_player")
+        else:
+            start = int(rng.integers(n))
+        self.deck: list[int] = stack_deck(action_top, actions.rest(), rng)
+        self.treasure_deck: list[int] = stack_deck(treasure_top, treasures.rest(), rng)
+
+        self.start_player = start
+        self.hands = [[0] * NUM_ATTACK for _ in range(n)]
+        self.hand_n = [0] * n
+        self.hbits = [0] * n  # bit k set: the hand holds attack kind k
+        self.hp = [self.max_hp] * n
+        self.retired = [False] * n
+        self.city = self.rules.city_durability
+        self.monsters = [[0] * NUM_MONSTERS for _ in range(n)]
+        self.monster_count = [0] * n
+        self.monster_vp_sum = [0] * n
+        self.treasures = [[0] * NUM_TREASURES for _ in range(n)]
+        self.tbits = [0] * n
+        self.treasure_vp_sum = [0] * n
+        self.discards = [0] * NUM_ATTACK  # attack cards discarded, face up, per kind
+        self.treasure_discards: list[int] = []  # used items, retired players' treasures
+        self.removed_monsters: list[int] = []  # undefeated, or lost by a retired player
+        self.to_come = list(self.rules.monster_counts)
+        self.monsters_resolved = 0
+        self.monsters_defeated = 0
+        self.draws = 0
+        self.end_reason = -1
+        self.over = False
+        self.truncated = False
+        self._clear_battle_state()
+        self.turn_player = start
+
+        self.pub.fill(0)
+        self.priv.fill(0)
+        self.phase = -1
+        self.current_player = -1
+        w = self.w
+        w[LAYOUT["num_players"].offset + n - 2] = 1.0
+        w[self.i_city] = self.city * 0.1
+        w[LAYOUT["vp_threshold"].offset] = self.threshold / 30.0
+        for seat in range(n):
+            w[self.i_hp[seat]] = self.max_hp * 0.1
+        for kind, count in enumerate(self.to_come):
+            w[self.i_to_come[kind]] = count / 2.0
+        for seat, kinds in rigged_hands.items():
+            for kind in kinds:
+                self._gain(seat, kind)
+        self._deal(start, skip=set(rigged_hands))
+        self._turn(start)
+
+    def _clear_battle_state(self) -> None:
+        n = self.num_players
+        self.monster = -1
+        self.join_order: list[int] = []
+        self.join_pos = 0
+        self.participants: list[int] = []
+        self.committed = [[0] * NUM_ATTACK for _ in range(n)]
+        self.committed_n = [0] * n
+        self.committed_sum = [0] * n
+        self.committed_max = [0] * n
+        self.pos = 0  # index into participants: whose raise / damage / draft turn it is
+        self.passes = 0  # consecutive passes in the current circuit
+        self.card_total = 0
+        self.item_damage = 0
+        self.mvp = -1
+        self.packet = [0] * NUM_TREASURES
+        self.packet_n = 0
+        self.seen_draft = [False] * n
+        self._sizes_frozen = False
+
+    def _deal(self, start: int, skip: set[int]) -> None:
+        """From the start player clockwise, one card at a time, up to ``hand_size`` attack
+        cards each; a monster dealt goes to the bottom and the same player gets the next card."""
+        order = [s for s in self._from[start] if s not in skip]
+        size = self.rules.hand_size
+        attack_left = sum(1 for k in self.deck if k < FIRST_MONSTER)
+        for _ in range(size):
+            for seat in order:
+                if self.hand_n[seat] >= size:
+                    continue
+                if attack_left == 0:
+                    raise ValueError(
+                        "the action deck has too few attack cards left to deal "
+                        f"{size} to every hand not given in 'hands'"
+                    )
+                card = self.deck.pop()
+                while card >= FIRST_MONSTER:
+                    self.deck.insert(0, card)
+                    card = self.deck.pop()
+                attack_left -= 1
+                self._gain(seat, card)
+        self._write_piles()
+
+    # -- the hot path ------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        return self._mask
+
+    def observation(self, player: int) -> np.ndarray:
+        tmp = self._tmp
+        np.maximum(self.pub, self._priv_rows[player], out=tmp)
+        return tmp.take(self._perms[player])
+
+    def apply(self, action: int) -> None:
+        phase = self.phase
+        if phase == RAISE:
+            self._raise(action)
+        elif phase == JOIN:
+            self._join(action)
+        elif phase == DRAFT:
+            self._take(action - A.TAKE)
+            self._offer()
+        elif phase == DAMAGE:
+            self._damage(action)
+        elif phase == HEAL:
+            self._heal(action)
+        else:
+            raise ValueError("the game is over")
+        if self.phase == _BETWEEN:
+            self._turn(self._next_seat(self.turn_player))
+
+    def _ask(self, phase: int, player: int, mask: np.ndarray) -> None:
+        """A decision: ``player`` must act in ``phase`` with ``mask``."""
+        w = self.w
+        if self.phase != phase:
+            if 0 <= self.phase < OVER:
+                w[self.i_phase[self.phase]] = 0.0
+            w[self.i_phase[phase]] = 1.0
+            self.phase = phase
+        if self.current_player != player:
+            if self.current_player >= 0:
+                w[self.i_actor[self.current_player]] = 0.0
+            w[self.i_actor[player]] = 1.0
+            self.current_player = player
+        self._mask = mask
+
+    def _idle(self, phase: int) -> None:
+        """No decision pending (between turns, or the game is over)."""
+        w = self.w
+        if 0 <= self.phase < OVER:
+            w[self.i_phase[self.phase]] = 0.0
+        if self.current_player >= 0:
+            w[self.i_actor[self.current_player]] = 0.0
+        self.phase = phase
+        self.current_player = -1
+        self._mask = _NO_MASK
+
+    # -- cards moving ------------------------------------------------------------------------------
+    def _gain(self, seat: int, kind: int) -> None:
+        hand = self.hands[seat]
+        hand[kind] += 1
+        self.hand_n[seat] += 1
+        self.hbits[seat] |= 1 << kind
+        self.pw[seat][self.i_hand[kind]] = hand[kind] * 0.25
+        self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
+
+    def _lose(self, seat: int, kind: int) -> None:
+        hand = self.hands[seat]
+        hand[kind] -= 1
+        self.hand_n[seat] -= 1
+        if hand[kind] == 0:
+            self.hbits[seat] &= ~(1 << kind)
+        self.pw[seat][self.i_hand[kind]] = hand[kind] * 0.25
+        if not self._sizes_frozen:
+            self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
+
+    def _commit(self, seat: int, kind: int) -> None:
+        """A card from the hand goes face down in front of its owner (private value)."""
+        self._lose(seat, kind)
+        committed = self.committed[seat]
+        committed[kind] += 1
+        self.committed_n[seat] += 1
+        value = ATTACK_VALUES[kind]
+        self.committed_sum[seat] += value
+        if value > self.committed_max[seat]:
+            self.committed_max[seat] = value
+        pw = self.pw[seat]
+        pw[self.i_cvalues[seat][kind]] = committed[kind] * 0.25
+        pw[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
+
+    def _gain_treasure(self, seat: int, kind: int) -> None:
+        owned = self.treasures[seat]
+        owned[kind] += 1
+        self.tbits[seat] |= 1 << kind
+        self.treasure_vp_sum[seat] += self.treasure_vp[kind]
+        self.w[self.i_towned[seat][kind]] = owned[kind] * 0.25
+        self._write_vp(seat)
+
+    def _use_item(self, seat: int, kind: int) -> None:
+        """An item is used: discarded, its VP lost."""
+        owned = self.treasures[seat]
+        owned[kind] -= 1
+        if owned[kind] == 0:
+            self.tbits[seat] &= ~(1 << kind)
+        self.treasure_vp_sum[seat] -= self.treasure_vp[kind]
+        self.treasure_discards.append(kind)
+        self.w[self.i_towned[seat][kind]] = owned[kind] * 0.25
+        self._write_vp(seat)
+
+    def _write_vp(self, seat: int) -> None:
+        self.w[self.i_vp[seat]] = self._vp(seat) / self.threshold
+
+    def _write_piles(self) -> None:
+        w = self.w
+        piles = self.i_piles
+        w[piles[0]] = len(self.deck) * self._inv_actions
+        w[piles[1]] = len(self.treasure_deck) * self._inv_treasures
+        w[piles[2]] = self.monsters_resolved * self._inv_monsters
+
+    def _next_seat(self, seat: int) -> int:
+        """The next player clockwise who has not retired (some player has not, mid-game)."""
+        for other in self._from[seat][1:]:
+            if not self.retired[other]:
+                return other
+        return seat
+
+    # -- a turn ------------------------------------------------------------------------------------
+    def _turn(self, seat: int, heal_done: bool = False) -> None:
+        """Play turns from ``seat`` until a decision is needed or the game ends."""
+        w = self.w
+        deck = self.deck
+        while True:
+            if self.turn_player != seat:
+                w[self.i_drawer[self.turn_player]] = 0.0
+                self.turn_player = seat
+            w[self.i_drawer[seat]] = 1.0
+            if (not heal_done and self.hp[seat] < self.max_hp
+                    and self.tbits[seat] & _HEAL_BITS):
+                self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
+                return
+            heal_done = False
+            if not deck:
+                self._end(EMPTY_DECK)
+                return
+            card = deck.pop()
+            self.draws += 1
+            w[self.i_piles[0]] = len(deck) * self._inv_actions
+            if card >= FIRST_MONSTER:
+                self._start_battle(card - FIRST_MONSTER)
+                if self.phase != _BETWEEN:
+                    return
+            else:
+                self._gain(seat, card)
+            seat = self._next_seat(seat)
+
+    def _heal(self, action: int) -> None:
+        seat = self.current_player
+        if action != A.DRAW:
+            kind = A.ITEM_OF_ACTION[action]
+            self._use_item(seat, kind)
+            if kind == ELIXIR:
+                self.hp[seat] = self.max_hp
+            else:
+                self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
+            self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
+            if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
+                self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
+                return
+        self._idle(_BETWEEN)
+        self._turn(seat, heal_done=True)
+
+    # -- a battle ----------------------------------------------------------------------------------
+    def _start_battle(self, monster: int) -> None:
+        self.monster = monster
+        self.to_come[monster] -= 1
+        w = self.w
+        w[self.i_to_come[monster]] = self.to_come[monster] * 0.5
+        w[self.i_monster[monster]] = 1.0
+        stats = self.i_mstats
+        w[stats[0]] = self.monster_hp[monster] / 20.0
+        w[stats[1]] = self.monster_attack[monster] / 10.0
+        w[stats[2]] = self.monster_chests[monster] / 10.0
+        w[stats[3]] = self.monster_vp[monster] / 10.0
+        self.join_order = [
+            s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
+        ]
+        if not self.join_order:
+            self._not_defeated()
+            return
+        self.join_pos = 0
+        self._sizes_frozen = True
+        first = self.join_order[0]
+        self._ask(JOIN, first, _JOIN_MASKS[self.hbits[first]])
+
+    def _join(self, action: int) -> None:
+        seat = self.current_player
+        if action != A.STAY_OUT:
+            self._commit(seat, action - A.COMMIT)
+            self.pw[seat][self.i_joined[seat]] = 1.0
+        self.w[self.i_decided[seat]] = 1.0
+        self.join_pos += 1
+        if self.join_pos < len(self.join_order):
+            nxt = self.join_order[self.join_pos]
+            self._ask(JOIN, nxt, _JOIN_MASKS[self.hbits[nxt]])
+            return
+        # Everyone has chosen: who joined becomes public, committed values stay hidden.
+        self._sizes_frozen = False
+        w = self.w
+        participants = []
+        for s in self.join_order:
+            w[self.i_decided[s]] = 0.0
+            w[self.i_hand_size[s]] = self.hand_n[s] * 0.1
+            if self.committed_n[s]:
+                participants.append(s)
+                w[self.i_joined[s]] = 1.0
+                w[self.i_ccount[s]] = 0.1
+        self.participants = participants
+        if not participants:
+            self._not_defeated()
+            return
+        self.pos = 0
+        self.passes = 0
+        self._next_raiser()
+
+    def _next_raiser(self) -> None:
+        """Ask the participant at ``pos`` to raise; empty hands pass by themselves."""
+        participants = self.participants
+        count = len(participants)
+        while True:
+            seat = participants[self.pos]
+            if self.hand_n[seat]:
+                self._ask(RAISE, seat, _RAISE_MASKS[self.hbits[seat]])
+                return
+            self.passes += 1
+            self.w[self.i_passed[seat]] = 1.0
+            if self.passes >= count:
+                self._reveal()
+                return
+            self.pos = (self.pos + 1) % count
+
+    def _clear_passed(self) -> None:
+        w = self.w
+        passed = self.i_passed
+        for seat in self.participants:
+            w[passed[seat]] = 0.0
+
+    def _raise(self, action: int) -> None:
+        seat = self.current_player
+        if action == A.PASS:
+            self.passes += 1
+            self.w[self.i_passed[seat]] = 1.0
+            if self.passes >= len(self.participants):
+                self._reveal()
+                return
+        else:
+            self._commit(seat, action - A.RAISE)
+            self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
+            self.passes = 0
+            self._clear_passed()
+        self.pos = (self.pos + 1) % len(self.participants)
+        self._next_raiser()
+
+    def _reveal(self) -> None:
+        """All committed cards face up; defeated if the total strictly exceeds the HP."""
+        self._clear_passed()
+        w = self.w
+        cvalues = self.i_cvalues
+        total = 0
+        for seat in self.participants:
+            committed = self.committed[seat]
+            cells = cvalues[seat]
+            for kind in range(NUM_ATTACK):
+                if committed[kind]:
+                    w[cells[kind]] = committed[kind] * 0.25
+            total += self.committed_sum[seat]
+        self.card_total = total
+        w[self.i_battle[0]] = total / 20.0
+        if total > self.monster_hp[self.monster]:
+            self._defeated()
+            return
+        self.pos = 0
+        self.passes = 0
+        self._next_item_user()
+
+    def _next_item_user(self) -> None:
+        """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
+        participants = self.participants
+        count = len(participants)
+        while True:
+            seat = participants[self.pos]
+            if self.tbits[seat] & _DAMAGE_BITS:
+                self._ask(DAMAGE, seat, _DAMAGE_MASKS[self.tbits[seat]])
+                return
+            self.passes += 1
+            if self.passes >= count:
+                self._not_defeated()
+                return
+            self.pos = (self.pos + 1) % count
+
+    def _damage(self, action: int) -> None:
+        seat = self.current_player
+        if action == A.PASS:
+            self.passes += 1
+            self.w[self.i_passed[seat]] = 1.0
+            if self.passes >= len(self.participants):
+                self._clear_passed()
+                self._not_defeated()
+                return
+        else:
+            kind = A.ITEM_OF_ACTION[action]
+            self._use_item(seat, kind)
+            self.item_damage += self.item_amount[kind]
+            self.w[self.i_battle[1]] = self.item_damage / 20.0
+            self.passes = 0
+            self._clear_passed()
+            if self.card_total + self.item_damage > self.monster_hp[self.monster]:
+                self._defeated()
+                return
+        self.pos = (self.pos + 1) % len(self.participants)
+        self._next_item_user()
+
+    def _defeated(self) -> None:
+        """The MVP takes the monster and draws the treasures of the draft."""
+        best = -1
+        best_key = (-1, -1)
+        for seat in self.participants:  # in turn order from the drawer: earliest wins ties
+            key = (self.committed_sum[seat], self.committed_max[seat])
+            if key > best_key:
+                best, best_key = seat, key
+        self.mvp = best
+        monster = self.monster
+        self.monsters[best][monster] += 1
+        self.monster_count[best] += 1
+        self.monster_vp_sum[best] += self.monster_vp[monster]
+        self.monsters_defeated += 1
+        w = self.w
+        w[self.i_mvp[best]] = 1.0
+        w[self.i_mowned[best][monster]] = self.monsters[best][monster] * 0.5
+        self._write_vp(best)
+        deck = self.treasure_deck
+        drawn = min(self.monster_chests[monster], len(deck))
+        if drawn == 0:
+            self._end_battle()
+            return
+        packet = self.packet
+        for _ in range(drawn):
+            packet[deck.pop()] += 1
+        self.packet_n = drawn
+        w[self.i_piles[1]] = len(deck) * self._inv_treasures
+        w[self.i_dleft] = drawn * 0.1
+        self.pos = self.participants.index(best)
+        self._offer()
+
+    def _offer(self) -> None:
+        """Pass the packet to the participant at ``pos``; one kind left is taken by itself."""
+        while True:
+            if self.packet_n == 0:
+                self._end_battle()
+                return
+            seat = self.participants[self.pos]
+            pw = self.pw[seat]
+            packet = self.packet
+            bits = 0
+            cells = self.i_dhand
+            for kind in range(NUM_TREASURES):
+                count = packet[kind]
+                if count:
+                    bits |= 1 << kind
+                pw[cells[kind]] = count * 0.25
+            if not self.seen_draft[seat]:
+                self.seen_draft[seat] = True
+                seen = self.i_dseen
+                for kind in range(NUM_TREASURES):
+                    pw[seen[kind]] = packet[kind] * 0.25
+            if bits & (bits - 1):  # at least two kinds: a real choice
+                self._ask(DRAFT, seat, _DRAFT_MASKS[bits])
+                return
+            self._take(bits.bit_length() - 1, seat)
+
+    def _take(self, kind: int, seat: int | None = None) -> None:
+        """The participant at ``pos`` keeps one treasure; the rest goes to the next one."""
+        if seat is None:
+            seat = self.current_player
+        self.packet[kind] -= 1
+        self.packet_n -= 1
+        pw = self.pw[seat]
+        for cell in self.i_dhand:
+            pw[cell] = 0.0
+        self._gain_treasure(seat, kind)
+        self.w[self.i_dleft] = self.packet_n * 0.1
+        self.pos = (self.pos + 1) % len(self.participants)
+
+    def _not_defeated(self) -> None:
+        """Participants lose HP equal to the attack (the city, if nobody joined)."""
+        attack = self.monster_attack[self.monster]
+        w = self.w
+        if not self.participants:
+            self.city = max(0, self.city - attack)
+            w[self.i_city] = self.city * 0.1
+        else:
+            for seat in self.participants:
+                self.hp[seat] = max(0, self.hp[seat] - attack)
+                w[self.i_hp[seat]] = self.hp[seat] * 0.1
+                if self.hp[seat] == 0:
+                    self._retire(seat)
+        self.removed_monsters.append(self.monster)
+        self._end_battle()
+
+    def _retire(self, seat: int) -> None:
+        """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
+        self.retired[seat] = True
+        w, pw = self.w, self.pw[seat]
+        w[self.i_retired[seat]] = 1.0
+        hand = self.hands[seat]
+        for kind in range(NUM_ATTACK):
+            if hand[kind]:
+                self.discards[kind] += hand[kind]
+                w[self.i_discards[kind]] = self.discards[kind] * 0.25
+                hand[kind] = 0
+                pw[self.i_hand[kind]] = 0.0
+        self.hand_n[seat] = 0
+        self.hbits[seat] = 0
+        w[self.i_hand_size[seat]] = 0.0
+        owned = self.monsters[seat]
+        for kind in range(NUM_MONSTERS):
+            if owned[kind]:
+                self.removed_monsters.extend([kind] * owned[kind])
+                owned[kind] = 0
+                w[self.i_mowned[seat][kind]] = 0.0
+        self.monster_count[seat] = 0
+        self.monster_vp_sum[seat] = 0
+        owned = self.treasures[seat]
+        for kind in range(NUM_TREASURES):
+            if owned[kind]:
+                self.treasure_discards.extend([kind] * owned[kind])
+                owned[kind] = 0
+                w[self.i_towned[seat][kind]] = 0.0
+        self.tbits[seat] = 0
+        self.treasure_vp_sum[seat] = 0
+        self._write_vp(seat)
+
+    def _end_battle(self) -> None:
+        """Committed cards to the discards, battle facts cleared, then the end conditions."""
+        w = self.w
+        discards = self.discards
+        for seat in self.participants:
+            committed = self.committed[seat]
+            for kind in range(NUM_ATTACK):
+                if committed[kind]:
+                    discards[kind] += committed[kind]
+                    w[self.i_discards[kind]] = discards[kind] * 0.25
+        cells = self._battle_cells
+        self.pub[cells] = 0.0
+        self.priv[:, cells] = 0.0
+        self.monsters_resolved += 1
+        self._write_piles()
+        self._clear_battle_state()
+        if self.city == 0:
+            self._end(CITY_FELL)
+        elif self.monsters_resolved >= self.total_monsters:
+            self._end(ALL_RESOLVED)
+        elif any(not self.retired[s] and self._vp(s) >= self.threshold
+                 for s in range(self.num_players)):
+            self._end(VP_THRESHOLD)
+        elif all(self.retired):
+            self._end(ALL_RETIRED)
+        else:
+            self._idle(_BETWEEN)
+
+    def _end(self, reason: int) -> None:
+        self.end_reason = reason
+        self.over = True
+        self._idle(OVER)
+        w = self.w
+        if self.turn_player >= 0:
+            w[self.i_drawer[self.turn_player]] = 0.0
+        for seat in range(self.num_players):
+            self._write_vp(seat)  # monster VP void if the city fell
+
+    # -- scores ------------------------------------------------------------------------------------
+    def _vp(self, seat: int) -> int:
+        if self.retired[seat]:
+            return 0
+        if self.city == 0:
+            return self.treasure_vp_sum[seat]
+        return self.monster_vp_sum[seat] + self.treasure_vp_sum[seat]
+
+    def scores(self) -> list[float]:
+        return [float(self._vp(s)) for s in range(self.num_players)]
+
+    def rank_keys(self) -> list[tuple]:
+        """Retired last (sharing); others by VP, then monsters, then HP left."""
+        return [
+            (0, 0, 0, 0) if self.retired[s]
+            else (1, self._vp(s), self.monster_count[s], self.hp[s])
+            for s in range(self.num_players)
+        ]
+
+    @property
+    def end_reason_name(self) -> str | None:
+        return END_REASONS[self.end_reason] if self.end_reason >= 0 else None
+
+    # -- names and text ----------------------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        return A.action_name(action)
+
+    def action_from_name(self, name: str) -> int:
+        return A.action_from_name(name)
+
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase] if self.phase >= 0 else "setup"
+
+    def render_text(self, viewer: int | None = None) -> str:
+        """The table from the public point of view, plus ``viewer``'s own secrets if given."""
+        n = self.num_players
+        head = f"White Knight, {n} players — phase {self.phase_name()}"
+        if self.current_player >= 0:
+            head += f", player_{self.current_player} to act"
+        if self.over:
+            head += f"; game over ({self.end_reason_name})"
+        lines = [
+            head,
+            f"city {self.city}/{self.rules.city_durability}; action deck {len(self.deck)}, "
+            f"treasure deck {len(self.treasure_deck)}; monsters resolved "
+            f"{self.monsters_resolved}/{self.total_monsters}; turn of player_{self.turn_player}",
+            "attack discards: " + (" ".join(
+                f"{ATTACK_NAMES[k]}×{c}" for k, c in enumerate(self.discards) if c
+            ) or "none"),
+        ]
+        if self.monster >= 0:
+            m = self.monster
+            lines.append(
+                f"battle: {MONSTER_NAMES[m]} (HP {self.monster_hp[m]}, attack "
+                f"{self.monster_attack[m]}, chests {self.monster_chests[m]}, VP "
+                f"{self.monster_vp[m]})" + self._render_battle(viewer)
+            )
+        for s in range(n):
+            status = "retired" if self.retired[s] else f"HP {self.hp[s]}/{self.max_hp}"
+            monsters = ", ".join(
+                f"{MONSTER_NAMES[k]}×{c}" if c > 1 else MONSTER_NAMES[k]
+                for k, c in enumerate(self.monsters[s]) if c
+            )
+            treasures = ", ".join(
+                f"{TREASURE_NAMES[k]}×{c}" if c > 1 else TREASURE_NAMES[k]
+                for k, c in enumerate(self.treasures[s]) if c
+            )
+            size = self.hand_n[s] + (self.committed_n[s] if self._sizes_frozen else 0)
+            line = (
+                f"  player_{s}: {status}, VP {self._vp(s)}, {size} cards; "
+                f"monsters [{monsters}] treasures [{treasures}]"
+            )
+            if viewer == s:
+                line += " hand: " + " ".join(
+                    ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.hands[s][k])
+                )
+            lines.append(line)
+        return "\n".join(lines)
+
+    def _render_battle(self, viewer: int | None) -> str:
+        phase = self.phase
+        parts = []
+        if phase == JOIN:
+            decided = self.join_order[: self.join_pos]
+            parts.append("join: decided " + (", ".join(f"player_{s}" for s in decided) or "—"))
+            if viewer is not None and self.committed_n[viewer]:
+                parts.append(f"you committed {self._committed_text(viewer)}")
+            return "; " + "; ".join(parts)
+        revealed = phase in (DAMAGE, DRAFT)
+        for s in self.participants:
+            if revealed or s == viewer:
+                parts.append(f"player_{s} committed {self._committed_text(s)}")
+            else:
+                parts.append(f"player_{s} committed {self.committed_n[s]} cards")
+        if revealed:
+            parts.append(f"team total {self.card_total} + items {self.item_damage}")
+        if phase == DRAFT:
+            parts.append(f"MVP player_{self.mvp}; {self.packet_n} treasures left in the draft")
+            if viewer == self.current_player:
+                parts.append("passed to you: " + ", ".join(
+                    TREASURE_NAMES[k] for k in range(NUM_TREASURES) for _ in range(self.packet[k])
+                ))
+        return "; " + "; ".join(parts) if parts else ""
+
+    def _committed_text(self, seat: int) -> str:
+        return " ".join(
+            ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.committed[seat][k])
+        )

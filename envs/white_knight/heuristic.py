@@ -1,0 +1,173 @@
+"""A sensible White Knight player that reads only its observation vector and action mask.
+
+It knows the spec's default numbers (item effects, the mean attack card) the way a human knows
+the box contents, and reads everything else (HP, monster stats, hands, counts) from the
+observation. Strategy, one rule per decision:
+
+- **Heal or draw** — heal only when one lost battle against the strongest monster still to
+  come would retire it (HP ≤ that attack): a Healing Potion first, the Elixir if there is no
+  potion. Otherwise draw: healing items are worth VP.
+- **Join** — join when a lost battle would not retire it, or when its own hand alone can
+  defeat the monster; commit its strongest card (the best bid for MVP). Otherwise stay out
+  (the pretend).
+- **Raise** — estimate the team total as its own committed cards plus 3.2 per card others
+  committed (the mean attack card). If that estimate does not exceed the HP by a margin of 2,
+  raise: the smallest card that reaches the margin, else its strongest. If the monster
+  already looks beaten, raise its strongest card only to win the MVP (its own total does not
+  beat another participant's estimated total) and only for a monster worth ≥ 2 VP while it
+  keeps at least one card; otherwise pass.
+- **Damage items** — use the smallest item that closes the gap on its own; otherwise use its
+  strongest item if the items of all participants together can close the gap; else pass.
+- **Draft** — take the treasure with the most VP (items count a little extra for their effect,
+  healing items more when its HP is low).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.white_knight import actions as A
+from envs.white_knight.cards import (
+    ATTACK_VALUES,
+    DAMAGE_ITEMS,
+    ELIXIR,
+    FIRE_FLASK,
+    HOLY_SWORD,
+    MONSTER_ATTACK,
+    NUM_ATTACK,
+    NUM_TREASURES,
+    POTION,
+    TREASURE_EFFECT,
+    TREASURE_VP,
+)
+from envs.white_knight.observation import LAYOUT, PHASES
+
+_PHASE = {name: i for i, name in enumerate(PHASES)}
+_VALUES = np.array(ATTACK_VALUES, dtype=np.float64)
+_MEAN_CARD = 3.2  # mean value of the spec's 40 attack cards (129 / 40)
+_ITEM_DAMAGE = {FIRE_FLASK: 2, HOLY_SWORD: 3}  # spec defaults
+
+
+def _slice(name: str) -> slice:
+    piece = LAYOUT[name]
+    return slice(piece.offset, piece.stop)
+
+
+_S = {piece.name: _slice(piece.name) for piece in LAYOUT.pieces}
+_P = LAYOUT.max_players
+_ATTACKS = np.array(MONSTER_ATTACK)  # spec defaults, per monster kind
+
+
+class WhiteKnightHeuristic:
+    """Rule-based White Knight agent (see the module docstring for the strategy)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        obs = observation
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        phase = int(np.argmax(obs[_S["phase"]]))
+        if phase == _PHASE["join"]:
+            return self._join(obs, action_mask)
+        if phase == _PHASE["raise"]:
+            return self._raise(obs, action_mask)
+        if phase == _PHASE["draft"]:
+            return self._draft(obs, action_mask)
+        if phase == _PHASE["damage"]:
+            return self._damage(obs, action_mask)
+        return self._heal(obs, action_mask)
+
+    # -- reading the observation ---------------------------------------------------------------
+    @staticmethod
+    def _monster(obs: np.ndarray) -> tuple[int, int, int]:
+        """HP, attack and VP of the current monster."""
+        stats = obs[_S["monster_stats"]]
+        return round(stats[0] * 20), round(stats[1] * 10), round(stats[3] * 10)
+
+    @staticmethod
+    def _hand(obs: np.ndarray) -> np.ndarray:
+        return np.rint(obs[_S["hand"]] * 4).astype(np.int64)
+
+    @staticmethod
+    def _my_hp(obs: np.ndarray) -> int:
+        return round(obs[_S["hp"]][0] * 10)
+
+    # -- decisions -----------------------------------------------------------------------------
+    def _heal(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        to_come = obs[_S["monsters_to_come"]] > 0
+        worst = int(_ATTACKS[to_come].max()) if to_come.any() else 0
+        if self._my_hp(obs) <= worst:
+            if mask[A.USE_POTION]:
+                return A.USE_POTION
+            if mask[A.USE_ELIXIR]:
+                return A.USE_ELIXIR
+        return A.DRAW
+
+    def _join(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        hp, attack, _ = self._monster(obs)
+        hand = self._hand(obs)
+        strongest = max(k for k in range(NUM_ATTACK) if mask[A.COMMIT + k])
+        survives = self._my_hp(obs) > attack
+        solo = float(hand @ _VALUES) > hp
+        if survives or solo:
+            return A.COMMIT + strongest
+        return A.STAY_OUT
+
+    def _raise(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        hp, _, vp = self._monster(obs)
+        hand = self._hand(obs)
+        mine = float(np.rint(obs[_S["committed_values"]][:NUM_ATTACK] * 4) @ _VALUES)
+        counts = np.rint(obs[_S["committed_count"]] * 10)
+        others = counts[1:] * _MEAN_CARD
+        estimate = mine + float(others.sum())
+        held = [k for k in range(NUM_ATTACK) if mask[A.RAISE + k]]
+        target = hp + 2
+        if estimate < target:
+            for k in held:  # ascending values: the smallest card that reaches the margin
+                if estimate + ATTACK_VALUES[k] >= target:
+                    return A.RAISE + k
+            return A.RAISE + held[-1]
+        if vp >= 2 and int(hand.sum()) >= 2 and mine <= float(others.max(initial=0.0)):
+            return A.RAISE + held[-1]
+        return A.PASS
+
+    def _damage(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        hp, _, _ = self._monster(obs)
+        battle = obs[_S["battle"]]
+        gap = hp + 1 - round((battle[0] + battle[1]) * 20)
+        mine = [k for k in DAMAGE_ITEMS if mask[A.USE_ITEM[k]]]
+        mine.sort(key=lambda k: _ITEM_DAMAGE[k])
+        for k in mine:
+            if _ITEM_DAMAGE[k] >= gap:
+                return A.USE_ITEM[k]
+        owned = np.rint(obs[_S["treasures_owned"]].reshape(_P, NUM_TREASURES) * 4)
+        joined = obs[_S["joined"]] > 0
+        available = sum(
+            float(owned[joined, k].sum()) * dmg for k, dmg in _ITEM_DAMAGE.items()
+        )
+        if available >= gap:
+            return A.USE_ITEM[mine[-1]]
+        return A.PASS
+
+    def _draft(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        low_hp = self._my_hp(obs) <= 2
+        best, best_value = -1, -1.0
+        for k in range(NUM_TREASURES):
+            if not mask[A.TAKE + k]:
+                continue
+            value = float(TREASURE_VP[k])
+            if TREASURE_EFFECT[k] != "none":
+                value += 0.5
+                if low_hp and k in (POTION, ELIXIR):
+                    value += 1.5
+            if value > best_value:
+                best, best_value = k, value
+        return A.TAKE + best
