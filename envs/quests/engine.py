@@ -1,0 +1,251 @@
+"""Quests of the Round Table rules engine (spec ``shared/rules/quests.md``). No RL imports.
+
+:class:`QuestsEngine` combines the phase modules — :mod:`~envs.quests.quest` (sponsorship,
+building, joining, foe stages), :mod:`~envs.quests.bidding` (test stages),
+:mod:`~envs.quests.tournament` (tournaments, the final tournament) and
+:mod:`~envs.quests.events` — on the shared :class:`~envs.quests.table.Table`, and adds the turn
+loop, winning, the hot-path dispatch (``legal_mask``/``apply``/``observation``), scores and text.
+
+A turn: the drawer turns over the top story card and resolves it; at the end of the turn a sole
+new Knight of the Round Table wins, several play the final tournament, and after ``max_turns``
+story cards the game is truncated. Ranking: the winner(s) first, everyone else by progress.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.quests import actions as A
+from envs.quests.bidding import TestFlow
+from envs.quests.cards import (
+    ALLIES,
+    AMOUR_KIND,
+    EVENT,
+    KIND_NAMES,
+    NUM_KINDS,
+    QUEST,
+    RANK_NAMES,
+    ROUND_TABLE,
+    STORY_NAMES,
+    STORY_TYPE,
+)
+from envs.quests.events import EventFlow
+from envs.quests.quest import QuestFlow
+from envs.quests.rules import QuestsRules
+from envs.quests.table import (
+    BID,
+    BUILD_CARD,
+    BUILD_WEAPONS,
+    CALL_TO_ARMS,
+    ENTER,
+    FINAL_PLAY,
+    HAND_LIMIT,
+    HAND_LIMIT_SIZE,
+    JOIN,
+    OVER,
+    PHASE_NAMES,
+    PREVIEW,
+    SPONSOR,
+    STAGE_PLAY,
+    TEST_DISCARD,
+    TOURNAMENT_PLAY,
+)
+from envs.quests.tournament import TournamentFlow
+
+
+class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
+    """The whole game (see the module docstring)."""
+
+    def __init__(self, num_players: int, rules: QuestsRules) -> None:
+        super().__init__(num_players, rules)
+        handlers = {
+            SPONSOR: self._apply_sponsor,
+            BUILD_CARD: self._apply_build_card,
+            BUILD_WEAPONS: self._apply_build_weapons,
+            JOIN: self._apply_join,
+            PREVIEW: self._apply_preview,
+            STAGE_PLAY: self._apply_stage_play,
+            BID: self._apply_bid,
+            TEST_DISCARD: self._apply_test_discard,
+            ENTER: self._apply_enter,
+            TOURNAMENT_PLAY: self._apply_stage_play,
+            FINAL_PLAY: self._apply_stage_play,
+            HAND_LIMIT: self._apply_hand_limit,
+            CALL_TO_ARMS: self._apply_call_to_arms,
+        }
+        maskers = {
+            SPONSOR: self._mask_sponsor,
+            BUILD_CARD: self._mask_build_card,
+            BUILD_WEAPONS: self._mask_build_weapons,
+            JOIN: self._mask_join,
+            PREVIEW: self._mask_preview,
+            STAGE_PLAY: self._mask_stage_play,
+            BID: self._mask_bid,
+            TEST_DISCARD: self._mask_test_discard,
+            ENTER: self._mask_enter,
+            TOURNAMENT_PLAY: self._mask_tournament_play,
+            FINAL_PLAY: self._mask_tournament_play,
+            HAND_LIMIT: self._mask_hand_limit,
+            CALL_TO_ARMS: self._mask_call_to_arms,
+        }
+        self._handlers = [handlers[p] for p in range(OVER)]
+        self._maskers = [maskers[p] for p in range(OVER)]
+
+    # -- turns -------------------------------------------------------------------------------------
+    def _begin_turn(self) -> None:
+        """The drawer turns over the top story card and resolves it."""
+        self.turn += 1
+        story = self._draw_story()
+        self.story = story
+        self.next_base = self.drawer
+        w = self.w
+        w[self.i_story[story]] = 1.0
+        w[self.i_turn] = self.turn / self.rules.max_turns
+        self._write_piles()
+        self._push(self._end_turn)
+        kind = STORY_TYPE[story]
+        if kind == QUEST:
+            self._start_quest()
+        elif kind == EVENT:
+            self._resolve_event()
+        else:
+            self._start_tournament()
+
+    def _end_turn(self) -> None:
+        self._discard_story()
+        knights = [s for s in range(self.num_players) if self.rank[s] == ROUND_TABLE]
+        if len(knights) == 1:
+            self._game_over(knights)
+        elif knights:
+            self._start_final(knights)
+        elif self.turn >= self.rules.max_turns:
+            self.truncated = True
+            self._game_over([])
+        else:
+            w = self.w
+            w[self.i_drawer[self.drawer]] = 0.0
+            self.drawer = (self.next_base + 1) % self.num_players
+            w[self.i_drawer[self.drawer]] = 1.0
+            self._push(self._begin_turn)
+
+    # -- the hand limit ----------------------------------------------------------------------------
+    def _mask_hand_limit(self, seat: int) -> None:
+        self._mask_discard(seat)
+        self._mask_allies(seat)
+
+    def _apply_hand_limit(self, action: int) -> None:
+        """Discard a card or put an ally into play until the hand holds 12."""
+        seat = self.current_player
+        if action >= A.DISCARD:
+            self._discard_from_hand(seat, action - A.DISCARD)
+        else:
+            kind = action - A.PLAY
+            self._lose(seat, kind)
+            self._set_ally(seat, kind, True)
+        excess = self.hand_n[seat] - HAND_LIMIT_SIZE
+        self.w[self.i_owed] = max(0, excess) / 12.0
+        if excess <= 0:
+            self._release()
+
+    # -- the hot path ------------------------------------------------------------------------------
+    def legal_mask(self) -> np.ndarray:
+        if self._mask_ok:
+            return self._mask
+        self._mask.fill(0)
+        seat = self.current_player
+        if seat >= 0:
+            self._maskers[self.phase](seat)
+            if self._mordred_allowed(seat):
+                self._mask_mordred(seat)
+        self._mask_ok = True
+        return self._mask
+
+    def apply(self, action: int) -> None:
+        if self.over:
+            raise ValueError("the game is over")
+        self._mask_ok = False
+        if action >= A.MORDRED:
+            self._use_mordred(action)
+        else:
+            self._handlers[self.phase](action)
+        if self.current_player < 0:
+            self._run()
+
+    def observation(self, player: int) -> np.ndarray:
+        tmp = self._tmp
+        np.maximum(self.pub, self._priv_rows[player], out=tmp)
+        return tmp.take(self._perms[player])
+
+    # -- scores ------------------------------------------------------------------------------------
+    def scores(self) -> list[float]:
+        """Progress toward the Round Table (``score`` in ``infos``)."""
+        return [float(self.progress(s)) for s in range(self.num_players)]
+
+    def rank_keys(self) -> list[tuple]:
+        """The winner(s) first, everyone else by progress (a losing Round Table knight: 22)."""
+        return [(s in self.winners, self.progress(s)) for s in range(self.num_players)]
+
+    # -- names and text ----------------------------------------------------------------------------
+    def action_name(self, action: int) -> str:
+        return A.action_name(action, self.current_player, self.num_players)
+
+    def action_from_name(self, name: str) -> int:
+        actor = max(self.current_player, 0)
+        try:
+            return self._names[actor][name]
+        except KeyError:
+            raise ValueError(
+                f"unknown Quests action name {name!r} (names use absolute seats as seen by "
+                f"player_{actor}); examples: 'sponsor', 'add Saxons to stage 2', "
+                "'finish stage', 'play Sword', 'bid 5', 'discard Thieves', "
+                "'Mordred on Sir Gawain of player_1', 'preview stage 3'"
+            ) from None
+
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def render_text(self, viewer: int | None = None) -> str:
+        n = self.num_players
+        head = (f"Quests of the Round Table, {n} players — turn {self.turn}/"
+                f"{self.rules.max_turns}, phase {self.phase_name()}")
+        if self.current_player >= 0:
+            head += f", player_{self.current_player} to act"
+        if self.over:
+            head += (" — truncated" if self.truncated else " — won by "
+                     + ", ".join(f"player_{s}" for s in self.winners))
+        lines = [head]
+        if self.story >= 0:
+            lines.append(f"story: {STORY_NAMES[self.story]} (drawn by player_{self.drawer})")
+        if self.sponsor >= 0:
+            lines.append(f"sponsor player_{self.sponsor}, stage {self.cur_stage + 1} of "
+                         f"{self.num_stages}")
+            for stage, cards in enumerate(self.stages):
+                shown = self._revealed(stage) or viewer == self.sponsor or (
+                    viewer is not None and self.previewed[viewer] == stage)
+                text = ", ".join(KIND_NAMES[k] for k in cards) if shown else "?"
+                value = f" (BP {self.stage_value[stage]})" if shown and self.stage_value[stage] \
+                    else ""
+                lines.append(f"  stage {stage + 1}: {len(cards)} card(s): {text}{value}")
+        if self.entrants:
+            lines.append("tournament entrants: "
+                         + ", ".join(f"player_{s}" for s in self.entrants))
+        for s in range(n):
+            allies = [KIND_NAMES[ALLIES[i]] for i, on in enumerate(self.allies[s]) if on]
+            parts = [f"  player_{s}: {RANK_NAMES[self.rank[s]]}, {self.shields[s]} shield(s) "
+                     f"(progress {self.progress(s)}), {self.hand_n[s] + self.hidden_n[s]} cards"]
+            if allies:
+                parts.append("allies " + ", ".join(allies))
+            if self.amour[s]:
+                parts.append(KIND_NAMES[AMOUR_KIND])
+            if s in self.participants:
+                parts.append("in the quest")
+            if viewer == s:
+                parts.append("hand: " + ", ".join(
+                    f"{KIND_NAMES[k]}×{self.hands[s][k]}" if self.hands[s][k] > 1 else KIND_NAMES[k]
+                    for k in range(NUM_KINDS) if self.hands[s][k]))
+            lines.append("; ".join(parts))
+        pending = f"; King's Recognition +{2 * self.recognition}" if self.recognition else ""
+        lines.append(f"adventure deck {len(self.deck)} (discard {len(self.discard)}), story deck "
+                     f"{len(self.story_deck)} (discard {len(self.story_discard)}){pending}")
+        return "\n".join(lines)
+

@@ -1,0 +1,143 @@
+"""Exact search: can a sponsor still build a legal quest from its hand?
+
+Used twice (spec "Quests" 1–2): sponsorship is offered only to a player who can build the
+quest, and every stage-building action is offered only if the quest can still be completed
+after it, so the sponsor never reaches a dead end.
+
+A quest of ``r`` stages needs ``r`` foe stages with strictly increasing BP, or ``r − 1`` of
+them plus one test (a test may sit anywhere and is ignored by the ordering). A foe stage is one
+foe (at its value in this quest) plus weapons with distinct names; weapons of the same name may
+sit on different foes. Since the remaining stages can be laid out in any order, what matters
+is whether the hand can make ``k`` foe stages with **pairwise distinct** values all above the
+threshold ``t`` (the BP of the last foe stage already built).
+
+The search builds those stages lowest first. One dominance rule keeps it small and exact: the
+lowest stage only ever needs a *minimal* weapon set (removing any weapon would drop it to
+``t`` or below). Taking a weapon off the lowest stage keeps it above ``t`` and below every
+later stage and returns the weapon to the pool, so a solution with a non-minimal set implies
+one with a minimal set. Results are memoised on the (sorted foe values, weapon counts, k, t)
+key; a hand holds about 12 cards, so the search is cheap.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from envs.quests.cards import NUM_WEAPONS, WEAPON_BP
+
+Foes = tuple[int, ...]  # foe values in this quest, ascending
+Weapons = tuple[int, ...]  # count of each weapon kind (Excalibur … Dagger)
+
+_ALL = (1 << NUM_WEAPONS) - 1
+
+
+def _subset_table() -> list[list[tuple[int, int, int]]]:
+    """For every held-names mask: its non-empty subsets as (mask, BP sum, smallest BP)."""
+    table = []
+    for held in range(1 << NUM_WEAPONS):
+        subsets = []
+        sub = held
+        while sub:
+            bps = [WEAPON_BP[i] for i in range(NUM_WEAPONS) if sub >> i & 1]
+            subsets.append((sub, sum(bps), min(bps)))
+            sub = (sub - 1) & held
+        subsets.sort(key=lambda s: s[1])
+        table.append(subsets)
+    return table
+
+
+_SUBSETS = _subset_table()
+
+
+def held_mask(weapons: Weapons, exclude: int = 0) -> int:
+    """Bit mask of the weapon names held (count > 0), minus the names in ``exclude``."""
+    mask = 0
+    for i, count in enumerate(weapons):
+        if count:
+            mask |= 1 << i
+    return mask & ~exclude & _ALL
+
+
+def minimal_sets(held: int, need: int) -> list[tuple[int, int]]:
+    """Weapon sets (mask, BP) from ``held`` with BP > ``need`` that are minimal for it.
+
+    ``need < 0`` means the foe alone is enough: only the empty set.
+    """
+    if need < 0:
+        return [(0, 0)]
+    return [(sub, total) for sub, total, least in _SUBSETS[held]
+            if total > need and total - least <= need]
+
+
+def _minus(weapons: Weapons, sub: int) -> Weapons:
+    if not sub:
+        return weapons
+    return tuple(c - (sub >> i & 1) for i, c in enumerate(weapons))
+
+
+@lru_cache(maxsize=1 << 17)
+def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
+    """Can the hand make ``k`` foe stages with distinct BPs, all above ``t``?"""
+    if k <= 0:
+        return True
+    if len(foes) < k:
+        return False
+    above = {v for v in foes if v > t}
+    if len(above) >= k:
+        return True  # the foes alone, without weapons
+    held = held_mask(weapons)
+    tried = set()
+    for i, v in enumerate(foes):
+        if v in tried:
+            continue
+        tried.add(v)
+        rest = foes[:i] + foes[i + 1 :]
+        for sub, bonus in minimal_sets(held, t - v):
+            if foe_stages_possible(rest, _minus(weapons, sub), k - 1, v + bonus):
+                return True
+    return False
+
+
+def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
+                    test_allowed: bool) -> bool:
+    """Can ``r`` more stages (none started) be built above threshold ``t``?
+
+    ``tests`` is the number of tests in the hand; ``test_allowed`` is False once the quest
+    already holds its one test.
+    """
+    if foe_stages_possible(foes, weapons, r, t):
+        return True
+    return test_allowed and tests > 0 and foe_stages_possible(foes, weapons, r - 1, t)
+
+
+@lru_cache(maxsize=1 << 16)
+def partial_stage_possible(foes: Foes, weapons: Weapons, tests: int, r_after: int, value: int,
+                           on_stage: int, t: int, test_allowed: bool) -> bool:
+    """A foe stage of BP ``value`` (weapon names ``on_stage``) is being built: can it be
+    finished (with more weapons if needed) and followed by ``r_after`` more stages?
+
+    ``foes``/``weapons``/``tests`` are what is left in the hand.
+    """
+    held = held_mask(weapons, exclude=on_stage)
+    for sub, bonus in minimal_sets(held, t - value):
+        if stages_possible(foes, _minus(weapons, sub), tests, r_after, value + bonus,
+                           test_allowed):
+            return True
+    return False
+
+
+def can_sponsor(foes: Foes, weapons: Weapons, tests: int, stages: int) -> bool:
+    """Exact sponsorship check: can this hand build a whole quest of ``stages`` stages?"""
+    return stages_possible(foes, weapons, tests, stages, 0, True)
+
+
+def without(foes: Foes, value: int) -> Foes:
+    """``foes`` with one foe of ``value`` removed (it must be there)."""
+    i = foes.index(value)
+    return foes[:i] + foes[i + 1 :]
+
+
+def clear_caches() -> None:
+    """Empty the memo tables (tests use it to measure cold-cache cost)."""
+    foe_stages_possible.cache_clear()
+    partial_stage_possible.cache_clear()

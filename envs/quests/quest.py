@@ -1,0 +1,367 @@
+"""Quests (spec "Quests" 1–4, 6–7): sponsorship, stage building, joining, foe stages, the end.
+
+Test stages (5) are in :mod:`envs.quests.bidding`. Stage building is a sequence of masked
+actions — the foe or test of the current stage, then weapons for a foe, then ``finish stage``
+— and every action is offered only if the quest can still be completed after it
+(:mod:`envs.quests.feasibility`), so the sponsor never reaches a dead end.
+"""
+
+from __future__ import annotations
+
+from envs.quests import actions as A
+from envs.quests.cards import (
+    FIRST_ALLY,
+    FOE_VALUES,
+    FOES,
+    KIND_BP,
+    MERLIN,
+    NUM_STAGE_KINDS,
+    STAGE_INDEX,
+    STAGE_KINDS,
+    STORY_STAGES,
+    TESTS,
+    WEAPONS,
+)
+from envs.quests.feasibility import (
+    can_sponsor,
+    partial_stage_possible,
+    stages_possible,
+    without,
+)
+from envs.quests.table import (
+    BUILD_CARD,
+    BUILD_WEAPONS,
+    JOIN,
+    PREVIEW,
+    SPONSOR,
+    STAGE_PLAY,
+    Table,
+)
+
+_FOE, _TEST = 0, 1
+_WEAPON_INDEX = {kind: i for i, kind in enumerate(WEAPONS)}
+
+
+class QuestFlow(Table):
+    """Sponsorship, building, joining, foe stages and the end of a quest."""
+
+    # -- sponsorship -------------------------------------------------------------------------------
+    def _start_quest(self) -> None:
+        self.stats["quests"] += 1
+        self._push(self._offer_sponsorship, 0)
+
+    def _build_hand(self, seat: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        """The sponsor-relevant part of a hand: foe values in this quest, weapons, tests."""
+        hand = self.hands[seat]
+        values = FOE_VALUES[self.story]
+        foes: list[int] = []
+        for kind in FOES:
+            if hand[kind]:
+                foes.extend([values[kind]] * hand[kind])
+        foes.sort()
+        return tuple(foes), tuple(hand[k] for k in WEAPONS), sum(hand[k] for k in TESTS)
+
+    def _can_sponsor(self, seat: int) -> bool:
+        foes, weapons, tests = self._build_hand(seat)
+        return can_sponsor(foes, weapons, tests, STORY_STAGES[self.story])
+
+    def _offer_sponsorship(self, offset: int) -> None:
+        """From the drawer clockwise, ask the next player who can build the quest."""
+        n = self.num_players
+        while offset < n:
+            seat = (self.drawer + offset) % n
+            if self._can_sponsor(seat):
+                self.offer_index = offset
+                self._ask(SPONSOR, seat)
+                return
+            offset += 1
+        # nobody sponsors: the quest card is discarded at the end of the turn
+
+    def _mask_sponsor(self, seat: int) -> None:
+        self._mw[A.DECLINE] = 1
+        if self._can_sponsor(seat):  # false only after the drawer spent a Mordred
+            self._mw[A.SPONSOR] = 1
+
+    def _apply_sponsor(self, action: int) -> None:
+        if action == A.SPONSOR:
+            self._begin_build(self.current_player)
+        else:
+            self._release()
+            self._push(self._offer_sponsorship, self.offer_index + 1)
+
+    # -- building ----------------------------------------------------------------------------------
+    def _begin_build(self, seat: int) -> None:
+        self.stats["sponsored"] += 1
+        self.sponsor = seat
+        stages = STORY_STAGES[self.story]
+        self.num_stages = stages
+        self.stages = [[] for _ in range(stages)]
+        self.stage_value = [0] * stages
+        self.stage_test = [-1] * stages
+        self.threshold = 0  # BP of the last foe stage built
+        self.test_used = False
+        w = self.w
+        w[self.i_sponsor[seat]] = 1.0
+        w[self.i_num_stages[stages - 1]] = 1.0
+        self._set_stage(0)
+        self._ask(BUILD_CARD, seat)
+
+    def _set_stage(self, stage: int) -> None:
+        w = self.w
+        if 0 <= self.cur_stage < len(self.i_cur_stage):
+            w[self.i_cur_stage[self.cur_stage]] = 0.0
+        self.cur_stage = stage
+        if stage < len(self.i_cur_stage):
+            w[self.i_cur_stage[stage]] = 1.0
+
+    def _place(self, stage: int, kind: int) -> None:
+        """Sponsor puts a card face down into a stage: the count is public, the card private."""
+        seat = self.sponsor
+        self._lose(seat, kind)
+        self.stages[stage].append(kind)
+        self.w[self.i_stage_cards[stage]] = len(self.stages[stage]) / 8.0
+        self.pw[seat][self.i_stage_content[stage][STAGE_INDEX[kind]]] = 1.0
+
+    def _mask_build_card(self, seat: int) -> None:
+        foes, weapons, tests = self._build_hand(seat)
+        stage = self.cur_stage
+        after = self.num_stages - stage - 1
+        t, test_ok = self.threshold, not self.test_used
+        hand = self.hands[seat]
+        values = FOE_VALUES[self.story]
+        base = A.ADD + stage * NUM_STAGE_KINDS
+        mw = self._mw
+        verdict: dict[int, bool] = {}
+        for kind in FOES:
+            if hand[kind]:
+                v = values[kind]
+                ok = verdict.get(v)
+                if ok is None:
+                    ok = partial_stage_possible(without(foes, v), weapons, tests, after, v, 0, t,
+                                                test_ok)
+                    verdict[v] = ok
+                if ok:
+                    mw[base + STAGE_INDEX[kind]] = 1
+        if test_ok and tests and stages_possible(foes, weapons, tests - 1, after, t, False):
+            for kind in TESTS:
+                if hand[kind]:
+                    mw[base + STAGE_INDEX[kind]] = 1
+
+    def _mask_build_weapons(self, seat: int) -> None:
+        foes, weapons, tests = self._build_hand(seat)
+        after = self.num_stages - self.cur_stage - 1
+        t, test_ok = self.threshold, not self.test_used
+        value, on_stage = self.build_value, self.build_on
+        base = A.ADD + self.cur_stage * NUM_STAGE_KINDS
+        mw = self._mw
+        for i, kind in enumerate(WEAPONS):
+            if weapons[i] and not on_stage >> i & 1:
+                rest = (*weapons[:i], weapons[i] - 1, *weapons[i + 1 :])
+                if partial_stage_possible(foes, rest, tests, after, value + KIND_BP[kind],
+                                          on_stage | 1 << i, t, test_ok):
+                    mw[base + STAGE_INDEX[kind]] = 1
+        if value > t and stages_possible(foes, weapons, tests, after, value, test_ok):
+            mw[A.FINISH_STAGE] = 1
+
+    def _apply_build_card(self, action: int) -> None:
+        stage = self.cur_stage
+        kind = STAGE_KINDS[(action - A.ADD) % NUM_STAGE_KINDS]
+        self._place(stage, kind)
+        pw = self.pw[self.sponsor]
+        if kind in TESTS:
+            self.stage_test[stage] = kind
+            self.test_used = True
+            pw[self.i_stage_type[stage][_TEST]] = 1.0
+            self._next_build_stage()
+        else:
+            pw[self.i_stage_type[stage][_FOE]] = 1.0
+            self.build_value = FOE_VALUES[self.story][kind]
+            self.build_on = 0
+            self._ask(BUILD_WEAPONS, self.sponsor)
+
+    def _apply_build_weapons(self, action: int) -> None:
+        stage = self.cur_stage
+        if action == A.FINISH_STAGE:
+            self.stage_value[stage] = self.build_value
+            self.threshold = self.build_value
+            self.pw[self.sponsor][self.i_stage_bp[stage]] = self.build_value / 100.0
+            self._next_build_stage()
+            return
+        kind = STAGE_KINDS[(action - A.ADD) % NUM_STAGE_KINDS]
+        self._place(stage, kind)
+        self.build_value += KIND_BP[kind]
+        self.build_on |= 1 << _WEAPON_INDEX[kind]
+
+    def _next_build_stage(self) -> None:
+        if self.cur_stage + 1 < self.num_stages:
+            self._set_stage(self.cur_stage + 1)
+            self._ask(BUILD_CARD, self.sponsor)
+            return
+        self._set_stage(len(self.i_cur_stage))  # building over; no stage is current
+        self._release()
+        self._push(self._offer_join, 1)
+
+    # -- joining -----------------------------------------------------------------------------------
+    def _offer_join(self, offset: int) -> None:
+        """From the sponsor's left, clockwise, each other player joins or declines."""
+        if offset < self.num_players:
+            self.offer_index = offset
+            self._ask(JOIN, (self.sponsor + offset) % self.num_players)
+            return
+        self._start_stages()
+
+    def _mask_join(self, seat: int) -> None:
+        self._mw[A.JOIN] = 1
+        self._mw[A.DECLINE] = 1
+
+    def _apply_join(self, action: int) -> None:
+        if action == A.JOIN:
+            seat = self.current_player
+            self.joined[seat] = True
+            self.w[self.i_joined[seat]] = 1.0
+            self.w[self.i_in_quest[seat]] = 1.0
+        self._release()
+        self._push(self._offer_join, self.offer_index + 1)
+
+    def _start_stages(self) -> None:
+        n = self.num_players
+        order = [(self.sponsor + i) % n for i in range(1, n)]
+        self.participants = [seat for seat in order if self.joined[seat]]
+        self._push(self._end_quest)
+        if not self.participants:
+            return  # nobody joined: the quest ends (the sponsor still refills)
+        draws = self._draws(self.participants, 1) if self.rules.quest_draws == "join_and_pass" \
+            else []
+        self._then(*draws, (self._stage, (0,)))
+
+    # -- stages ------------------------------------------------------------------------------------
+    def _stage(self, stage: int) -> None:
+        """Start a stage: announce its type; schedule draws, choices, resolution, the next."""
+        participants = self.participants
+        if stage >= self.num_stages or not participants:
+            return  # _end_quest is next on the stack
+        self._set_stage(stage)
+        self._clear_committed(participants)
+        for seat in participants:
+            self.preview_offered[seat] = False
+        is_test = self.stage_test[stage] >= 0
+        self.w[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
+        tasks = []
+        if self.rules.quest_draws == "each_stage":
+            tasks.extend(self._draws(participants, 1))
+        if is_test:
+            tasks.append((self._begin_test, (stage,)))
+        else:
+            tasks.extend((self._ask_stage_play, (seat,)) for seat in participants)
+            tasks.append((self._resolve_foe_stage, (stage,)))
+        tasks.append((self._stage, (stage + 1,)))
+        self._then(*tasks)
+
+    def _merlin_ready(self, seat: int) -> bool:
+        """May ``seat`` preview a stage now (Merlin in play, unused this quest, first offer)?"""
+        if not self.allies[seat][MERLIN - FIRST_ALLY] or self.previewed[seat] >= 0:
+            return False
+        if self.preview_offered[seat]:
+            return False
+        return any(not self._revealed(k) for k in range(self.num_stages))
+
+    def _revealed(self, stage: int) -> bool:
+        return self.pub[self.i_stage_revealed[stage]] > 0
+
+    def _ask_stage_play(self, seat: int) -> None:
+        self._ask_with_preview(STAGE_PLAY, seat)
+
+    def _ask_with_preview(self, phase: int, seat: int) -> None:
+        if self._merlin_ready(seat):
+            self.preview_offered[seat] = True
+            self.after_preview = phase
+            self._ask(PREVIEW, seat)
+        else:
+            self._ask(phase, seat)
+
+    def _mask_preview(self, seat: int) -> None:
+        mw = self._mw
+        mw[A.NO_PREVIEW] = 1
+        for stage in range(self.num_stages):
+            if not self._revealed(stage):
+                mw[A.PREVIEW + stage] = 1
+
+    def _apply_preview(self, action: int) -> None:
+        seat = self.current_player
+        if action != A.NO_PREVIEW:
+            stage = action - A.PREVIEW
+            self.previewed[seat] = stage
+            self.w[self.i_previewed[seat][stage]] = 1.0
+            self._know_stage(self.pw[seat], stage)
+        self._ask(self.after_preview, seat)
+
+    def _know_stage(self, writer: memoryview, stage: int) -> None:
+        """Write a stage's type, cards and BP into one layer (public at reveal, or private)."""
+        cells = self.i_stage_content[stage]
+        for kind in self.stages[stage]:
+            writer[cells[STAGE_INDEX[kind]]] = 1.0
+        is_test = self.stage_test[stage] >= 0
+        writer[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
+        if not is_test:
+            writer[self.i_stage_bp[stage]] = self.stage_value[stage] / 100.0
+
+    def _reveal_stage(self, stage: int) -> None:
+        self.w[self.i_stage_revealed[stage]] = 1.0
+        self._know_stage(self.w, stage)
+
+    def _mask_stage_play(self, seat: int) -> None:
+        self._mw[A.DONE] = 1
+        self._mask_play(seat, amour_ok=True)
+
+    def _apply_stage_play(self, action: int) -> None:
+        """Face-down choices (foe stage, tournament rounds): ``play <card>`` or ``done``."""
+        if action == A.DONE:
+            self._release()
+        else:
+            self._play_face_down(self.current_player, action - A.PLAY)
+
+    def _resolve_foe_stage(self, stage: int) -> None:
+        """Reveal the stage and every choice; BP ≥ stage BP passes; weapons are discarded."""
+        participants = self.participants
+        self._reveal_stage(stage)
+        self._reveal_played(participants)
+        target = self.stage_value[stage]
+        passed = []
+        w = self.w
+        for seat in participants:
+            bp = self._battle_points(seat, in_quest=True)
+            self.player_bp[seat] = bp
+            w[self.i_player_bp[seat]] = bp / 100.0
+            if bp >= target:
+                passed.append(seat)
+            else:
+                w[self.i_in_quest[seat]] = 0.0
+        self._discard_played_weapons(participants)
+        self.participants = passed
+        if self.rules.quest_draws == "join_and_pass":
+            self._then(*self._draws(passed, 1))
+
+    # -- the end -----------------------------------------------------------------------------------
+    def _end_quest(self) -> None:
+        """Shields for completers, discards, the sponsor's refill (spec "Quests" 7)."""
+        completers = self.participants  # non-empty only if every stage was passed
+        if completers:
+            bonus = 2 * self.recognition
+            for seat in completers:
+                self._gain_shields(seat, self.num_stages + bonus)
+            self._set_recognition(0)
+            self.stats["completed"] += 1
+        elif self.rules.recognition_lasts == "next_quest":
+            self._set_recognition(0)
+        used = 0
+        for cards in self.stages:
+            used += len(cards)
+            for kind in cards:
+                self._to_discard(kind)
+        self._discard_amours()
+        sponsor, stages = self.sponsor, self.num_stages
+        self._clear_quest_view()
+        self._reset_quest_state()
+        if self.rules.next_turn_after_quest == "sponsor_left":
+            self.next_base = sponsor
+        self._draw_task(sponsor, used + stages)

@@ -1,0 +1,589 @@
+"""The table every Quests phase works on: state, card movement, observation writes, scheduling.
+
+:class:`Table` holds the whole game state and the primitives the phase modules use
+(:mod:`~envs.quests.quest`, :mod:`~envs.quests.bidding`, :mod:`~envs.quests.tournament`,
+:mod:`~envs.quests.events`), which :class:`~envs.quests.engine.QuestsEngine` combines.
+
+**Flow.** The game is a stack of small tasks (``_todo``, next task last). A task either pushes
+more tasks or asks one player for a decision (:meth:`Table._ask` sets ``current_player``);
+:meth:`Table._run` pops tasks until a decision is pending or the game is over. After a
+decision's action is applied the decision either stays open (e.g. one more card to play) or is
+released, and the stack continues. Draws push a hand-limit decision when they take a hand above
+12, so "the hand limit after every draw" interrupts whatever comes next.
+
+**Observation.** Each fact is written once, when it changes, into the public layer or the
+private layer of the one player who knows it, through flat memoryviews at offsets from
+``LAYOUT.index`` (as in Paladin); ``observation(p)`` is ``max(pub, priv[p])`` + one ``take``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from envs.core.cards import Composition, shuffled, stack_deck
+from envs.core.engine import GameEngine, Setup, parse_seat
+from envs.quests import actions as A
+from envs.quests.cards import (
+    ALLIES,
+    ALLY,
+    AMOUR_KIND,
+    FIRST_ALLY,
+    ISEULT,
+    KIND_BP,
+    KIND_COPIES,
+    KIND_NAMES,
+    KIND_TYPE,
+    MORDRED,
+    NUM_KINDS,
+    NUM_PLAYABLE,
+    NUM_STORIES,
+    PROMOTE_AT,
+    RANK_BP,
+    RANK_PROGRESS,
+    ROUND_TABLE,
+    ROUND_TABLE_PROGRESS,
+    STORY_COPIES,
+    TRISTAN,
+    WEAPON,
+    adventure_catalog,
+    ally_bids,
+    ally_bp,
+    story_catalog,
+)
+from envs.quests.observation import LAYOUT, PHASES
+from envs.quests.rules import QuestsRules
+
+(SPONSOR, BUILD_CARD, BUILD_WEAPONS, JOIN, PREVIEW, STAGE_PLAY, BID, TEST_DISCARD, ENTER,
+ TOURNAMENT_PLAY, FINAL_PLAY, HAND_LIMIT, CALL_TO_ARMS) = range(len(PHASES))
+OVER = len(PHASES)
+PHASE_NAMES = (*PHASES, "over")
+HAND_LIMIT_SIZE = 12
+#: phases in which a Mordred holder may sacrifice it (the drawer also in SPONSOR/JOIN/ENTER)
+MORDRED_PHASES = frozenset({STAGE_PLAY, BID, TOURNAMENT_PLAY, FINAL_PLAY})
+MORDRED_DRAWER_PHASES = frozenset({SPONSOR, JOIN, ENTER})
+#: pieces that describe the current quest / tournament, cleared when it ends
+QUEST_PIECES = ("sponsor", "num_stages", "current_stage", "stage_cards", "stage_type",
+                "stage_revealed", "stage_content", "stage_bp", "previewed", "joined",
+                "in_quest", "committed", "player_bp", "bids", "highest_bid", "bid_minimum",
+                "amour", "entrants", "tie_round")
+
+Task = tuple[Callable[..., None], tuple[Any, ...]]
+
+
+class Table(GameEngine):
+    """Game state and primitives shared by every phase (see the module docstring)."""
+
+    name = "quests"
+    version = 0
+    min_players = 2
+    max_players = 4
+    num_actions = A.NUM_ACTIONS
+    layout = LAYOUT
+    rules_cls = QuestsRules
+    hand_deck = "adventure_deck"
+    deck_options = ("story_deck", "adventure_deck")
+    seat_options = ("start_player",)
+    extra_options = ("progress", "allies")
+
+    def __init__(self, num_players: int, rules: QuestsRules) -> None:
+        super().__init__(num_players, rules)
+        n = num_players
+        self.rules: QuestsRules = rules
+        self.adventure_cards = adventure_catalog()
+        self.story_cards = story_catalog()
+        self.catalogs = {"adventure_deck": self.adventure_cards, "story_deck": self.story_cards}
+        self._names = [A.names_for(actor, n) for actor in range(n)]
+        self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
+        self.pub = LAYOUT.new_buffer()
+        self.priv = LAYOUT.new_buffer(n)
+        self._tmp = LAYOUT.new_buffer()
+        self._priv_rows = list(self.priv)
+        self.w = memoryview(self.pub)
+        self.pw = [memoryview(row) for row in self.priv]
+        idx = LAYOUT.index
+        self.i_phase, self.i_actor, self.i_drawer = idx("phase"), idx("actor"), idx("drawer")
+        self.i_story, self.i_turn = idx("story"), idx("turn")[0]
+        self.i_hand, self.i_hand_size = idx("hand"), idx("hand_size")
+        self.i_rank, self.i_shields, self.i_progress = idx("rank"), idx("shields"), idx("progress")
+        self.i_allies, self.i_amour = idx("allies"), idx("amour")
+        self.i_recognition = idx("recognition")[0]
+        self.i_sponsor, self.i_num_stages = idx("sponsor"), idx("num_stages")
+        self.i_cur_stage, self.i_stage_cards = idx("current_stage"), idx("stage_cards")
+        self.i_stage_type, self.i_stage_revealed = idx("stage_type"), idx("stage_revealed")
+        self.i_stage_content, self.i_stage_bp = idx("stage_content"), idx("stage_bp")
+        self.i_previewed, self.i_joined, self.i_in_quest = (
+            idx("previewed"), idx("joined"), idx("in_quest"))
+        self.i_committed, self.i_player_bp = idx("committed"), idx("player_bp")
+        self.i_bids, self.i_highest = idx("bids"), idx("highest_bid")[0]
+        self.i_bid_min, self.i_owed = idx("bid_minimum")[0], idx("owed")[0]
+        self.i_entrants, self.i_tie = idx("entrants"), idx("tie_round")[0]
+        self.i_contenders = idx("contenders")
+        self.i_discard, self.i_story_discard = idx("discard_pile"), idx("story_discard")
+        self.i_piles = idx("piles")
+        self._quest_slices = [slice(LAYOUT[p].offset, LAYOUT[p].stop) for p in QUEST_PIECES]
+        self._mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
+        self._mw = memoryview(self._mask)
+        self._mask_ok = False
+        self.phase = OVER
+
+    # -- setup -------------------------------------------------------------------------------------
+    def reset(self, rng: np.random.Generator, setup: Setup) -> None:
+        n = self.num_players
+        self.rng = rng
+        adventures = Composition(self.adventure_cards)
+        in_play = self._parse_allies(setup.extra.get("allies"), adventures)
+        progress = self._parse_progress(setup.extra.get("progress"))
+        rigged_hands = {
+            seat: adventures.take(names, f"hands['player_{seat}']")
+            for seat, names in sorted(setup.hands.items())
+        }
+        for seat, kinds in rigged_hands.items():
+            if len(kinds) > HAND_LIMIT_SIZE:
+                raise ValueError(
+                    f"hands['player_{seat}'] holds {len(kinds)} cards; the hand limit is "
+                    f"{HAND_LIMIT_SIZE}"
+                )
+        adventure_top = adventures.take(setup.decks.get("adventure_deck", []), "adventure_deck")
+        stories = Composition(self.story_cards)
+        story_top = stories.take(setup.decks.get("story_deck", []), "story_deck")
+
+        if "start_player" in setup.seats:
+            start = setup.seats["start_player"]
+        elif self.rules.start_player is not None:
+            start = parse_seat(self.rules.start_player, n, "start_player")
+        else:
+            start = int(rng.integers(n))
+
+        # Unrigged hands are dealt from the shuffled rest, so a rigged adventure_deck lists the
+        # cards drawn after the deal, top first.
+        rest = shuffled(adventures.rest(), rng)
+        dealt = {seat: [rest.pop() for _ in range(HAND_LIMIT_SIZE)]
+                 for seat in range(n) if seat not in rigged_hands}
+        self.deck: list[int] = rest
+        self.deck.extend(reversed(adventure_top))
+        self.story_deck: list[int] = stack_deck(story_top, stories.rest(), rng)
+        self.discard: list[int] = []
+        self.discard_n = [0] * NUM_KINDS
+        self.story_discard: list[int] = []
+        self.story_discard_n = [0] * NUM_STORIES
+
+        self.hands = [[0] * NUM_KINDS for _ in range(n)]
+        self.hand_n = [0] * n
+        self.hidden_n = [0] * n  # cards chosen face down, not yet revealed
+        self.rank = [0] * n
+        self.shields = [0] * n
+        self.allies = [[False] * len(ALLIES) for _ in range(n)]
+        self.amour = [False] * n  # an Amour card in play for this quest / tournament
+        self.played: list[list[int]] = [[] for _ in range(n)]  # face-down cards this stage
+        self.played_flag = [[False] * NUM_PLAYABLE for _ in range(n)]  # by kind (0–16)
+        self.recognition = 0
+        self.turn = 0
+        self.drawer = start
+        self.next_base = start - 1  # the next drawer is left of this seat
+        self.story = -1
+        self.winners: list[int] = []
+        self.contenders: list[int] = []
+        self.over = False
+        self.truncated = False
+        self.stats = {"quests": 0, "sponsored": 0, "completed": 0, "tournaments": 0,
+                      "tournaments_held": 0, "events": 0, "reshuffles": 0}
+        self._todo: list[Task] = []
+        self._reset_quest_state()
+
+        self.pub.fill(0)
+        self.priv.fill(0)
+        self.phase = OVER
+        self.current_player = -1
+        self._mask_ok = False
+        LAYOUT.view(self.pub, "num_players")[n - 2] = 1.0
+        for seat in range(n):
+            for kind in rigged_hands.get(seat) or dealt[seat]:
+                self._gain(seat, kind)
+            for kind in in_play.get(seat, ()):
+                self._set_ally(seat, kind, True)
+            self._set_progress(seat, progress.get(seat, 0))
+        self._write_piles()
+        self._push(self._begin_turn)
+        self._run()
+
+    def _parse_allies(self, value: Any, adventures: Composition) -> dict[int, list[int]]:
+        """Reset option ``allies``: {agent: [ally names]} in play at the start (scenarios)."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError(f"allies must be a dict {{'player_k': [ally names]}}, got {value!r}")
+        result = {}
+        for agent, names in value.items():
+            seat = parse_seat(agent, self.num_players, "allies key")
+            kinds = adventures.take(names, f"allies[{agent!r}]")
+            for kind in kinds:
+                if KIND_TYPE[kind] != ALLY:
+                    raise ValueError(
+                        f"allies[{agent!r}]: {KIND_NAMES[kind]!r} is not an ally; allies are "
+                        + ", ".join(KIND_NAMES[k] for k in ALLIES)
+                    )
+            result[seat] = kinds
+        return result
+
+    def _parse_progress(self, value: Any) -> dict[int, int]:
+        """Reset option ``progress``: {agent: shields earned toward the Round Table, 0–21}."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError(f"progress must be a dict {{'player_k': 0–21}}, got {value!r}")
+        result = {}
+        for agent, amount in value.items():
+            seat = parse_seat(agent, self.num_players, "progress key")
+            if (isinstance(amount, bool) or not isinstance(amount, int)
+                    or not 0 <= amount < ROUND_TABLE_PROGRESS):
+                raise ValueError(
+                    f"progress[{agent!r}] must be an int 0–{ROUND_TABLE_PROGRESS - 1}, "
+                    f"got {amount!r}"
+                )
+            result[seat] = amount
+        return result
+
+    def _reset_quest_state(self) -> None:
+        """Forget the current quest / tournament (state only; observation cleared separately)."""
+        self.sponsor = -1
+        self.num_stages = 0
+        self.stages: list[list[int]] = []
+        self.stage_value: list[int] = []  # foe stages: BP; test stages: 0
+        self.stage_test: list[int] = []  # test kind, or -1 for a foe stage
+        self.cur_stage = -1
+        self.participants: list[int] = []
+        self.joined = [False] * self.num_players
+        self.previewed = [-1] * self.num_players
+        self.preview_offered = [False] * self.num_players
+        self.entrants: list[int] = []
+        self.player_bp = [0] * self.num_players
+        self.bids = [0] * self.num_players
+        self.bidders: list[int] = []
+        self.highest = 0
+        self.high_bidder = -1
+        self.owed = 0
+
+    # -- scheduling --------------------------------------------------------------------------------
+    def _push(self, fn: Callable[..., None], *args: Any) -> None:
+        """Schedule ``fn(*args)`` to run next (before everything already scheduled)."""
+        self._todo.append((fn, args))
+
+    def _then(self, *tasks: Task) -> None:
+        """Schedule several tasks to run next, in the given order."""
+        self._todo.extend(reversed(tasks))
+
+    def _run(self) -> None:
+        todo = self._todo
+        while self.current_player < 0 and not self.over:
+            fn, args = todo.pop()
+            fn(*args)
+
+    def _ask(self, phase: int, player: int) -> None:
+        """Open a decision of ``player`` in ``phase``."""
+        w = self.w
+        if self.phase != phase:
+            if self.phase < OVER:
+                w[self.i_phase[self.phase]] = 0.0
+            if phase < OVER:
+                w[self.i_phase[phase]] = 1.0
+            self.phase = phase
+        if self.current_player != player:
+            if self.current_player >= 0:
+                w[self.i_actor[self.current_player]] = 0.0
+            if player >= 0:
+                w[self.i_actor[player]] = 1.0
+            self.current_player = player
+        self._mask_ok = False
+
+    def _release(self) -> None:
+        """Close the open decision; :meth:`_run` continues with the scheduled tasks."""
+        if self.current_player >= 0:
+            self.w[self.i_actor[self.current_player]] = 0.0
+            self.current_player = -1
+
+    # -- cards moving ------------------------------------------------------------------------------
+    def _gain(self, seat: int, kind: int) -> None:
+        hand = self.hands[seat]
+        hand[kind] += 1
+        self.hand_n[seat] += 1
+        self.pw[seat][self.i_hand[kind]] = hand[kind] * 0.25
+        self.w[self.i_hand_size[seat]] = (self.hand_n[seat] + self.hidden_n[seat]) / 12.0
+
+    def _lose(self, seat: int, kind: int) -> None:
+        hand = self.hands[seat]
+        hand[kind] -= 1
+        self.hand_n[seat] -= 1
+        self.pw[seat][self.i_hand[kind]] = hand[kind] * 0.25
+        self.w[self.i_hand_size[seat]] = (self.hand_n[seat] + self.hidden_n[seat]) / 12.0
+
+    def _to_discard(self, kind: int) -> None:
+        """A card goes face up onto the adventure discard pile (public)."""
+        self.discard.append(kind)
+        count = self.discard_n[kind] + 1
+        self.discard_n[kind] = count
+        self.w[self.i_discard[kind]] = count / KIND_COPIES[kind]
+
+    def _discard_from_hand(self, seat: int, kind: int) -> None:
+        self._lose(seat, kind)
+        self._to_discard(kind)
+
+    def _draw_card(self) -> int:
+        """Top adventure card, reshuffling the discard pile when the deck is empty (−1: none)."""
+        if not self.deck:
+            if not self.discard:
+                return -1
+            self.deck = shuffled(self.discard, self.rng)
+            self.discard = []
+            self.discard_n = [0] * NUM_KINDS
+            for i in self.i_discard:
+                self.w[i] = 0.0
+            self.stats["reshuffles"] += 1
+        return self.deck.pop()
+
+    def _draw_task(self, seat: int, count: int) -> None:
+        """Task: ``seat`` draws ``count`` cards, then the hand limit applies."""
+        for _ in range(count):
+            kind = self._draw_card()
+            if kind < 0:
+                break  # every card is in hands or in play: nothing left to draw
+            self._gain(seat, kind)
+        self.w[self.i_piles[0]] = len(self.deck) / 125.0
+        if self.hand_n[seat] > HAND_LIMIT_SIZE:
+            self._ask_hand_limit(seat)
+
+    def _draws(self, seats: list[int], count: int) -> list[Task]:
+        return [(self._draw_task, (seat, count)) for seat in seats]
+
+    def _ask_hand_limit(self, seat: int) -> None:
+        self.w[self.i_owed] = (self.hand_n[seat] - HAND_LIMIT_SIZE) / 12.0
+        self._ask(HAND_LIMIT, seat)
+
+    def _write_piles(self) -> None:
+        self.w[self.i_piles[0]] = len(self.deck) / 125.0
+        self.w[self.i_piles[1]] = len(self.story_deck) / 28.0
+
+    def _set_ally(self, seat: int, kind: int, present: bool) -> None:
+        self.allies[seat][kind - FIRST_ALLY] = present
+        self.w[self.i_allies[seat][kind - FIRST_ALLY]] = 1.0 if present else 0.0
+
+    def _remove_ally(self, seat: int, kind: int) -> None:
+        self._set_ally(seat, kind, False)
+        self._to_discard(kind)
+
+    def _set_amour(self, seat: int, present: bool) -> None:
+        self.amour[seat] = present
+        self.w[self.i_amour[seat]] = 1.0 if present else 0.0
+
+    def _discard_amours(self) -> None:
+        for seat in range(self.num_players):
+            if self.amour[seat]:
+                self._set_amour(seat, False)
+                self._to_discard(AMOUR_KIND)
+
+    # -- face-down choices (foe stages, tournaments) -----------------------------------------------
+    def _play_face_down(self, seat: int, kind: int) -> None:
+        self._lose(seat, kind)
+        self.played[seat].append(kind)
+        self.played_flag[seat][kind] = True
+        self.hidden_n[seat] += 1
+        self.w[self.i_hand_size[seat]] = (self.hand_n[seat] + self.hidden_n[seat]) / 12.0
+        self.pw[seat][self.i_committed[seat][kind]] = 1.0
+
+    def _reveal_played(self, seats: list[int]) -> None:
+        """Turn everyone's face-down cards up: allies and Amours go into play."""
+        w = self.w
+        for seat in seats:
+            cells = self.i_committed[seat]
+            for kind in self.played[seat]:
+                w[cells[kind]] = 1.0
+                if kind == AMOUR_KIND:
+                    self._set_amour(seat, True)
+                elif KIND_TYPE[kind] != WEAPON:
+                    self._set_ally(seat, kind, True)
+            self.hidden_n[seat] = 0
+            w[self.i_hand_size[seat]] = self.hand_n[seat] / 12.0
+
+    def _weapons_played_bp(self, seat: int) -> int:
+        return sum(KIND_BP[k] for k in self.played[seat] if KIND_TYPE[k] == WEAPON)
+
+    def _discard_played_weapons(self, seats: list[int]) -> None:
+        """Weapons played this stage / round go to the discard pile; the choice is reset."""
+        for seat in seats:
+            for kind in self.played[seat]:
+                if KIND_TYPE[kind] == WEAPON:
+                    self._to_discard(kind)
+                self.played_flag[seat][kind] = False
+            self.played[seat] = []
+
+    def _clear_committed(self, seats: list[int]) -> None:
+        """Forget the shown face-down cards of the last stage / round (start of a new one)."""
+        w = self.w
+        for seat in seats:
+            cells = self.i_committed[seat]
+            pw = self.pw[seat]
+            for cell in cells:
+                w[cell] = 0.0
+                pw[cell] = 0.0
+            w[self.i_player_bp[seat]] = 0.0
+
+    # -- battle points, bids, ranks ----------------------------------------------------------------
+    def _pairing(self, seat: int, kind: int) -> bool:
+        """Is the Tristan/Iseult partner ``kind`` in play (anyone's, or the seat's own)?"""
+        i = kind - FIRST_ALLY
+        if self.rules.tristan_iseult == "own":
+            return self.allies[seat][i]
+        return any(row[i] for row in self.allies)
+
+    def _battle_points(self, seat: int, in_quest: bool, base: int | None = None) -> int:
+        """Rank BP (or ``base``) + weapons played now + Amour + every ally in play."""
+        bp = RANK_BP[self.rank[seat]] if base is None else base
+        bp += self._weapons_played_bp(seat)
+        if self.amour[seat]:
+            bp += 10
+        allies = self.allies[seat]
+        if any(allies):
+            iseult = self._pairing(seat, ISEULT)
+            for i, present in enumerate(allies):
+                if present:
+                    bp += ally_bp(FIRST_ALLY + i, self.story, in_quest, iseult)
+        return bp
+
+    def _free_bids(self, seat: int) -> int:
+        bids = 1 if self.amour[seat] else 0
+        allies = self.allies[seat]
+        if any(allies):
+            tristan = self._pairing(seat, TRISTAN)
+            for i, present in enumerate(allies):
+                if present:
+                    bids += ally_bids(FIRST_ALLY + i, self.story, True, tristan)
+        return bids
+
+    def progress(self, seat: int) -> int:
+        """Shields earned toward the Round Table (Knight 5, Champion Knight 12, Round Table 22)."""
+        if self.rank[seat] == ROUND_TABLE:
+            return ROUND_TABLE_PROGRESS
+        return RANK_PROGRESS[self.rank[seat]] + self.shields[seat]
+
+    def _write_rank(self, seat: int) -> None:
+        w = self.w
+        for r, cell in enumerate(self.i_rank[seat]):
+            w[cell] = 1.0 if r == self.rank[seat] else 0.0
+        w[self.i_shields[seat]] = self.shields[seat] / 10.0
+        w[self.i_progress[seat]] = self.progress(seat) / ROUND_TABLE_PROGRESS
+
+    def _set_progress(self, seat: int, amount: int) -> None:
+        self.rank[seat], self.shields[seat] = 0, 0
+        self._gain_shields(seat, amount)
+
+    def _gain_shields(self, seat: int, amount: int) -> None:
+        """Add shields; promotions cascade and surplus carries over."""
+        shields = self.shields[seat] + amount
+        rank = self.rank[seat]
+        while rank < ROUND_TABLE and shields >= PROMOTE_AT[rank]:
+            shields -= PROMOTE_AT[rank]
+            rank += 1
+        self.rank[seat], self.shields[seat] = rank, shields
+        self._write_rank(seat)
+
+    def _lose_shields(self, seat: int, amount: int) -> None:
+        """Lose shields, never below 0; ranks never go down."""
+        self.shields[seat] = max(0, self.shields[seat] - amount)
+        self._write_rank(seat)
+
+    def _set_recognition(self, count: int) -> None:
+        """Pending King's Recognitions (each worth +2 shields per completer when stacking)."""
+        self.recognition = count
+        self.w[self.i_recognition] = 2 * count / 4.0
+
+    # -- Mordred -----------------------------------------------------------------------------------
+    def _mordred_allowed(self, seat: int) -> bool:
+        if not self.hands[seat][MORDRED]:
+            return False
+        phase = self.phase
+        return phase in MORDRED_PHASES or (phase in MORDRED_DRAWER_PHASES and seat == self.drawer)
+
+    def _mask_mordred(self, seat: int) -> None:
+        n = self.num_players
+        mw = self._mw
+        for rel in range(1, n):
+            row = self.allies[(seat + rel) % n]
+            for i, present in enumerate(row):
+                if present:
+                    mw[A.MORDRED + i * (A.MAX_PLAYERS - 1) + rel - 1] = 1
+
+    def _use_mordred(self, action: int) -> None:
+        seat = self.current_player
+        ally, rel = divmod(action - A.MORDRED, A.MAX_PLAYERS - 1)
+        target = (seat + rel + 1) % self.num_players
+        self._discard_from_hand(seat, MORDRED)
+        self._remove_ally(target, FIRST_ALLY + ally)
+        self._mask_ok = False
+
+    # -- cards a player may play / discard ---------------------------------------------------------
+    def _mask_play(self, seat: int, amour_ok: bool) -> None:
+        """``play`` ids: weapons not played yet this stage, an Amour if allowed, any ally."""
+        hand = self.hands[seat]
+        flags = self.played_flag[seat]
+        mw = self._mw
+        for kind in range(6):
+            if hand[kind] and not flags[kind]:
+                mw[A.PLAY + kind] = 1
+        if amour_ok and hand[AMOUR_KIND] and not self.amour[seat] and not flags[AMOUR_KIND]:
+            mw[A.PLAY + AMOUR_KIND] = 1
+        self._mask_allies(seat)
+
+    def _mask_allies(self, seat: int) -> None:
+        hand = self.hands[seat]
+        mw = self._mw
+        for kind in ALLIES:
+            if hand[kind]:
+                mw[A.PLAY + kind] = 1
+
+    def _mask_discard(self, seat: int, kinds: range | tuple[int, ...] = range(NUM_KINDS)) -> None:
+        hand = self.hands[seat]
+        mw = self._mw
+        for kind in kinds:
+            if hand[kind]:
+                mw[A.DISCARD + kind] = 1
+
+    # -- story deck --------------------------------------------------------------------------------
+    def _draw_story(self) -> int:
+        if not self.story_deck:
+            self.story_deck = shuffled(self.story_discard, self.rng)
+            self.story_discard = []
+            self.story_discard_n = [0] * NUM_STORIES
+            for cell in self.i_story_discard:
+                self.w[cell] = 0.0
+        return self.story_deck.pop()
+
+    def _discard_story(self) -> None:
+        story = self.story
+        if story < 0:
+            return
+        self.story_discard.append(story)
+        self.story_discard_n[story] += 1
+        self.w[self.i_story_discard[story]] = self.story_discard_n[story] / STORY_COPIES[story]
+        self.w[self.i_story[story]] = 0.0
+        self.story = -1
+
+    def _clear_quest_view(self) -> None:
+        """Zero every quest / tournament piece of the observation, public and private."""
+        for cells in self._quest_slices:
+            self.pub[cells] = 0.0
+            self.priv[:, cells] = 0.0
+        self.w[self.i_owed] = 0.0
+
+    # -- the end -----------------------------------------------------------------------------------
+    def _game_over(self, winners: list[int]) -> None:
+        """The game ends: ``winners`` (empty when truncated) rank first."""
+        self.winners = list(winners)
+        self.over = True
+        self._todo.clear()
+        self._release()
+        self._ask(OVER, -1)
+
+    def _begin_turn(self) -> None:  # pragma: no cover - implemented by the engine
+        raise NotImplementedError

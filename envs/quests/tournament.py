@@ -1,0 +1,131 @@
+"""Tournaments (spec "Tournaments") and the final tournament (spec "Winning").
+
+From the drawer clockwise each player enters or not; with fewer than 2 entrants the
+tournament is not held. Each entrant draws 1 card, then secretly chooses weapons (distinct
+names), at most one Amour and any allies; the highest BP wins entrants + bonus shields. A tie:
+the tied players' weapons are discarded (Amours and allies stay) and they play one more round;
+a sole winner then gets entrants + bonus, players still tied get entrants each. Afterwards
+weapons and Amours are discarded.
+
+The final tournament is played by everyone who became a Knight of the Round Table in the
+same turn: no draw, base 20 BP, one round; the highest wins and ties share the win.
+"""
+
+from __future__ import annotations
+
+from envs.quests import actions as A
+from envs.quests.cards import STORY_BONUS
+from envs.quests.table import ENTER, FINAL_PLAY, TOURNAMENT_PLAY, Table
+
+
+class TournamentFlow(Table):
+    """Entering, the face-down rounds, the tie-break, the payout; the final tournament."""
+
+    def _start_tournament(self) -> None:
+        self.stats["tournaments"] += 1
+        self._push(self._offer_entry, 0)
+
+    def _offer_entry(self, offset: int) -> None:
+        if offset < self.num_players:
+            self.offer_index = offset
+            self._ask(ENTER, (self.drawer + offset) % self.num_players)
+            return
+        self._begin_tournament()
+
+    def _mask_enter(self, seat: int) -> None:
+        self._mw[A.ENTER] = 1
+        self._mw[A.DECLINE] = 1
+
+    def _apply_enter(self, action: int) -> None:
+        if action == A.ENTER:
+            seat = self.current_player
+            self.entrants.append(seat)
+            self.w[self.i_entrants[seat]] = 1.0
+        self._release()
+        self._push(self._offer_entry, self.offer_index + 1)
+
+    def _begin_tournament(self) -> None:
+        entrants = self.entrants
+        if len(entrants) < 2:
+            if entrants and self.rules.lone_entrant == "wins":
+                seat = entrants[0]
+                self._then((self._draw_task, (seat, 1)), (self._lone_win, (seat,)))
+            else:
+                self._end_tournament()
+            return
+        self.stats["tournaments_held"] += 1
+        self._then(
+            *self._draws(entrants, 1),
+            *((self._ask, (TOURNAMENT_PLAY, seat)) for seat in entrants),
+            (self._reveal_tournament, (0, list(entrants))),
+        )
+
+    def _lone_win(self, seat: int) -> None:
+        self._gain_shields(seat, 1 + STORY_BONUS[self.story])
+        self._end_tournament()
+
+    def _mask_tournament_play(self, seat: int) -> None:
+        self._mw[A.DONE] = 1
+        self._mask_play(seat, amour_ok=True)
+
+    def _reveal_tournament(self, round_: int, players: list[int]) -> None:
+        self._reveal_played(players)
+        w = self.w
+        best, tied = -1, []
+        for seat in players:
+            bp = self._battle_points(seat, in_quest=False)
+            self.player_bp[seat] = bp
+            w[self.i_player_bp[seat]] = bp / 100.0
+            if bp > best:
+                best, tied = bp, [seat]
+            elif bp == best:
+                tied.append(seat)
+        self._discard_played_weapons(players)
+        entrants, bonus = len(self.entrants), STORY_BONUS[self.story]
+        if len(tied) == 1:
+            self._gain_shields(tied[0], entrants + bonus)
+        elif round_ == 0:
+            w[self.i_tie] = 1.0
+            self._then(
+                (self._clear_committed, (tied,)),
+                *((self._ask, (TOURNAMENT_PLAY, seat)) for seat in tied),
+                (self._reveal_tournament, (1, tied)),
+            )
+            return
+        else:
+            payout = entrants + (bonus if self.rules.tie_payout == "entrants_plus_bonus" else 0)
+            for seat in tied:
+                self._gain_shields(seat, payout)
+        self._end_tournament()
+
+    def _end_tournament(self) -> None:
+        self._discard_amours()
+        self._clear_quest_view()
+        self._reset_quest_state()
+
+    # -- the final tournament ----------------------------------------------------------------------
+    def _start_final(self, contenders: list[int]) -> None:
+        self.contenders = contenders
+        for seat in contenders:
+            self.w[self.i_contenders[seat]] = 1.0
+        self._then(
+            *((self._ask, (FINAL_PLAY, seat)) for seat in contenders),
+            (self._reveal_final, ()),
+        )
+
+    def _reveal_final(self) -> None:
+        players = self.contenders
+        self._reveal_played(players)
+        w = self.w
+        best, winners = -1, []
+        for seat in players:
+            bp = self._battle_points(seat, in_quest=False, base=20)
+            self.player_bp[seat] = bp
+            w[self.i_player_bp[seat]] = bp / 100.0
+            if bp > best:
+                best, winners = bp, [seat]
+            elif bp == best:
+                winners.append(seat)
+        self._discard_played_weapons(players)
+        self._discard_amours()
+        self._game_over(winners)
