@@ -17,8 +17,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev]"
 	touch $(STAMP)
 
+# Train Paladin with the demo config (a few CPU minutes), evaluate it, print the results table
+# and the path of the learning curve.
 demo: $(STAMP)
-	$(BIN)/roundtable demo
+	$(BIN)/roundtable demo --config configs/paladin_demo.yaml
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,4 +1,9 @@
-"""Baseline demo: seeded, seat-rotated games between the heuristic and random agents."""
+"""``make demo``: train Paladin with the demo config, evaluate it, print the results and the curve.
+
+The demo's run directory is the config's ``run_dir`` plus a timestamp, so running the demo again
+never overwrites (or is refused by) an earlier run. ``baseline_demo`` is the older
+no-training demo (heuristic against random agents), kept as ``roundtable demo --baselines``.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,36 @@ import time
 from envs.core.agents import RandomAgent
 from envs.core.arena import play_match
 from envs.paladin.heuristic import PaladinHeuristic
+
+
+def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
+                  workers: int = 2) -> int:
+    from training.config import load_config
+    from training.evaluate import SHIPPING_BARS, evaluate, format_result
+    from training.train import train
+
+    start = time.perf_counter()
+    cfg = load_config(config)
+    cfg.run_dir = f"{cfg.run_dir}-{time.strftime('%Y%m%d-%H%M%S')}"
+    print(f"Training {cfg.game} for {cfg.total_steps:,} steps with {config} into {cfg.run_dir}")
+    result = train(cfg)
+    trained = time.perf_counter() - start
+    print(f"\nTrained {result.steps:,} steps in {result.wall_s:.0f} s "
+          f"({result.steps / result.wall_s:.0f} steps/s); evaluating the best checkpoint "
+          f"({result.best}) over {games} games per line ...\n")
+    spec = str(result.best)
+    for baseline in cfg.eval.baselines:
+        for n in cfg.eval_sizes:
+            r = evaluate(cfg.game, [spec, baseline], games, n, workers=workers,
+                         rules=cfg.env.rules)
+            bar = SHIPPING_BARS.get(baseline)
+            note = f"; shipping bar {bar}× fair share = {bar / n:.3f}" if bar else ""
+            print(format_result(r).replace("per seat", f"per seat{note}", 1))
+            print()
+    print(f"Learning curve: {result.curve_png} (data: {result.curve_csv})")
+    print(f"Demo wall time: {time.perf_counter() - start:.0f} s "
+          f"(training {trained:.0f} s, evaluation {time.perf_counter() - start - trained:.0f} s)")
+    return 0
 
 
 def baseline_demo(seeds: int = 200) -> int:

@@ -1,0 +1,179 @@
+"""Checkpoints: round trip (numpy copy == SB3 network), resuming, and every loading error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs.core.registry import GAMES, GameEntry
+from tests.training_support import make_checkpoint
+from training import checkpoint
+from training.checkpoint import CheckpointError, load_actor
+from training.policies import parse_spec
+from training.selfplay import SelfPlayEnv
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_checkpoint(tmp_path_factory.mktemp("ckpt"))
+
+
+def copy_pair(src: Path, folder: Path, name: str = "copy") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(src, folder / f"{name}.zip")
+    shutil.copy(src.with_suffix(".json"), folder / f"{name}.json")
+    return folder / f"{name}.zip"
+
+
+def edit_card(zip_path: Path, **changes: object) -> None:
+    card_path = zip_path.with_suffix(".json")
+    card = json.loads(card_path.read_text())
+    card.update(changes)
+    card_path.write_text(json.dumps(card))
+
+
+def test_card_describes_the_model(ckpt: Path) -> None:
+    card = json.loads(ckpt.with_suffix(".json").read_text())
+    assert card["game"] == "paladin" and card["env"] == "paladin_v0"
+    assert card["observation_size"] == 756 and card["num_actions"] == 124
+    assert card["policy"]["include_mask"] is True
+    assert card["sha256"] == checkpoint.sha256_of(ckpt)
+    assert card["config"]["game"] == "paladin"
+    assert {"steps", "wall_time_s"} <= set(card["training"])
+
+
+def test_numpy_copy_matches_the_sb3_network(ckpt: Path) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    actor, _ = load_actor(ckpt, "paladin")
+    model = MaskablePPO.load(ckpt, device="cpu")
+    env = SelfPlayEnv("paladin", include_mask=True, seed=5)
+    obs, _ = env.reset()
+    batch = [obs]
+    for _ in range(15):
+        obs, _, term, trunc, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        batch.append(env.reset()[0] if term or trunc else obs)
+    x = np.stack(batch)
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(x))
+        expected = dist.distribution.logits.numpy()
+    got = actor.logits(x)
+    # SB3 normalises logits (log-softmax); compare up to a per-row constant
+    np.testing.assert_allclose(got - got.max(axis=1, keepdims=True),
+                               expected - expected.max(axis=1, keepdims=True), atol=1e-4)
+    masks = np.stack([np.ones(124, np.int8)] * len(x))
+    masks[:, :60] = 0
+    policy = parse_spec(str(ckpt), "paladin").build(0)
+    acts = policy.act_batch(x[:, :756], masks)  # type: ignore[attr-defined]
+    assert (acts >= 60).all()
+    assert [policy.act(o[:756], m) for o, m in zip(x, masks)] == acts.tolist()
+
+
+def test_saved_zip_resumes_in_sb3(ckpt: Path) -> None:
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(ckpt, device="cpu")
+    assert model.observation_space.shape == (756 + 124,)
+
+
+def test_copy_checkpoint_keeps_a_valid_pair(ckpt: Path, tmp_path: Path) -> None:
+    shipped = checkpoint.copy_checkpoint(ckpt, tmp_path / "paladin" / "paladin")
+    actor, card = load_actor(tmp_path / "paladin", "paladin")  # a folder with one pair
+    assert card["model_file"] == "paladin.zip" and shipped.exists()
+    assert actor.input_size == 880
+
+
+@pytest.mark.parametrize("name", ["model.zip", "model.json", "model"])
+def test_path_may_name_zip_card_or_stem(ckpt: Path, name: str) -> None:
+    actor, card = load_actor(ckpt.parent / name)
+    assert card["game"] == "paladin" and actor.output_size == 124
+
+
+def test_missing_files(ckpt: Path, tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        load_actor(tmp_path / "nothing.zip")
+    lone = tmp_path / "lone.zip"
+    shutil.copy(ckpt, lone)
+    with pytest.raises(CheckpointError, match="has no card"):
+        load_actor(lone)
+    card_only = tmp_path / "cardonly.json"
+    shutil.copy(ckpt.with_suffix(".json"), card_only)
+    with pytest.raises(CheckpointError, match="has no model"):
+        load_actor(card_only)
+    empty = tmp_path / "empty_dir"
+    empty.mkdir()
+    with pytest.raises(CheckpointError, match="exactly one checkpoint"):
+        load_actor(empty)
+
+
+def test_wrong_game(ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a second registered game (the Paladin module under another name) stands in for any
+    # other game, so this test does not depend on which games are installed
+    monkeypatch.setitem(GAMES, "other", GameEntry("other", "envs.paladin_v0", "roundtable/other",
+                                                  (3, 4, 5), GAMES["paladin"].heuristic))
+    with pytest.raises(CheckpointError, match="trained for 'paladin', not 'other'"):
+        load_actor(ckpt, "other")
+    copy = copy_pair(ckpt, tmp_path)
+    edit_card(copy, game="no_such_game")
+    with pytest.raises(CheckpointError, match="not installed"):
+        load_actor(copy)
+
+
+@pytest.mark.parametrize("changes,match", [
+    ({"observation_size": 755}, "expects observations of 755"),
+    ({"num_actions": 7}, "7 actions"),
+    ({"env_version": 9}, "paladin_v9"),
+    ({"format": "something/else"}, "format"),
+])
+def test_card_mismatch(ckpt: Path, tmp_path: Path, changes: dict, match: str) -> None:
+    copy = copy_pair(ckpt, tmp_path)
+    edit_card(copy, **changes)
+    with pytest.raises(CheckpointError, match=match):
+        load_actor(copy, "paladin")
+
+
+def test_network_size_mismatch(ckpt: Path, tmp_path: Path) -> None:
+    copy = copy_pair(ckpt, tmp_path)
+    card = json.loads(copy.with_suffix(".json").read_text())
+    edit_card(copy, policy=dict(card["policy"], include_mask=False))
+    with pytest.raises(CheckpointError, match="maps 880 inputs to 124 actions, but its card "
+                                              "says 756"):
+        load_actor(copy, "paladin")
+
+
+def test_corrupt_files(ckpt: Path, tmp_path: Path) -> None:
+    copy = copy_pair(ckpt, tmp_path)
+    data = copy.read_bytes()
+    copy.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="SHA-256 differs"):
+        load_actor(copy)
+    edit_card(copy, sha256=checkpoint.sha256_of(copy))  # a card that vouches for a broken zip
+    with pytest.raises(CheckpointError, match="corrupt checkpoint"):
+        load_actor(copy)
+
+    no_policy = copy_pair(ckpt, tmp_path, "nopolicy")
+    with zipfile.ZipFile(ckpt) as src, zipfile.ZipFile(no_policy, "w") as dst:
+        for item in src.namelist():
+            if item != "policy.pth":
+                dst.writestr(item, src.read(item))
+    edit_card(no_policy, sha256=checkpoint.sha256_of(no_policy))
+    with pytest.raises(CheckpointError, match="corrupt checkpoint"):
+        load_actor(no_policy)
+
+    bad_card = copy_pair(ckpt, tmp_path, "badcard")
+    bad_card.with_suffix(".json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="corrupt checkpoint card"):
+        load_actor(bad_card)
+    bad_card.with_suffix(".json").write_text(json.dumps({"format": checkpoint.CARD_FORMAT}))
+    with pytest.raises(CheckpointError, match="lacks"):
+        load_actor(bad_card)
+
+
+def test_checkpoint_errors_are_value_errors() -> None:
+    assert issubclass(CheckpointError, ValueError)

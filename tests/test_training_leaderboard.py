@@ -1,0 +1,77 @@
+"""The leaderboard: built from checkpoint cards, rewriting only the README's marked region."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.training_support import make_checkpoint
+from training.cli import main
+from training.leaderboard import END, START, leaderboard_table, update_readme
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("checkpoints")
+    zip_path = make_checkpoint(folder / "paladin", "paladin")
+    card_path = zip_path.with_suffix(".json")
+    card = json.loads(card_path.read_text())
+    card["training"] = {"steps": 1_234_567, "wall_time_s": 5400}
+    row = {"games": 2000, "ci95": [0.5, 0.56], "fair_share": 0.25}
+    card["evaluation"] = {"results": {
+        "random": {"4": {**row, "win_rate": 0.9, "ci95": [0.88, 0.92], "bar": 0.5,
+                         "passes": True}},
+        "heuristic": {"4": {**row, "win_rate": 0.3, "ci95": [0.28, 0.32], "bar": 0.325,
+                            "passes": False}},
+    }}
+    card_path.write_text(json.dumps(card))
+    return folder
+
+
+def test_table_from_cards(shipped: Path) -> None:
+    table = leaderboard_table(shipped)
+    row = next(line for line in table.splitlines() if line.startswith("| paladin"))
+    assert "| 4 | 2000 |" in row
+    assert "0.900 [0.880, 0.920] ✓" in row and "0.300 [0.280, 0.320] ✗" in row
+    assert "1,234,567" in row and "1.5 h" in row
+
+
+def test_empty_folder(tmp_path: Path) -> None:
+    assert "no checkpoints shipped yet" in leaderboard_table(tmp_path)
+
+
+def test_update_rewrites_only_the_marked_region(shipped: Path, tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    before, after = "# Title\n\nintro\n\n## Leaderboard\n\n", "\n\n## After\n\nmore text\n"
+    readme.write_text(f"{before}{START}\nold table\n{END}{after}")
+    update_readme(readme, "NEW TABLE")
+    assert readme.read_text() == f"{before}{START}\nNEW TABLE\n{END}{after}"
+    update_readme(readme, "NEWER")  # idempotent shape: markers kept, content replaced
+    assert readme.read_text() == f"{before}{START}\nNEWER\n{END}{after}"
+
+
+def test_missing_markers(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers here\n")
+    with pytest.raises(ValueError, match="lacks the markers"):
+        update_readme(readme, "x")
+
+
+def test_cli_leaderboard(shipped: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"top\n{START}\n{END}\nbottom\n")
+    assert main(["leaderboard", "--checkpoints", str(shipped), "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith(f"top\n{START}\n") and text.endswith(f"{END}\nbottom\n")
+    assert "| paladin |" in text
+    assert main(["leaderboard", "--checkpoints", str(shipped), "--print"]) == 0
+    assert "| paladin |" in capsys.readouterr().out
+
+
+def test_project_readme_has_the_markers() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert text.index(START) < text.index(END)

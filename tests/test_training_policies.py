@@ -1,0 +1,100 @@
+"""The Policy protocol, the built-in policies and the one spec resolver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs.core.agents import RandomAgent
+from envs.core.registry import GAMES, heuristic_class
+from tests.helpers import iter_states, raw
+from tests.training_support import make_checkpoint, ready_games
+from training.checkpoint import CheckpointError
+from training.numpy_net import NumpyActor
+from training.policies import CheckpointPolicy, Policy, parse_spec, resolve_policy
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_checkpoint(tmp_path_factory.mktemp("policies"))
+
+
+@pytest.mark.parametrize("game", ready_games())
+def test_builtin_specs(game: str) -> None:
+    assert isinstance(resolve_policy("random", game, seed=1), RandomAgent)
+    assert isinstance(resolve_policy(" heuristic ", game), heuristic_class(game))
+    for spec in ("random", "heuristic"):
+        assert isinstance(resolve_policy(spec, game), Policy)
+
+
+def test_checkpoint_specs(ckpt: Path) -> None:
+    for spec in (str(ckpt), str(ckpt.with_suffix(".json")), str(ckpt.with_suffix("")),
+                 str(ckpt.parent)):
+        policy = resolve_policy(spec, "paladin", seed=0)
+        assert isinstance(policy, CheckpointPolicy) and policy.include_mask
+
+
+def test_build_gives_distinct_instances(ckpt: Path) -> None:
+    for spec in ("random", "heuristic", str(ckpt)):
+        parsed = parse_spec(spec, "paladin")
+        assert parsed.build(1) is not parsed.build(1)
+
+
+@pytest.mark.parametrize("spec,match", [
+    ("", "must be 'random', 'heuristic' or a checkpoint path"),
+    ("   ", "must be 'random', 'heuristic' or a checkpoint path"),
+    ("randm", "unknown policy spec 'randm'"),
+    ("no/such/checkpoint.zip", "unknown policy spec"),
+])
+def test_bad_specs(spec: str, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        parse_spec(spec, "paladin")
+
+
+def test_bad_game_and_bad_checkpoint(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        parse_spec("random", "chess")
+    (tmp_path / "x.zip").write_bytes(b"junk")
+    with pytest.raises(CheckpointError, match="has no card"):
+        parse_spec(str(tmp_path / "x.zip"), "paladin")
+
+
+@pytest.mark.parametrize("game", ready_games())
+def test_every_policy_plays_legal_moves(game: str, ckpt: Path) -> None:
+    specs = ["random", "heuristic"] + ([str(ckpt)] if game == "paladin" else [])
+    policies = [resolve_policy(s, game, seed=3) for s in specs]
+    sizes = GAMES[game].players
+    env = raw(game, 4 if 4 in sizes else sizes[-1])
+    for i, state in enumerate(iter_states(env, seed=2)):
+        engine = state.engine
+        obs, mask = engine.observation(engine.current_player), engine.legal_mask().copy()
+        for policy in policies:
+            assert mask[policy.act(obs, mask)] == 1
+        if i > 300:
+            break
+
+
+def test_checkpoint_policy_greedy_and_sampled() -> None:
+    rng = np.random.default_rng(0)
+    actor = NumpyActor([rng.normal(size=(8, 5)).astype(np.float32),
+                        rng.normal(size=(4, 8)).astype(np.float32)],
+                       [np.zeros(8, np.float32), np.array([0, 0, 0, 50.0], np.float32)])
+    mask = np.array([1, 1, 0, 0], np.int8)
+    obs = rng.normal(size=5).astype(np.float32)
+    greedy = CheckpointPolicy(actor)
+    sampled = CheckpointPolicy(actor, deterministic=False, seed=1)
+    assert greedy.act(obs, mask) == int(np.argmax(actor.logits(obs)[:2]))
+    draws = {sampled.act(obs, mask) for _ in range(200)}
+    assert draws <= {0, 1}  # never the masked action 3, however likely the network finds it
+    obs_batch = rng.normal(size=(6, 5)).astype(np.float32)
+    masks = np.tile(mask, (6, 1))
+    assert greedy.act_batch(obs_batch, masks).tolist() == [greedy.act(o, mask) for o in obs_batch]
+
+
+def test_numpy_actor_rejects_inconsistent_layers() -> None:
+    with pytest.raises(ValueError, match="activation"):
+        NumpyActor([np.zeros((2, 2))], [np.zeros(2)], "gelu")
+    with pytest.raises(ValueError, match="layer 1 takes 3 inputs"):
+        NumpyActor([np.zeros((2, 2)), np.zeros((4, 3))], [np.zeros(2), np.zeros(4)])

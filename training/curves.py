@@ -1,0 +1,78 @@
+"""Learning curves: win rate against each baseline over training steps, as CSV and PNG."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+
+@dataclass
+class CurvePoint:
+    step: int
+    wall_s: float
+    baseline: str
+    table_size: int
+    games: int
+    win_rate: float
+    ci_lo: float
+    ci_hi: float
+    mean_score: float
+    mean_rank: float
+
+
+COLUMNS = [f.name for f in fields(CurvePoint)]
+
+
+def write_csv(points: list[CurvePoint], path: Path) -> None:
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        for p in points:
+            writer.writerow(asdict(p))
+
+
+def read_csv(path: Path) -> list[CurvePoint]:
+    with path.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    types = {f.name: f.type for f in fields(CurvePoint)}
+    casts = {"int": int, "float": float, "str": str}
+    return [CurvePoint(**{k: casts[str(types[k])](v) for k, v in row.items()}) for row in rows]
+
+
+def plot(points: list[CurvePoint], path: Path, title: str,
+         bars: dict[str, float] | None = None) -> None:
+    """One panel per baseline: win rate (with 95% CI band) per table size, fair share dashed,
+    and the shipping bar (a multiple of fair share) dotted when given."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    baselines = sorted({p.baseline for p in points}, key=lambda b: (b != "random", b))
+    sizes = sorted({p.table_size for p in points})
+    fig, axes = plt.subplots(1, max(1, len(baselines)), figsize=(5.5 * max(1, len(baselines)), 4),
+                             squeeze=False, sharey=True)
+    for ax, baseline in zip(axes[0], baselines):
+        for n in sizes:
+            pts = sorted((p for p in points if p.baseline == baseline and p.table_size == n),
+                         key=lambda p: p.step)
+            if not pts:
+                continue
+            steps = [p.step for p in pts]
+            line, = ax.plot(steps, [p.win_rate for p in pts], marker="o", ms=3, label=f"{n}p")
+            ax.fill_between(steps, [p.ci_lo for p in pts], [p.ci_hi for p in pts],
+                            color=line.get_color(), alpha=0.15)
+            ax.axhline(1 / n, color=line.get_color(), ls="--", lw=0.8)
+            if bars and baseline in bars:
+                ax.axhline(bars[baseline] / n, color=line.get_color(), ls=":", lw=1.0)
+        ax.set_title(f"vs {baseline} (dashed: fair share, dotted: bar)")
+        ax.set_xlabel("learner steps")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right")
+    axes[0][0].set_ylabel("win rate (shared wins count 1/k)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

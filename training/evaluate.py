@@ -1,0 +1,189 @@
+"""Evaluation: seeded, seat-rotated matches between policies, with statistics and ratings.
+
+Duplicate style (:mod:`envs.core.arena`): every deal is played once per seat rotation, so every
+lineup position plays every seat of the same cards and deal luck cancels. ``games`` is rounded
+up to whole deals (a multiple of the table size).
+
+Lineups: the specs fill the seats in order; when the table has more seats than specs, the last
+spec fills the rest (``ckpt random`` at 4 players is the checkpoint against three random
+players). A spec holding several seats is reported once, averaged over its seats.
+
+Statistics per spec:
+
+- **win rate** — a shared first place counts 1/k for each of k winners; fair share is 1/N
+  per seat;
+- **95% CI** — normal interval over *deals* (the independent units: the rotations of one deal
+  share its cards), falling back to a Wilson interval over games when deals do not vary;
+- **mean score**, **mean rank**;
+- **rating** — openskill Plackett–Luce over every game in deal order, reported as the
+  conservative ordinal μ − 3σ (averaged over a spec's seats).
+
+Deals are split into fixed chunks that worker processes play; each chunk seeds its own policy
+instances, so results do not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import multiprocessing
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from envs.core.arena import play_match
+from envs.core.registry import GAMES, game_entry
+from training.policies import PolicySpec, parse_spec
+
+CHUNK_DEALS = 25
+#: A shipped checkpoint must beat three-or-more copies of each baseline by this multiple of
+#: fair share (lower end of the 95% CI), at every evaluated table size.
+SHIPPING_BARS = {"random": 2.0, "heuristic": 1.3}
+Z95 = 1.959963984540054
+
+
+@dataclass
+class PlayerStats:
+    spec: str
+    win_rate: float
+    ci95: list[float]
+    mean_score: float
+    mean_rank: float
+    rating: float
+
+
+@dataclass
+class EvalResult:
+    game: str
+    games: int
+    table_size: int
+    players: list[PlayerStats]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game": self.game, "games": self.games, "table_size": self.table_size,
+                "players": [asdict(p) for p in self.players]}
+
+
+def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` observed over ``n`` trials."""
+    if n <= 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_ci(per_deal: np.ndarray, games: int) -> tuple[float, float, float]:
+    """Mean and 95% CI of a win rate from its per-deal means (see the module docstring)."""
+    mean = float(per_deal.mean())
+    if len(per_deal) > 1:
+        se = float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal))
+        if se > 0:
+            return mean, max(0.0, mean - Z95 * se), min(1.0, mean + Z95 * se)
+    lo, hi = wilson(mean, games)
+    return mean, lo, hi
+
+
+def lineup_positions(num_specs: int, table_size: int) -> list[int]:
+    """Spec index of every lineup position: the specs in order, the last one filling up."""
+    if num_specs < 1:
+        raise ValueError("evaluation needs at least one player spec")
+    if num_specs > table_size:
+        raise ValueError(f"{num_specs} player specs do not fit a {table_size}-player table")
+    return [min(pos, num_specs - 1) for pos in range(table_size)]
+
+
+def default_table_size(game: str, num_specs: int) -> int:
+    """The number of specs if that is a legal table, else the smallest table that fits them."""
+    sizes = GAMES[game_entry(game).game].players
+    fitting = [n for n in sizes if n >= num_specs]
+    if not fitting:
+        raise ValueError(f"{game} seats at most {max(sizes)} players, got {num_specs} specs")
+    return num_specs if num_specs in sizes else fitting[0]
+
+
+def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_size: int,
+                deals: list[int], chunk_seed: list[int], rules: dict[str, Any]) -> list[list]:
+    """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks) by position."""
+    seeds = np.random.SeedSequence(chunk_seed).generate_state(len(positions))
+    lineup = [specs[s].build(int(seed)) for s, seed in zip(positions, seeds)]
+    match = play_match(game, table_size, lineup, deals, **rules)
+    return [[g.wins, g.scores, g.ranks] for g in match.games]
+
+
+def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
+             table_size: int | None = None, *, seed: int = 0, workers: int = 1,
+             rules: dict[str, Any] | None = None) -> EvalResult:
+    """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats."""
+    entry = game_entry(game)
+    parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry.game) for s in specs]
+    n = table_size or default_table_size(entry.game, len(parsed))
+    if n not in entry.players:
+        raise ValueError(f"{entry.game} is played by {', '.join(map(str, entry.players))} "
+                         f"players, not {n}")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    positions = lineup_positions(len(parsed), n)
+    num_deals = -(-games // n)
+    deal_seeds = [seed + i for i in range(num_deals)]
+    chunks = [deal_seeds[i : i + CHUNK_DEALS] for i in range(0, num_deals, CHUNK_DEALS)]
+    jobs = [(entry.game, parsed, positions, n, chunk, [seed, n, k],
+             dict(rules or {})) for k, chunk in enumerate(chunks)]
+    if workers <= 1 or len(jobs) == 1:
+        rows = [row for job in jobs for row in _play_chunk(*job)]
+    else:
+        # fork where available: workers start at once with everything imported, and they run
+        # numpy only (checkpoint weights arrive as arrays), so no torch state crosses the fork.
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        workers = min(workers, len(jobs))
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            rows = [row for part in pool.map(_play_chunk, *zip(*jobs)) for row in part]
+    wins, scores, ranks = (np.array([r[i] for r in rows], dtype=float) for i in range(3))
+    ratings = _ratings(ranks)
+    players = []
+    for s, spec in enumerate(parsed):
+        cols = [pos for pos, owner in enumerate(positions) if owner == s]
+        per_game = wins[:, cols].mean(axis=1)
+        per_deal = per_game.reshape(num_deals, n).mean(axis=1)
+        mean, lo, hi = mean_ci(per_deal, len(per_game) * len(cols))
+        players.append(PlayerStats(
+            spec=spec.spec,
+            win_rate=round(mean, 4),
+            ci95=[round(lo, 4), round(hi, 4)],
+            mean_score=round(float(scores[:, cols].mean()), 3),
+            mean_rank=round(float(ranks[:, cols].mean()), 3),
+            rating=round(float(np.mean([ratings[c] for c in cols])), 2),
+        ))
+    return EvalResult(entry.game, len(rows), n, players)
+
+
+def _ratings(ranks: np.ndarray) -> list[float]:
+    """openskill ordinal (μ − 3σ) of every lineup position after all games, in order."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    players = [model.rating() for _ in range(ranks.shape[1])]
+    for row in ranks:
+        teams = model.rate([[p] for p in players], ranks=row.tolist())
+        players = [team[0] for team in teams]
+    return [p.ordinal() for p in players]
+
+
+def format_result(result: EvalResult) -> str:
+    """A markdown table of one evaluation (one table size)."""
+    n = result.table_size
+    lines = [
+        f"{result.game}, {n} players, {result.games} games ({result.games // n} deals × {n} "
+        f"seat rotations); fair share {1 / n:.3f} per seat",
+        "",
+        "| player | win rate | 95% CI | mean score | mean rank | rating |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for p in result.players:
+        lines.append(f"| {p.spec} | {p.win_rate:.3f} | [{p.ci95[0]:.3f}, {p.ci95[1]:.3f}] | "
+                     f"{p.mean_score:.2f} | {p.mean_rank:.2f} | {p.rating:.2f} |")
+    return "\n".join(lines)

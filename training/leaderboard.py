@@ -1,0 +1,79 @@
+"""The README leaderboard, regenerated from the cards of the checkpoints in ``checkpoints/``.
+
+Each shipped checkpoint's card carries its final evaluation (written by
+``scripts/ship_checkpoint.py``): per baseline and table size, the win rate against N − 1 copies
+of the baseline with its 95% CI and the shipping bar. ``roundtable leaderboard`` turns those
+into one markdown table and rewrites only the region between the README's markers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from training.checkpoint import CheckpointError, read_card
+
+START = "<!-- leaderboard:start -->"
+END = "<!-- leaderboard:end -->"
+
+
+def shipped_cards(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
+    """(card path, card) of every checkpoint under ``folder``, sorted by game."""
+    cards = []
+    for card_path in sorted(folder.glob("*/*.json")):
+        if not card_path.with_suffix(".zip").exists():
+            continue
+        try:
+            cards.append((card_path, read_card(card_path)))
+        except CheckpointError:
+            continue
+    return cards
+
+
+def _cell(row: dict[str, Any] | None) -> str:
+    if not row:
+        return "—"
+    lo, hi = row["ci95"]
+    mark = ""
+    if "bar" in row:
+        mark = " ✓" if row.get("passes") else " ✗"
+    return f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]{mark}"
+
+
+def leaderboard_table(folder: Path) -> str:
+    cards = shipped_cards(folder)
+    lines = [
+        "Win rate of each shipped checkpoint against N − 1 copies of a baseline (duplicate "
+        "deals, seats rotated; shared wins count 1/k) with its 95% CI. ✓: the lower end of the "
+        "CI clears the bar (2× fair share against random, 1.3× against the heuristic).",
+        "",
+        "| game | checkpoint | players | games | vs random | bar | vs heuristic | bar | "
+        "training steps | training time |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    if not cards:
+        lines.append("| — | no checkpoints shipped yet | | | | | | | | |")
+    for card_path, card in cards:
+        results = card.get("evaluation", {}).get("results", {})
+        training = card.get("training", {})
+        sizes = sorted({int(n) for by_size in results.values() for n in by_size})
+        hours = training.get("wall_time_s", 0) / 3600
+        for n in sizes:
+            rnd = results.get("random", {}).get(str(n))
+            heu = results.get("heuristic", {}).get(str(n))
+            games = (rnd or heu or {}).get("games", "")
+            lines.append(
+                f"| {card['game']} | `{card_path.with_suffix('.zip').as_posix()}` | {n} | "
+                f"{games} | {_cell(rnd)} | {rnd['bar'] if rnd else '—'} | {_cell(heu)} | "
+                f"{heu['bar'] if heu else '—'} | {training.get('steps', 0):,} | {hours:.1f} h |"
+            )
+    return "\n".join(lines)
+
+
+def update_readme(readme: Path, table: str) -> None:
+    """Replace the text between the leaderboard markers (and nothing else)."""
+    text = readme.read_text()
+    start, end = text.find(START), text.find(END)
+    if start < 0 or end < start:
+        raise ValueError(f"{readme} lacks the markers {START} … {END}")
+    readme.write_text(text[: start + len(START)] + "\n" + table + "\n" + text[end:])

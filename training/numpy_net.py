@@ -1,0 +1,127 @@
+"""A numpy copy of a trained MaskablePPO actor, for opponents, evaluation and human play.
+
+SB3's ``predict`` costs ~320 µs per observation and a direct torch call ~70 µs; the same MLP in
+numpy costs ~8 µs, and a batch of 64 ~6 µs each (``shared/PERFORMANCE.md``). Self-play
+opponents and evaluation run thousands of moves per second, so they never call SB3: they run
+this copy. It holds only weight arrays and names (no pickled objects), so it travels to worker
+processes and loads without torch once the arrays are extracted.
+
+Only the actor is copied: ``mlp_extractor.policy_net`` (Linear + activation layers) followed by
+``action_net``. The value head is not needed to act.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+ACTIVATIONS = ("tanh", "relu")
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    return np.maximum(x, 0.0, out=x)
+
+
+def _tanh(x: np.ndarray) -> np.ndarray:
+    return np.tanh(x, out=x)
+
+
+@dataclass
+class NumpyActor:
+    """Masked-logit MLP: ``logits = W_k · act(… act(W_1 · x + b_1) …) + b_k``."""
+
+    weights: list[np.ndarray]  # (out, in) per layer, float32, C-contiguous transposes cached
+    biases: list[np.ndarray]
+    activation: str = "tanh"
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(
+                f"unsupported activation {self.activation!r}; supported: {', '.join(ACTIVATIONS)}"
+            )
+        if len(self.weights) != len(self.biases) or not self.weights:
+            raise ValueError("NumpyActor needs one bias per weight matrix and at least one layer")
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            if w.ndim != 2 or b.shape != (w.shape[0],):
+                raise ValueError(f"layer {i}: weight {w.shape} and bias {b.shape} do not fit")
+            if i and w.shape[1] != self.weights[i - 1].shape[0]:
+                raise ValueError(
+                    f"layer {i} takes {w.shape[1]} inputs but layer {i - 1} gives "
+                    f"{self.weights[i - 1].shape[0]}"
+                )
+        self._wt = [np.ascontiguousarray(w.T, dtype=np.float32) for w in self.weights]
+        self._b = [np.asarray(b, dtype=np.float32) for b in self.biases]
+        self._act = _tanh if self.activation == "tanh" else _relu
+
+    def __getstate__(self) -> dict:
+        return {"weights": self.weights, "biases": self.biases, "activation": self.activation}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
+    @property
+    def input_size(self) -> int:
+        return int(self.weights[0].shape[1])
+
+    @property
+    def output_size(self) -> int:
+        return int(self.weights[-1].shape[0])
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """Unmasked logits for one input (1-D) or a batch (2-D)."""
+        h = np.asarray(x, dtype=np.float32)
+        last = len(self._wt) - 1
+        for i, (wt, b) in enumerate(zip(self._wt, self._b)):
+            h = h @ wt
+            h += b
+            if i < last:
+                h = self._act(h)
+        return h
+
+    def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = self.logits(x)
+        logits[np.asarray(mask) == 0] = -np.inf
+        return logits
+
+    def greedy(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray | int:
+        """Most likely legal action (an int for one input, an array for a batch)."""
+        out = np.argmax(self.masked_logits(x, mask), axis=-1)
+        return int(out) if np.ndim(out) == 0 else out
+
+    def sample(self, x: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray | int:
+        """A legal action drawn from the policy's distribution (Gumbel-max trick)."""
+        logits = self.masked_logits(x, mask)
+        noise = rng.gumbel(size=logits.shape).astype(np.float32)
+        out = np.argmax(logits + noise, axis=-1)
+        return int(out) if np.ndim(out) == 0 else out
+
+    # -- conversions -----------------------------------------------------------------------------
+    @classmethod
+    def from_state_dict(cls, state: Mapping[str, object], activation: str) -> NumpyActor:
+        """Build from an SB3 policy state dict (``policy.pth`` of a saved model)."""
+        layers: list[tuple[int, str]] = []
+        prefix = "mlp_extractor.policy_net."
+        for key in state:
+            if key.startswith(prefix) and key.endswith(".weight"):
+                layers.append((int(key[len(prefix) :].split(".")[0]), key[: -len(".weight")]))
+        names = [name for _, name in sorted(layers)] + ["action_net"]
+        weights, biases = [], []
+        for name in names:
+            if f"{name}.weight" not in state or f"{name}.bias" not in state:
+                raise ValueError(f"policy weights lack {name}.weight / {name}.bias")
+            weights.append(_to_numpy(state[f"{name}.weight"]))
+            biases.append(_to_numpy(state[f"{name}.bias"]))
+        return cls(weights, biases, activation)
+
+    @classmethod
+    def from_sb3(cls, policy: object, activation: str) -> NumpyActor:
+        """Copy the actor of a live SB3 policy (``model.policy``), e.g. for a frozen snapshot."""
+        return cls.from_state_dict(policy.state_dict(), activation)  # type: ignore[attr-defined]
+
+
+def _to_numpy(value: object) -> np.ndarray:
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()  # type: ignore[attr-defined]
+    return np.array(value, dtype=np.float32)

@@ -1,0 +1,134 @@
+"""Human play at the terminal: ``roundtable play <game> [--players SPEC ...]``.
+
+The human takes one seat; the other seats are filled, in order from the human's left, by the
+given specs (the last spec fills the rest). Before each of the human's decisions the table is
+drawn from the human's point of view (``engine.render_text(viewer=seat)``) and the legal moves
+are listed by name; a move is chosen by its number, its full name, or an unambiguous start of
+its name. Anything else is answered with a hint and asked again; end of input or ``q`` ends
+the game politely. Opponents' moves are announced by phase only, unless the engine offers
+``public_action_name(action)``: a move's full name can reveal a face-down card.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from envs.core.registry import game_entry, game_module
+from training.evaluate import default_table_size
+from training.policies import parse_spec, reset_policy
+
+QUIT = ("q", "quit", "exit")
+HELP = ("?", "h", "help")
+
+
+def choose(legal: list[int], names: list[str], answer: str) -> tuple[int | None, str]:
+    """The legal action an answer picks (number, name or unique name prefix), or a hint."""
+    text = " ".join(answer.strip().lower().split())
+    if not text:
+        return None, "type the number or the name of a move"
+    if text.isdigit():
+        k = int(text)
+        if 1 <= k <= len(legal):
+            return legal[k - 1], ""
+        return None, f"no move number {k}; choose 1 to {len(legal)}"
+    lowered = [n.lower() for n in names]
+    if text in lowered:
+        return legal[lowered.index(text)], ""
+    matches = [i for i, n in enumerate(lowered) if n.startswith(text)]
+    if len(matches) == 1:
+        return legal[matches[0]], ""
+    if matches:
+        return None, "ambiguous: " + ", ".join(names[i] for i in matches[:6])
+    return None, f"{answer.strip()!r} is not a legal move here"
+
+
+def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int | None = None,
+         seat: int = 0, seed: int | None = None, rules: dict[str, Any] | None = None,
+         input_fn: Callable[[str], str] | None = None, out: TextIO | None = None) -> int:
+    """Play one game; returns 0 when it ends normally, 1 when the human quits."""
+    out = out or sys.stdout
+    ask = input_fn or input
+    entry = game_entry(game)
+    module = game_module(entry.game)
+    specs = list(specs) or ["heuristic"]
+    parsed = [parse_spec(s, entry.game) for s in specs]
+    if num_players is None:
+        default = module.raw_env.default_players
+        fits = default in entry.players and len(parsed) + 1 <= default and len(parsed) == 1
+        num_players = default if fits else default_table_size(entry.game, len(parsed) + 1)
+    if num_players not in entry.players:
+        raise ValueError(f"{entry.game} is played by {', '.join(map(str, entry.players))} "
+                         f"players, not {num_players}")
+    if len(parsed) > num_players - 1:
+        raise ValueError(f"{len(parsed)} opponent specs do not fit a {num_players}-player table")
+    if not 0 <= seat < num_players:
+        raise ValueError(f"seat must be 0 to {num_players - 1}, got {seat}")
+    if seed is None:
+        seed = random.randrange(2**31)
+
+    env = module.raw_env(num_players=num_players, **(rules or {}))
+    env.reset(seed=seed)
+    engine = env.engine
+    others = [(seat + k) % num_players for k in range(1, num_players)]
+    players: dict[int, Any] = {}
+    labels: dict[int, str] = {seat: "you"}
+    for k, s in enumerate(others):
+        spec = parsed[min(k, len(parsed) - 1)]
+        players[s] = spec.build(seed + 1 + k)
+        labels[s] = spec.spec
+        reset_policy(players[s])
+    public_name = getattr(engine, "public_action_name", None)
+
+    def say(text: str = "") -> None:
+        print(text, file=out)
+
+    say(f"{entry.game} — {num_players} players, deal seed {seed}; you are player_{seat}")
+    say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
+    while not engine.over:
+        p = engine.current_player
+        if p != seat:
+            phase = engine.phase_name()
+            action = int(players[p].act(engine.observation(p), engine.legal_mask().copy()))
+            what = public_name(action) if public_name else f"a {phase} move" if phase else "a move"
+            env.step(action)
+            say(f"  player_{p} ({labels[p]}): {what}")
+            continue
+        legal = env.legal_actions()
+        names = [engine.action_name(a) for a in legal]
+        say()
+        say(engine.render_text(viewer=seat))
+        say("Your legal moves:")
+        for i, name in enumerate(names, 1):
+            say(f"  {i:>2}. {name}")
+        while True:
+            try:
+                answer = ask("your move (number or name; ? shows the table, q quits): ")
+            except (EOFError, KeyboardInterrupt):
+                say("\nno more input: game abandoned")
+                return 1
+            if answer.strip().lower() in QUIT:
+                say("game abandoned")
+                return 1
+            if answer.strip().lower() in HELP:
+                say(engine.render_text(viewer=seat))
+                for i, name in enumerate(names, 1):
+                    say(f"  {i:>2}. {name}")
+                continue
+            action, hint = choose(legal, names, answer)
+            if action is not None:
+                break
+            say(f"  {hint}")
+        say(f"  you: {engine.action_name(action)}")
+        env.step(action)
+
+    say()
+    say(engine.render_text(viewer=seat))
+    scores, ranks = engine.scores(), engine.ranks()
+    say("Final result:")
+    for s in sorted(range(num_players), key=lambda s: ranks[s]):
+        say(f"  rank {ranks[s]}: player_{s} ({labels[s]}) score {scores[s]:g}")
+    say(f"You finished rank {ranks[seat]} of {num_players}.")
+    return 0

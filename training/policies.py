@@ -1,0 +1,141 @@
+"""Policies and the one resolver that turns a spec string into a policy.
+
+A :class:`Policy` is anything with ``act(observation, action_mask) -> int`` and, optionally,
+``reset()`` (called at the start of every game, for policies that keep per-game state). The
+built-ins:
+
+- ``random`` — a uniformly random legal action (:class:`envs.core.agents.RandomAgent`);
+- ``heuristic`` — the game's rule-based agent (``registry.heuristic_class(game)``);
+- a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network.
+
+Everything that names opponents (the CLI, the configs, the Python API, evaluation workers)
+goes through :func:`parse_spec` / :func:`resolve_policy`. A parsed :class:`PolicySpec` holds
+only strings and weight arrays, so it can be sent to worker processes, which then
+:meth:`~PolicySpec.build` fresh policy instances, one per seat (heuristics may keep per-game
+state, so two seats never share an instance).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from envs.core.agents import RandomAgent
+from envs.core.registry import game_entry, heuristic_class
+from training.numpy_net import NumpyActor
+
+BUILTIN_SPECS = ("random", "heuristic")
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Chooses a legal action from an observation vector and the action mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
+
+
+def reset_policy(policy: Policy) -> None:
+    """Call the optional per-game ``reset()``."""
+    reset = getattr(policy, "reset", None)
+    if reset is not None:
+        reset()
+
+
+class CheckpointPolicy:
+    """Plays a trained network from its numpy copy (never SB3's ``predict``; see PERFORMANCE.md).
+
+    ``deterministic`` picks the most likely legal action; otherwise actions are sampled from the
+    network's distribution with the policy's own seeded generator. ``include_mask`` appends the
+    action mask to the network input, as the training view did.
+    """
+
+    name = "checkpoint"
+
+    def __init__(self, actor: NumpyActor, include_mask: bool = False, deterministic: bool = True,
+                 seed: int | None = None, label: str = "checkpoint") -> None:
+        self.actor = actor
+        self.include_mask = include_mask
+        self.deterministic = deterministic
+        self.rng = np.random.default_rng(seed)
+        self.label = label
+
+    def reset(self) -> None:
+        pass
+
+    def _inputs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        if self.include_mask:
+            return np.concatenate([observation, action_mask.astype(np.float32)], axis=-1)
+        return observation
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        x = self._inputs(observation, action_mask)
+        if self.deterministic:
+            return int(self.actor.greedy(x, action_mask))
+        return int(self.actor.sample(x, action_mask, self.rng))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """Actions for a batch of decisions (rows), one network call for all of them."""
+        x = self._inputs(observations, action_masks)
+        if self.deterministic:
+            return np.asarray(self.actor.greedy(x, action_masks))
+        return np.asarray(self.actor.sample(x, action_masks, self.rng))
+
+
+@dataclass
+class PolicySpec:
+    """A parsed spec: what to build, with checkpoint weights already loaded and checked."""
+
+    spec: str
+    kind: str  # "random" | "heuristic" | "checkpoint"
+    game: str
+    actor: NumpyActor | None = None
+    card: dict[str, Any] = field(default_factory=dict)
+
+    def build(self, seed: int | None = None) -> Policy:
+        """A fresh policy instance (one per seat; seeded for reproducible play)."""
+        if self.kind == "random":
+            return RandomAgent(seed=seed)
+        if self.kind == "heuristic":
+            return heuristic_class(self.game)(seed=seed)
+        assert self.actor is not None
+        policy = self.card.get("policy", {})
+        return CheckpointPolicy(
+            self.actor,
+            include_mask=bool(policy.get("include_mask", False)),
+            deterministic=policy.get("act", "greedy") == "greedy",
+            seed=seed,
+            label=self.spec,
+        )
+
+
+def parse_spec(spec: str, game: str) -> PolicySpec:
+    """Parse ``random``, ``heuristic`` or a checkpoint path for ``game``; ``ValueError`` if bad.
+
+    A checkpoint path may name the ``.zip``, the ``.json`` card, or a folder holding one
+    checkpoint (e.g. ``checkpoints/paladin``). Loading checks the card against the game.
+    """
+    from training.checkpoint import load_actor
+
+    game = game_entry(game).game
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"a policy spec must be 'random', 'heuristic' or a checkpoint path, "
+                         f"got {spec!r}")
+    text = spec.strip()
+    if text in BUILTIN_SPECS:
+        return PolicySpec(text, text, game)
+    path = Path(text)
+    if not path.exists() and not path.with_suffix(".zip").exists():
+        raise ValueError(
+            f"unknown policy spec {spec!r}: use 'random', 'heuristic' or the path of a "
+            "checkpoint (.zip with its .json card, or a folder holding one)"
+        )
+    actor, card = load_actor(path, game)
+    return PolicySpec(text, "checkpoint", game, actor, card)
+
+
+def resolve_policy(spec: str, game: str, seed: int | None = None) -> Policy:
+    """One policy instance from a spec string (see :func:`parse_spec`)."""
+    return parse_spec(spec, game).build(seed)

@@ -1,0 +1,261 @@
+"""The single-seat Gymnasium view of a game, with the other seats played by an opponent pool.
+
+:class:`SelfPlayEnv` is what MaskablePPO trains on. Each episode draws a table size and a seat
+for the learner, deals a game on the raw rules engine (not the wrapped AEC env: training does
+not pay for wrappers or agent-name bookkeeping) and draws the opponents from an
+:class:`OpponentPool`. ``step()`` applies the learner's action and then plays every other seat
+until the learner is to act again or the game is over; the learner always receives its terminal
+reward, even when the game ends on an opponent's move. ``action_masks()`` serves MaskablePPO.
+
+The pool starts with fixed specs (``random``, ``heuristic``, checkpoint paths) and receives
+frozen snapshots of the learner during training (numpy copies of its actor, see
+:mod:`training.numpy_net`), so opponents never call SB3 per move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from envs.core.aec import ILLEGAL_MOVE_REWARD
+from envs.core.engine import Setup
+from envs.core.registry import GAMES, game_entry, game_module
+from training.numpy_net import NumpyActor
+from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
+
+SNAPSHOTS = "snapshots"
+REWARDS = ("rank", "win")
+
+
+def normalised_weights(weights: Mapping[Any, float], what: str) -> tuple[list, np.ndarray]:
+    """Keys and probabilities of a weight table; ``ValueError`` on negative or all-zero weights."""
+    keys = list(weights)
+    values = np.array([float(weights[k]) for k in keys], dtype=float)
+    if not keys or (values < 0).any() or values.sum() <= 0:
+        raise ValueError(f"{what} needs non-negative weights with a positive sum, got "
+                         f"{dict(weights)!r}")
+    return keys, values / values.sum()
+
+
+class OpponentPool:
+    """Weighted opponents: fixed specs plus the learner's most recent frozen snapshots.
+
+    ``weights`` maps specs (``random``, ``heuristic``, checkpoint paths) and the special key
+    ``snapshots`` to sampling weights; while no snapshot exists its weight is spread over the
+    rest. With ``per_seat`` every opponent seat draws its own entry, otherwise one entry fills
+    the whole table (so the learner also meets tables of three heuristics, as evaluated).
+    """
+
+    def __init__(self, game: str, weights: Mapping[str, float] | None = None, *,
+                 max_snapshots: int = 8, snapshot_act: str = "sample", per_seat: bool = False,
+                 seed: int | None = None) -> None:
+        self.game = game_entry(game).game
+        weights = dict(weights or {"random": 1.0, "heuristic": 1.0})
+        normalised_weights(weights, "opponent pool")
+        if snapshot_act not in ("sample", "greedy"):
+            raise ValueError(f"snapshot_act must be 'sample' or 'greedy', got {snapshot_act!r}")
+        if max_snapshots < 1:
+            raise ValueError(f"max_snapshots must be at least 1, got {max_snapshots}")
+        self.weights = weights
+        self.specs = {s: parse_spec(s, self.game) for s in weights if s != SNAPSHOTS}
+        self.seats = max(GAMES[self.game].players) - 1
+        self.max_snapshots = max_snapshots
+        self.snapshot_act = snapshot_act
+        self.per_seat = per_seat
+        self.snapshots: list[tuple[str, NumpyActor, bool]] = []  # (name, actor, include_mask)
+        self.reseed(seed)
+
+    def reseed(self, seed: int | None) -> None:
+        """Fresh, seeded per-seat instances of every entry (reproducible episodes)."""
+        seeds = np.random.SeedSequence(seed).generate_state(2)
+        self._rng = np.random.default_rng(seeds)
+        self.instances: dict[str, list[Policy]] = {
+            spec: [parsed.build(self._seed()) for _ in range(self.seats)]
+            for spec, parsed in self.specs.items()
+        }
+        for name, actor, include_mask in self.snapshots:
+            self.instances[name] = self._snapshot_players(actor, include_mask)
+
+    def _seed(self) -> int:
+        return int(self._rng.integers(2**31))
+
+    def _snapshot_players(self, actor: NumpyActor, include_mask: bool) -> list[Policy]:
+        return [CheckpointPolicy(actor, include_mask, self.snapshot_act == "greedy",
+                                 seed=self._seed(), label="snapshot") for _ in range(self.seats)]
+
+    def add_snapshot(self, name: str, actor: NumpyActor, include_mask: bool) -> None:
+        """Freeze a copy of the learner into the pool (dropping the oldest beyond the limit)."""
+        self.snapshots.append((name, actor, include_mask))
+        self.instances[name] = self._snapshot_players(actor, include_mask)
+        while len(self.snapshots) > self.max_snapshots:
+            old = self.snapshots.pop(0)[0]
+            del self.instances[old]
+
+    def entry_names(self) -> list[str]:
+        return [*self.specs, *(name for name, _, _ in self.snapshots)]
+
+    def _draw_entry(self, rng: np.random.Generator) -> str:
+        weights = {k: w for k, w in self.weights.items() if k != SNAPSHOTS or self.snapshots}
+        keys, probs = normalised_weights(weights, "opponent pool")
+        key = keys[int(rng.choice(len(keys), p=probs))]
+        if key == SNAPSHOTS:
+            return self.snapshots[int(rng.integers(len(self.snapshots)))][0]
+        return key
+
+    def draw(self, k: int, rng: np.random.Generator) -> tuple[list[Policy], list[str]]:
+        """Opponents for ``k`` seats (distinct instances) and the names of their entries."""
+        if self.per_seat:
+            names = [self._draw_entry(rng) for _ in range(k)]
+        else:
+            names = [self._draw_entry(rng)] * k
+        used: dict[str, int] = {}
+        players = []
+        for name in names:
+            i = used.get(name, 0)
+            used[name] = i + 1
+            players.append(self.instances[name][i])
+        return players, names
+
+
+class SelfPlayEnv(gymnasium.Env):
+    """One learner seat of a game; everyone else is played inside ``step()`` (see module doc).
+
+    ``table_sizes`` is a list (uniform) or a mapping size → weight; ``reward`` is ``rank`` (the
+    env's zero-sum rank reward) or ``win`` (1/k for each of k winners, else 0); with
+    ``include_mask`` the observation is followed by the action mask as floats.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, game: str = "paladin",
+                 table_sizes: Sequence[int] | Mapping[int, float] | None = None,
+                 opponents: OpponentPool | Mapping[str, float] | None = None, *,
+                 rules: Mapping[str, Any] | None = None, reward: str = "rank",
+                 include_mask: bool = False, seed: int | None = None) -> None:
+        super().__init__()
+        entry = game_entry(game)
+        self.game = entry.game
+        engine_cls = game_module(self.game).raw_env.engine_cls
+        if table_sizes is None:
+            table_sizes = list(entry.players)
+        if not isinstance(table_sizes, Mapping):
+            table_sizes = dict.fromkeys(table_sizes, 1.0)
+        for n in table_sizes:
+            if n not in entry.players:
+                raise ValueError(f"{self.game} is played by {', '.join(map(str, entry.players))} "
+                                 f"players, not {n!r}")
+        self.sizes, self.size_probs = normalised_weights(table_sizes, "table_sizes")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
+        self.reward_kind = reward
+        self.include_mask = include_mask
+        rules = dict(rules or {})
+        self.engines = {
+            n: engine_cls(n, engine_cls.rules_cls.from_kwargs(n, rules)) for n in self.sizes
+        }
+        if not isinstance(opponents, OpponentPool):
+            opponents = OpponentPool(self.game, opponents, seed=seed)
+        self.pool = opponents
+        self.num_actions = engine_cls.num_actions
+        low, high = engine_cls.layout.low_high()
+        if include_mask:
+            low = np.concatenate([low, np.zeros(self.num_actions, np.float32)])
+            high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
+        self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(self.num_actions)
+        self._seed = seed
+        self.engine = self.engines[self.sizes[0]]
+        self.seat = 0
+        self.players: list[Policy | None] = []
+        self.opponent_names: list[str] = []
+        self._illegal = False
+
+    # -- gymnasium API ---------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        if seed is None and self._seed is not None:
+            seed, self._seed = self._seed, None
+        super().reset(seed=seed)
+        if seed is not None:
+            self.pool.reseed(int(self.np_random.integers(2**31)))
+        rng = self.np_random
+        while True:
+            n = self.sizes[int(rng.choice(len(self.sizes), p=self.size_probs))]
+            self.engine = self.engines[n]
+            self.seat = int(rng.integers(n))
+            opponents, self.opponent_names = self.pool.draw(n - 1, rng)
+            self.players = [None] * n
+            others = [s for s in range(n) if s != self.seat]
+            for s, policy in zip(others, opponents):
+                self.players[s] = policy
+                reset_policy(policy)
+            self.engine.reset(np.random.default_rng(int(rng.integers(2**63))), Setup())
+            self._illegal = False
+            self._play_others()
+            if not self.engine.over:  # (a game could end before the learner ever acts)
+                return self._observe(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        engine = self.engine
+        if engine.over or self._illegal:
+            raise RuntimeError("step() called after the episode ended; call reset()")
+        action = int(action)
+        if not 0 <= action < self.num_actions or not engine.legal_mask()[action]:
+            # As the wrapped AEC env (TerminateIllegal): the episode ends with the penalty.
+            # MaskablePPO never gets here; unmasked learners and env checkers do.
+            self._illegal = True
+            info = dict(self._info(), illegal_action=action)
+            return self._observe(), ILLEGAL_MOVE_REWARD, True, False, info
+        engine.apply(action)
+        self._play_others()
+        if not engine.over:
+            return self._observe(), 0.0, False, False, {}
+        info = self._info()
+        ranks = engine.ranks()
+        info.update(score=engine.scores()[self.seat], rank=ranks[self.seat])
+        winners = sum(1 for r in ranks if r == 1)
+        info["win"] = 1.0 / winners if ranks[self.seat] == 1 else 0.0
+        if self.reward_kind == "rank":
+            reward = float(engine.rewards()[self.seat])
+        else:
+            reward = info["win"]
+        return self._observe(), reward, not engine.truncated, engine.truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO."""
+        return self.engine.legal_mask().astype(bool)
+
+    def add_snapshot(self, name: str, actor: NumpyActor) -> None:
+        """Freeze a copy of the learner into this env's pool (called through ``env_method``)."""
+        self.pool.add_snapshot(name, actor, self.include_mask)
+
+    # -- internals -------------------------------------------------------------------------------
+    def _play_others(self) -> None:
+        engine, players, seat = self.engine, self.players, self.seat
+        while not engine.over:
+            p = engine.current_player
+            if p == seat:
+                return
+            mask = engine.legal_mask()
+            action = int(players[p].act(engine.observation(p), mask))  # type: ignore[union-attr]
+            if not mask[action]:
+                raise ValueError(f"opponent {self.opponent_names} at seat {p} chose illegal "
+                                 f"action {action} ({engine.action_name(action)!r})")
+            engine.apply(action)
+
+    def _observe(self) -> np.ndarray:
+        obs = self.engine.observation(self.seat)
+        if self.include_mask:
+            mask = self.engine.legal_mask() if not self.engine.over else None
+            tail = (mask.astype(np.float32) if mask is not None
+                    else np.zeros(self.num_actions, np.float32))
+            return np.concatenate([obs, tail])
+        return obs
+
+    def _info(self) -> dict[str, Any]:
+        return {"table_size": self.engine.num_players, "seat": self.seat,
+                "opponents": self.opponent_names[0] if len(set(self.opponent_names)) == 1
+                else "mixed"}

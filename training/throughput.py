@@ -1,0 +1,145 @@
+"""What the env costs inside training: MaskablePPO steps/s on each game vs on a trivial env.
+
+``roundtable train-bench`` runs the same trainer (the game's config: network, PPO settings,
+DummyVecEnv × n_envs, ``torch.set_num_threads``) for a fixed number of learner steps on
+
+- :class:`TrivialEnv`: a single-seat env with the game's observation and action sizes whose
+  ``step`` does nothing (every action legal, fixed episode length) — the trainer alone;
+- the game's :class:`~training.selfplay.SelfPlayEnv`, with the given opponents playing the
+  other seats inside ``step()``;
+
+and reports steps/s for both, the env's share of training wall time
+(``1 − fps_game / fps_trivial``), and, as a cross-check, the env alone (random legal learner)
+in µs per learner step. Each figure is the median of ``repeats`` runs; the machine is shared,
+so compare figures from one run only. The target is an env share below 15%.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+from envs.core.registry import available_games, game_module
+
+
+class TrivialEnv(gymnasium.Env):
+    """Single-seat env that does nothing: fixed observation, all actions legal."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, obs_size: int, num_actions: int, length: int = 40) -> None:
+        super().__init__()
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (obs_size,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(num_actions)
+        self._obs = np.zeros(obs_size, np.float32)
+        self._mask = np.ones(num_actions, bool)
+        self.length = length
+        self._t = 0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):  # type: ignore[override]
+        super().reset(seed=seed)
+        self._t = 0
+        return self._obs.copy(), {}
+
+    def step(self, action: int):  # type: ignore[override]
+        self._t += 1
+        done = self._t >= self.length
+        return self._obs.copy(), (1.0 if done else 0.0), done, False, {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask
+
+
+def _config_for(game: str):
+    from training.config import config_from_dict, load_config
+
+    path = Path("configs") / f"{game}.yaml"
+    if path.exists():
+        return load_config(path)
+    return config_from_dict({"game": game, "run_dir": "runs/unused"})
+
+
+def trainer_fps(make_env, cfg, steps: int) -> float:
+    """Learner steps per second of ``model.learn`` (model construction not counted)."""
+    import torch
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.train import build_model
+
+    torch.set_num_threads(cfg.torch_threads)
+    vec_env = DummyVecEnv([lambda i=i: make_env(i) for i in range(cfg.n_envs)])
+    model = build_model(cfg, vec_env, None)
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    return model.num_timesteps / (time.perf_counter() - start)
+
+
+def env_us_per_step(env: gymnasium.Env, steps: int = 20000) -> float:
+    """The env alone: µs per learner step with a random legal learner."""
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        action = rng.choice(np.flatnonzero(env.action_masks()))
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return (time.perf_counter() - start) / steps * 1e6
+
+
+def measure(game: str, steps: int, repeats: int, opponents: str) -> dict[str, float]:
+    from training.selfplay import SelfPlayEnv
+
+    cfg = _config_for(game)
+    cfg.opponents.weights = {opponents: 1.0}
+    engine = game_module(game).raw_env.engine_cls
+    obs_size = engine.layout.size + (engine.num_actions if cfg.env.include_mask else 0)
+
+    def game_env(i: int) -> SelfPlayEnv:
+        return SelfPlayEnv(game, cfg.env.table_sizes, {opponents: 1.0}, rules=cfg.env.rules,
+                           reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=i)
+
+    probe = game_env(0)
+    probe.reset(seed=0)
+    lengths = []
+    for _ in range(50):
+        t, done = 0, False
+        while not done:
+            _, _, term, trunc, _ = probe.step(
+                int(np.flatnonzero(probe.action_masks())[0]))
+            t, done = t + 1, term or trunc
+        lengths.append(t)
+        probe.reset()
+    length = max(1, round(float(np.mean(lengths))))
+    trivial, real = [], []
+    for _ in range(repeats):
+        trivial.append(trainer_fps(lambda i: TrivialEnv(obs_size, engine.num_actions, length),
+                                   cfg, steps))
+        real.append(trainer_fps(game_env, cfg, steps))
+    fps_trivial, fps_game = statistics.median(trivial), statistics.median(real)
+    env_us = env_us_per_step(game_env(0))
+    return {"fps_trivial": fps_trivial, "fps_game": fps_game,
+            "env_share": 1 - fps_game / fps_trivial, "env_us": env_us,
+            "env_share_direct": env_us * 1e-6 * fps_game, "episode_length": length}
+
+
+def main(games: list[str] | None, steps: int, repeats: int, opponents: str) -> int:
+    games = games or available_games()
+    rows = []
+    for game in games:
+        print(f"measuring {game} ({repeats} × {steps} steps, trivial env then the game) ...",
+              flush=True)
+        rows.append((game, measure(game, steps, repeats, opponents)))
+    print()
+    print("| game | opponents | learner steps/episode | trivial env steps/s | game steps/s | "
+          "env share of training | env alone µs/step | env µs × game steps/s |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for game, m in rows:
+        print(f"| {game} | {opponents} | {m['episode_length']} | {m['fps_trivial']:,.0f} | "
+              f"{m['fps_game']:,.0f} | {m['env_share']:.1%} | {m['env_us']:.0f} | "
+              f"{m['env_share_direct']:.1%} |")
+    return 0

@@ -1,0 +1,263 @@
+"""Self-play training with sb3-contrib's MaskablePPO (``roundtable train --config ...``).
+
+One run directory per training run (refused if it exists, unless ``overwrite``)::
+
+    <run_dir>/config.yaml          the config as run
+    <run_dir>/tb/                  TensorBoard logs (PPO losses, self-play and evaluation win rates)
+    <run_dir>/curve.csv, curve.png win rate against each baseline over steps (CSV and plot)
+    <run_dir>/best.zip + best.json the best checkpoint by the selection baseline
+    <run_dir>/final.zip + final.json
+
+The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` DummyVecEnv copies
+(the fast setting on 2 cores, see PERFORMANCE.md). A callback adds a frozen numpy snapshot of
+the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
+evaluates the learner (duplicate matches against each baseline at each table size) every
+``eval.every`` steps; the evaluation with the best selection score (mean over table sizes of
+win rate / fair share against ``eval.select``) is saved as ``best``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+from training import checkpoint
+from training.config import TrainConfig
+from training.curves import CurvePoint, plot, write_csv
+from training.evaluate import SHIPPING_BARS, EvalResult, evaluate
+from training.numpy_net import NumpyActor
+from training.policies import PolicySpec, parse_spec
+from training.selfplay import OpponentPool, SelfPlayEnv
+
+
+@dataclass
+class TrainResult:
+    run_dir: Path
+    best: Path
+    final: Path
+    curve_csv: Path
+    curve_png: Path
+    steps: int
+    wall_s: float
+    best_score: float
+    evaluations: list[CurvePoint] = field(default_factory=list)
+
+
+def prepare_run_dir(run_dir: Path, overwrite: bool) -> None:
+    """Create an empty run directory; refuse to touch an existing one unless ``overwrite``."""
+    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
+        if not overwrite:
+            raise FileExistsError(
+                f"run directory {run_dir} already exists; choose another run_dir or pass "
+                "--overwrite to replace it"
+            )
+        if run_dir.is_dir():
+            shutil.rmtree(run_dir)
+        else:
+            run_dir.unlink()
+    run_dir.mkdir(parents=True, exist_ok=True)
+
+
+def policy_card(cfg: TrainConfig) -> dict[str, Any]:
+    return {"algorithm": "MaskablePPO", "net_arch": list(cfg.policy.net_arch),
+            "activation": cfg.policy.activation, "include_mask": cfg.env.include_mask,
+            "act": cfg.policy.act}
+
+
+def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
+    o = cfg.opponents
+    seed = cfg.seed * 1000 + index
+    pool = OpponentPool(cfg.game, o.weights, max_snapshots=o.max_snapshots,
+                        snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed)
+    return SelfPlayEnv(cfg.game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
+                       reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed)
+
+
+def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.policy.activation]
+    arch = list(cfg.policy.net_arch)
+    return MaskablePPO(
+        "MlpPolicy", vec_env, seed=cfg.seed, verbose=0, device="cpu",
+        tensorboard_log=str(tensorboard_dir) if tensorboard_dir else None,
+        policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation},
+        **cfg.ppo,
+    )
+
+
+def learner_spec(model: Any, cfg: TrainConfig, label: str = "learner") -> PolicySpec:
+    """The current learner as a policy spec (a numpy copy, as every opponent is)."""
+    actor = NumpyActor.from_sb3(model.policy, cfg.policy.activation)
+    return PolicySpec(label, "checkpoint", cfg.game, actor, {"policy": policy_card(cfg)})
+
+
+def evaluate_against(learner: PolicySpec, cfg: TrainConfig, games: int, seed: int,
+                     workers: int) -> dict[str, dict[int, EvalResult]]:
+    """Learner against (N − 1) copies of each baseline at every evaluation table size."""
+    out: dict[str, dict[int, EvalResult]] = {}
+    for baseline in cfg.eval.baselines:
+        spec = parse_spec(baseline, cfg.game)
+        out[baseline] = {
+            n: evaluate(cfg.game, [learner, spec], games, n, seed=seed, workers=workers,
+                        rules=cfg.env.rules)
+            for n in cfg.eval_sizes
+        }
+    return out
+
+
+def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, Any]:
+    """JSON for a checkpoint card: per baseline and table size, the learner's numbers."""
+    summary: dict[str, Any] = {}
+    for baseline, by_size in results.items():
+        summary[baseline] = {}
+        for n, result in by_size.items():
+            me = result.players[0]
+            bar = SHIPPING_BARS.get(baseline)
+            summary[baseline][str(n)] = {
+                "games": result.games, "win_rate": me.win_rate, "ci95": me.ci95,
+                "fair_share": round(1 / n, 4), "mean_score": me.mean_score,
+                "mean_rank": me.mean_rank,
+                **({"bar": round(bar / n, 4), "passes": me.ci95[0] > bar / n} if bar else {}),
+            }
+    return summary
+
+
+def selection_score(results: dict[str, dict[int, EvalResult]], select: str) -> float:
+    """Mean over table sizes of the learner's win rate / fair share against ``select``."""
+    by_size = results[select]
+    return float(np.mean([r.players[0].win_rate * n for n, r in by_size.items()]))
+
+
+class SelfPlayCallback(BaseCallback):
+    """Snapshots, periodic evaluation, best checkpoint, curves and the progress bar."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool, start: float) -> None:
+        super().__init__()
+        self.cfg, self.run_dir, self.start = cfg, run_dir, start
+        self.progress = progress
+        self.points: list[CurvePoint] = []
+        self.last_results: dict[str, dict[int, EvalResult]] = {}
+        self.best_score = -np.inf
+        self.next_snapshot = cfg.opponents.snapshot_every
+        self.next_eval = cfg.eval.every
+        self.snapshots = 0
+        self.outcomes: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
+        self.bar: Any = None
+        self.postfix: dict[str, str] = {}
+
+    def _on_training_start(self) -> None:
+        if self.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.cfg.total_steps, unit="step", smoothing=0.05,
+                            desc=f"train {self.cfg.game}")
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos", ()):
+            if "win" in info:
+                self.outcomes[info["opponents"]].append(info["win"])
+        steps = self.num_timesteps
+        if self.bar is not None:
+            self.bar.update(steps - self.bar.n)
+        if steps >= self.next_snapshot:
+            self.next_snapshot += self.cfg.opponents.snapshot_every
+            self.add_snapshot()
+        if steps >= self.next_eval:
+            self.next_eval += self.cfg.eval.every
+            self.run_evaluation()
+        return True
+
+    def _on_rollout_end(self) -> None:
+        for name, wins in self.outcomes.items():
+            if wins:
+                self.logger.record(f"selfplay/win_vs_{_tag(name)}", float(np.mean(wins)))
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    def add_snapshot(self) -> None:
+        """Freeze the learner into every env's opponent pool."""
+        self.snapshots += 1
+        actor = NumpyActor.from_sb3(self.model.policy, self.cfg.policy.activation)
+        self.training_env.env_method("add_snapshot", f"snapshot_{self.snapshots}", actor)
+
+    def run_evaluation(self) -> dict[str, dict[int, EvalResult]]:
+        """Evaluate now: curve point, TensorBoard scalars, best checkpoint, CSV and PNG."""
+        cfg, steps = self.cfg, self.num_timesteps
+        results = evaluate_against(learner_spec(self.model, cfg), cfg, cfg.eval.games,
+                                   cfg.eval.seed, cfg.eval.workers)
+        wall = time.perf_counter() - self.start
+        for baseline, by_size in results.items():
+            for n, r in by_size.items():
+                me = r.players[0]
+                self.points.append(CurvePoint(steps, round(wall, 1), baseline, n, r.games,
+                                              me.win_rate, *me.ci95, me.mean_score,
+                                              me.mean_rank))
+                self.logger.record(f"eval/win_vs_{_tag(baseline)}_{n}p", me.win_rate)
+                self.postfix[f"{_tag(baseline)[:4]}{n}"] = f"{me.win_rate:.2f}"
+        score = selection_score(results, cfg.eval.select)
+        self.logger.record("eval/selection_score", score)
+        self.last_results = results
+        if score > self.best_score:
+            self.best_score = score
+            self.save("best", steps, wall)
+        write_csv(self.points, self.run_dir / "curve.csv")
+        plot(self.points, self.run_dir / "curve.png",
+             f"{cfg.game}: learner vs baselines ({Path(cfg.run_dir).name})", SHIPPING_BARS)
+        if self.bar is not None:
+            self.bar.set_postfix(self.postfix, refresh=False)
+        return results
+
+    def save(self, name: str, steps: int, wall: float) -> Path:
+        """Checkpoint the learner with a card holding the latest evaluation."""
+        cfg = self.cfg
+        card = checkpoint.make_card(
+            cfg.game, policy_card(cfg), cfg.to_dict(),
+            {"steps": int(steps), "wall_time_s": round(wall, 1),
+             "fps": round(steps / max(wall, 1e-9), 1), "snapshots": self.snapshots,
+             "run_dir": str(self.run_dir), "init": cfg.init},
+            {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
+        )
+        return checkpoint.save(self.model, self.run_dir / name, card)
+
+
+def _tag(name: str) -> str:
+    return Path(name).stem if ("/" in name or name.endswith(".zip")) else name
+
+
+def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -> TrainResult:
+    """Train ``cfg`` into ``cfg.run_dir`` (from ``cfg.init``'s weights when given)."""
+
+    run_dir = Path(cfg.run_dir)
+    prepare_run_dir(run_dir, overwrite)
+    torch.set_num_threads(cfg.torch_threads)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    start = time.perf_counter()
+    vec_env = VecMonitor(DummyVecEnv([lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]))
+    model = build_model(cfg, vec_env, run_dir / "tb")
+    if cfg.init:
+        zip_path, card_path = checkpoint.find_checkpoint(cfg.init)
+        checkpoint.check_card(checkpoint.read_card(card_path), card_path, cfg.game)
+        model.set_parameters(str(zip_path), exact_match=True, device="cpu")
+    callback = SelfPlayCallback(cfg, run_dir, progress, start)
+    model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
+    if not callback.points or callback.points[-1].step != model.num_timesteps:
+        callback.run_evaluation()
+    wall = time.perf_counter() - start
+    final = callback.save("final", model.num_timesteps, wall)
+    vec_env.close()
+    return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
+                       run_dir / "curve.png", int(model.num_timesteps), wall,
+                       float(callback.best_score), list(callback.points))
