@@ -162,6 +162,19 @@ class WhiteKnightEngine(GameEngine):
         self.phase = OVER
         self._mask = _NO_MASK
 
+    # -- copying (search, tests): memoryviews are rebuilt, not pickled --------------------------
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        for name in ("w", "pw", "_priv_rows"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._priv_rows = list(self.priv)
+        self.w = memoryview(self.pub)
+        self.pw = [memoryview(row) for row in self.priv]
+
     # -- setup ---------------------------------------------------------------------------------
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
         n = self.num_players
@@ -250,7 +263,8 @@ class WhiteKnightEngine(GameEngine):
         self.mvp = -1
         self.packet = [0] * NUM_TREASURES
         self.packet_n = 0
-        self.seen_draft = [False] * n
+        #: per seat, the first packet passed to it in this draft (its ``draft_seen``)
+        self.seen_packet: list[list[int] | None] = [None] * n
         self._sizes_frozen = False
 
     def _deal(self, start: int, skip: set[int]) -> None:
@@ -641,8 +655,8 @@ class WhiteKnightEngine(GameEngine):
                 if count:
                     bits |= 1 << kind
                 pw[cells[kind]] = count * 0.25
-            if not self.seen_draft[seat]:
-                self.seen_draft[seat] = True
+            if self.seen_packet[seat] is None:
+                self.seen_packet[seat] = packet[:]
                 seen = self.i_dseen
                 for kind in range(NUM_TREASURES):
                     pw[seen[kind]] = packet[kind] * 0.25
