@@ -39,6 +39,9 @@ from envs.quests.table import (
 )
 
 _FOE, _TEST = 0, 1
+#: per story card: (foe kind, its BP in that quest) for every foe kind
+_FOE_ITEMS = tuple(tuple((kind, values[kind]) for kind in FOES) for values in FOE_VALUES)
+assert tuple(range(6)) == WEAPONS and TESTS == (28, 29, 30, 31)  # used unrolled above
 _WEAPON_INDEX = {kind: i for i, kind in enumerate(WEAPONS)}
 
 
@@ -53,33 +56,47 @@ class QuestFlow(Table):
     def _build_hand(self, seat: int) -> tuple[tuple[int, ...], tuple[int, ...], int]:
         """The sponsor-relevant part of a hand: foe values in this quest, weapons, tests."""
         hand = self.hands[seat]
-        values = FOE_VALUES[self.story]
         foes: list[int] = []
-        for kind in FOES:
-            if hand[kind]:
-                foes.extend([values[kind]] * hand[kind])
+        for kind, value in _FOE_ITEMS[self.story]:
+            count = hand[kind]
+            if count:
+                foes.extend([value] * count)
         foes.sort()
-        return tuple(foes), tuple(hand[k] for k in WEAPONS), sum(hand[k] for k in TESTS)
+        return (tuple(foes), (hand[0], hand[1], hand[2], hand[3], hand[4], hand[5]),
+                hand[28] + hand[29] + hand[30] + hand[31])
 
     def _can_sponsor(self, seat: int) -> bool:
+        """Exact check, with two shortcuts before the search: enough distinct foe values (a
+        legal quest without weapons) or too few foes and tests (no legal quest at all)."""
+        hand = self.hands[seat]
+        stages = STORY_STAGES[self.story]
+        values, count = set(), 0
+        for kind, value in _FOE_ITEMS[self.story]:
+            if hand[kind]:
+                values.add(value)
+                count += hand[kind]
+        need = stages - 1 if hand[28] or hand[29] or hand[30] or hand[31] else stages
+        if len(values) >= need:
+            return True
+        if count < need:
+            return False
         foes, weapons, tests = self._build_hand(seat)
-        return can_sponsor(foes, weapons, tests, STORY_STAGES[self.story])
+        return can_sponsor(foes, weapons, tests, stages)
 
     def _offer_sponsorship(self, offset: int) -> None:
-        """From the drawer clockwise, ask the next player who can build the quest."""
-        n = self.num_players
-        while offset < n:
-            seat = (self.drawer + offset) % n
-            if self._can_sponsor(seat):
-                self.offer_index = offset
-                self._ask(SPONSOR, seat)
-                return
-            offset += 1
-        # nobody sponsors: the quest card is discarded at the end of the turn
+        """From the drawer clockwise, offer the quest to the next player.
+
+        Everyone is asked, but ``sponsor`` is legal only for a player who can build the quest:
+        skipping the others would tell the table that their hands cannot build it.
+        """
+        if offset < self.num_players:
+            self.offer_index = offset
+            self._ask(SPONSOR, (self.drawer + offset) % self.num_players)
+        # else nobody sponsored: the quest card is discarded at the end of the turn
 
     def _mask_sponsor(self, seat: int) -> None:
         self._mw[A.DECLINE] = 1
-        if self._can_sponsor(seat):  # false only after the drawer spent a Mordred
+        if self._can_sponsor(seat):
             self._mw[A.SPONSOR] = 1
 
     def _apply_sponsor(self, action: int) -> None:
@@ -148,6 +165,9 @@ class QuestFlow(Table):
                     mw[base + STAGE_INDEX[kind]] = 1
 
     def _mask_build_weapons(self, seat: int) -> None:
+        if self.stage_test[self.cur_stage] >= 0:
+            self._mw[A.FINISH_STAGE] = 1  # no weapons on a test; the rest stays buildable
+            return
         foes, weapons, tests = self._build_hand(seat)
         after = self.num_stages - self.cur_stage - 1
         t, test_ok = self.threshold, not self.test_used
@@ -172,16 +192,20 @@ class QuestFlow(Table):
             self.stage_test[stage] = kind
             self.test_used = True
             pw[self.i_stage_type[stage][_TEST]] = 1.0
-            self._next_build_stage()
         else:
             pw[self.i_stage_type[stage][_FOE]] = 1.0
             self.build_value = FOE_VALUES[self.story][kind]
             self.build_on = 0
-            self._ask(BUILD_WEAPONS, self.sponsor)
+        # A test stage also passes through BUILD_WEAPONS (only ``finish stage`` is legal), so
+        # the public sequence of phases does not tell a test from a foe without weapons.
+        self._ask(BUILD_WEAPONS, self.sponsor)
 
     def _apply_build_weapons(self, action: int) -> None:
         stage = self.cur_stage
         if action == A.FINISH_STAGE:
+            if self.stage_test[stage] >= 0:
+                self._next_build_stage()
+                return
             self.stage_value[stage] = self.build_value
             self.threshold = self.build_value
             self.pw[self.sponsor][self.i_stage_bp[stage]] = self.build_value / 100.0
@@ -326,11 +350,12 @@ class QuestFlow(Table):
         self._reveal_stage(stage)
         self._reveal_played(participants)
         target = self.stage_value[stage]
+        self.last_bp = {}
         passed = []
         w = self.w
         for seat in participants:
             bp = self._battle_points(seat, in_quest=True)
-            self.player_bp[seat] = bp
+            self.last_bp[seat] = bp
             w[self.i_player_bp[seat]] = bp / 100.0
             if bp >= target:
                 passed.append(seat)

@@ -181,10 +181,12 @@ class Table(GameEngine):
         self.played_flag = [[False] * NUM_PLAYABLE for _ in range(n)]  # by kind (0–16)
         self.recognition = 0
         self.turn = 0
+        self.first_player = start
         self.drawer = start
         self.next_base = start - 1  # the next drawer is left of this seat
         self.story = -1
         self.winners: list[int] = []
+        self.last_bp: dict[int, int] = {}  # seat -> BP at the last reveal (tests, rendering)
         self.contenders: list[int] = []
         self.over = False
         self.truncated = False
@@ -200,7 +202,7 @@ class Table(GameEngine):
         self._mask_ok = False
         LAYOUT.view(self.pub, "num_players")[n - 2] = 1.0
         for seat in range(n):
-            for kind in rigged_hands.get(seat) or dealt[seat]:
+            for kind in rigged_hands[seat] if seat in rigged_hands else dealt[seat]:
                 self._gain(seat, kind)
             for kind in in_play.get(seat, ()):
                 self._set_ally(seat, kind, True)
@@ -259,7 +261,6 @@ class Table(GameEngine):
         self.previewed = [-1] * self.num_players
         self.preview_offered = [False] * self.num_players
         self.entrants: list[int] = []
-        self.player_bp = [0] * self.num_players
         self.bids = [0] * self.num_players
         self.bidders: list[int] = []
         self.highest = 0

@@ -71,10 +71,11 @@ class TournamentFlow(Table):
     def _reveal_tournament(self, round_: int, players: list[int]) -> None:
         self._reveal_played(players)
         w = self.w
+        self.last_bp = {}
         best, tied = -1, []
         for seat in players:
             bp = self._battle_points(seat, in_quest=False)
-            self.player_bp[seat] = bp
+            self.last_bp[seat] = bp
             w[self.i_player_bp[seat]] = bp / 100.0
             if bp > best:
                 best, tied = bp, [seat]
@@ -117,10 +118,11 @@ class TournamentFlow(Table):
         players = self.contenders
         self._reveal_played(players)
         w = self.w
+        self.last_bp = {}
         best, winners = -1, []
         for seat in players:
             bp = self._battle_points(seat, in_quest=False, base=20)
-            self.player_bp[seat] = bp
+            self.last_bp[seat] = bp
             w[self.i_player_bp[seat]] = bp / 100.0
             if bp > best:
                 best, winners = bp, [seat]
