@@ -119,3 +119,19 @@ def test_config_file_errors(tmp_path: Path) -> None:
     bad.write_text("run_dir: x\n")
     with pytest.raises(ValueError, match="missing required key 'game'"):
         load_config(bad)
+
+
+def test_demo_trains_evaluates_and_prints(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from training.demo import training_demo
+
+    cfg = tiny_config(tmp_path / "demo_run", total_steps=256,
+                      eval={"every": 1000, "games": 6, "table_sizes": [3, 4]})
+    path = tmp_path / "demo.yaml"
+    path.write_text(yaml.safe_dump(cfg.to_dict()))
+    assert training_demo(str(path), games=8, workers=1) == 0
+    out = capsys.readouterr().out
+    runs = list(tmp_path.glob("demo_run-*"))
+    assert len(runs) == 1  # a fresh, timestamped run directory
+    assert out.count("| player | win rate | 95% CI |") == 4  # 2 baselines × 2 table sizes
+    assert "shipping bar 1.3× fair share = 0.325" in out
+    assert f"Learning curve: {runs[0] / 'curve.png'}" in out and "Demo wall time:" in out

@@ -172,6 +172,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.players: list[Policy | None] = []
         self.opponent_names: list[str] = []
         self._illegal = False
+        self._mask = np.zeros(self.num_actions, bool)
 
     # -- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
@@ -226,7 +227,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO."""
-        return self.engine.legal_mask().astype(bool)
+        return self._mask
 
     def add_snapshot(self, name: str, actor: NumpyActor) -> None:
         """Freeze a copy of the learner into this env's pool (called through ``env_method``)."""
@@ -247,12 +248,15 @@ class SelfPlayEnv(gymnasium.Env):
             engine.apply(action)
 
     def _observe(self) -> np.ndarray:
-        obs = self.engine.observation(self.seat)
+        """The learner's observation; also caches its mask (the state changes only in step)."""
+        engine = self.engine
+        obs = engine.observation(self.seat)
+        if engine.over or self._illegal:
+            self._mask = np.zeros(self.num_actions, bool)
+        else:
+            self._mask = engine.legal_mask().astype(bool)
         if self.include_mask:
-            mask = self.engine.legal_mask() if not self.engine.over else None
-            tail = (mask.astype(np.float32) if mask is not None
-                    else np.zeros(self.num_actions, np.float32))
-            return np.concatenate([obs, tail])
+            return np.concatenate([obs, self._mask.astype(np.float32)])
         return obs
 
     def _info(self) -> dict[str, Any]:
