@@ -1,21 +1,23 @@
 """A sensible White Knight player that reads only its observation vector and action mask.
 
-It knows the spec's default numbers (item effects, the mean attack card) the way a human knows
-the box contents, and reads everything else (HP, monster stats, hands, counts) from the
+It knows the spec's default numbers (item effects, monster attacks) the way a human knows the
+box contents, and reads everything else (HP, monster stats, hands, counts) from the
 observation. Strategy, one rule per decision:
 
 - **Heal or draw** — heal only when one lost battle against the strongest monster still to
   come would retire it (HP ≤ that attack): a Healing Potion first, the Elixir if there is no
   potion. Otherwise draw: healing items are worth VP.
 - **Join** — join when a lost battle would not retire it, or when its own hand alone can
-  defeat the monster; commit its strongest card (the best bid for MVP). Otherwise stay out
-  (the pretend).
+  defeat the monster; otherwise stay out (the pretend). With at least two other players
+  holding cards it commits its weakest card (partners will carry the total and raises can add
+  more); in a smaller battle it commits its strongest (the best bid for MVP).
 - **Raise** — estimate the team total as its own committed cards plus 3.2 per card others
-  committed (the mean attack card). If that estimate does not exceed the HP by a margin of 2,
-  raise: the smallest card that reaches the margin, else its strongest. If the monster
-  already looks beaten, raise its strongest card only to win the MVP (its own total does not
-  beat another participant's estimated total) and only for a monster worth ≥ 2 VP while it
-  keeps at least one card; otherwise pass.
+  committed (the mean attack card; in a battle whose loss would retire it, others count 0).
+  If that estimate does not exceed the HP by a margin of 2, raise: the smallest card that
+  reaches the margin, else its strongest. If the monster already looks beaten and it duels a
+  single other participant, raise its strongest card to win the MVP (when its own total does
+  not beat the other's estimate, the monster is worth ≥ 2 VP and it keeps a card); otherwise
+  pass. (Measured: MVP races in bigger battles cost more cards than they win.)
 - **Damage items** — use the smallest item that closes the gap on its own; otherwise use its
   strongest item if the items of all participants together can close the gap; else pass.
 - **Draft** — take the treasure with the most VP (items count a little extra for their effect,
@@ -62,6 +64,8 @@ class WhiteKnightHeuristic:
     """Rule-based White Knight agent (see the module docstring for the strategy)."""
 
     name = "heuristic"
+    mean_card = _MEAN_CARD
+    margin = 2
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
@@ -114,28 +118,31 @@ class WhiteKnightHeuristic:
     def _join(self, obs: np.ndarray, mask: np.ndarray) -> int:
         hp, attack, _ = self._monster(obs)
         hand = self._hand(obs)
-        strongest = max(k for k in range(NUM_ATTACK) if mask[A.COMMIT + k])
+        held = [k for k in range(NUM_ATTACK) if mask[A.COMMIT + k]]
         survives = self._my_hp(obs) > attack
         solo = float(hand @ _VALUES) > hp
-        if survives or solo:
-            return A.COMMIT + strongest
-        return A.STAY_OUT
+        if not (survives or solo):
+            return A.STAY_OUT
+        partners = int((obs[_S["hand_size"]][1:] > 0).sum())
+        return A.COMMIT + (held[0] if partners >= 2 else held[-1])
 
     def _raise(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        hp, _, vp = self._monster(obs)
+        hp, attack, vp = self._monster(obs)
         hand = self._hand(obs)
         mine = float(np.rint(obs[_S["committed_values"]][:NUM_ATTACK] * 4) @ _VALUES)
         counts = np.rint(obs[_S["committed_count"]] * 10)
-        others = counts[1:] * _MEAN_CARD
-        estimate = mine + float(others.sum())
+        others = counts[1:] * self.mean_card
+        lethal = self._my_hp(obs) <= attack
+        estimate = mine + (0.0 if lethal else float(others.sum()))
         held = [k for k in range(NUM_ATTACK) if mask[A.RAISE + k]]
-        target = hp + 2
+        target = hp + self.margin
         if estimate < target:
             for k in held:  # ascending values: the smallest card that reaches the margin
                 if estimate + ATTACK_VALUES[k] >= target:
                     return A.RAISE + k
             return A.RAISE + held[-1]
-        if vp >= 2 and int(hand.sum()) >= 2 and mine <= float(others.max(initial=0.0)):
+        duel = int((obs[_S["joined"]] > 0).sum()) == 2
+        if duel and vp >= 2 and int(hand.sum()) >= 2 and mine <= float(others.max(initial=0.0)):
             return A.RAISE + held[-1]
         return A.PASS
 
