@@ -47,6 +47,9 @@ def _subset_table() -> list[list[tuple[int, int, int]]]:
 
 
 _SUBSETS = _subset_table()
+#: total BP of one weapon of every name in a held-names mask
+_HELD_BP = [sum(WEAPON_BP[i] for i in range(NUM_WEAPONS) if held >> i & 1)
+            for held in range(1 << NUM_WEAPONS)]
 
 
 def held_mask(weapons: Weapons, exclude: int = 0) -> int:
@@ -82,10 +85,14 @@ def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
         return True
     if len(foes) < k:
         return False
-    above = {v for v in foes if v > t}
-    if len(above) >= k:
+    above = len({v for v in foes if v > t})
+    if above >= k:
         return True  # the foes alone, without weapons
+    if sum(weapons) < k - above:
+        return False  # stages without weapons have distinct foe values: at most `above`
     held = held_mask(weapons)
+    if k == 1:  # one stage: the strongest foe with one weapon of every name held
+        return foes[-1] + _HELD_BP[held] > t
     tried = set()
     for i, v in enumerate(foes):
         if v in tried:
@@ -105,12 +112,16 @@ def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
     ``tests`` is the number of tests in the hand; ``test_allowed`` is False once the quest
     already holds its one test.
     """
+    need = r - 1 if test_allowed and tests > 0 else r
+    if need <= 0:
+        return True
+    if len({v for v in foes if v > t}) >= need:
+        return True  # the cheap common case, before the memoised search
     if foe_stages_possible(foes, weapons, r, t):
         return True
-    return test_allowed and tests > 0 and foe_stages_possible(foes, weapons, r - 1, t)
+    return need < r and foe_stages_possible(foes, weapons, need, t)
 
 
-@lru_cache(maxsize=1 << 16)
 def partial_stage_possible(foes: Foes, weapons: Weapons, tests: int, r_after: int, value: int,
                            on_stage: int, t: int, test_allowed: bool) -> bool:
     """A foe stage of BP ``value`` (weapon names ``on_stage``) is being built: can it be
@@ -118,6 +129,14 @@ def partial_stage_possible(foes: Foes, weapons: Weapons, tests: int, r_after: in
 
     ``foes``/``weapons``/``tests`` are what is left in the hand.
     """
+    if value > t:  # no more weapons needed (and by the dominance rule none help)
+        return stages_possible(foes, weapons, tests, r_after, value, test_allowed)
+    return _partial_below(foes, weapons, tests, r_after, value, on_stage, t, test_allowed)
+
+
+@lru_cache(maxsize=1 << 16)
+def _partial_below(foes: Foes, weapons: Weapons, tests: int, r_after: int, value: int,
+                   on_stage: int, t: int, test_allowed: bool) -> bool:
     held = held_mask(weapons, exclude=on_stage)
     for sub, bonus in minimal_sets(held, t - value):
         if stages_possible(foes, _minus(weapons, sub), tests, r_after, value + bonus,
@@ -140,4 +159,4 @@ def without(foes: Foes, value: int) -> Foes:
 def clear_caches() -> None:
     """Empty the memo tables (tests use it to measure cold-cache cost)."""
     foe_stages_possible.cache_clear()
-    partial_stage_possible.cache_clear()
+    _partial_below.cache_clear()

@@ -18,7 +18,9 @@ private layer of the one player who knows it, through flat memoryviews at offset
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -73,6 +75,35 @@ QUEST_PIECES = ("sponsor", "num_stages", "current_stage", "stage_cards", "stage_
 Task = tuple[Callable[..., None], tuple[Any, ...]]
 
 
+def _copy_list(value: list, new: Any, memo: dict[int, Any]) -> list:
+    """Copy one state list (see :meth:`Table.__deepcopy__`); lists are homogeneous."""
+    if not value:
+        return []
+    first = value[0]
+    if type(first) in (int, bool, float):
+        return value[:]
+    if type(first) is list:
+        return [row[:] for row in value]
+    if type(first) is MethodType:
+        return [getattr(new, method.__name__) for method in value]
+    if type(first) is tuple and type(first[0]) is MethodType:  # the task stack
+        return [(getattr(new, fn.__name__), _copy_args(args, memo)) for fn, args in value]
+    return copy.deepcopy(value, memo)
+
+
+def _copy_args(args: tuple, memo: dict[int, Any]) -> tuple:
+    if all(type(a) is int for a in args):
+        return args
+    return copy.deepcopy(args, memo)
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """A generator in the same state (faster than deep-copying through pickle)."""
+    bit_generator = type(rng.bit_generator)()
+    bit_generator.state = rng.bit_generator.state
+    return np.random.Generator(bit_generator)
+
+
 class Table(GameEngine):
     """Game state and primitives shared by every phase (see the module docstring)."""
 
@@ -123,11 +154,57 @@ class Table(GameEngine):
         self.i_contenders = idx("contenders")
         self.i_discard, self.i_story_discard = idx("discard_pile"), idx("story_discard")
         self.i_piles = idx("piles")
-        self._quest_slices = [slice(LAYOUT[p].offset, LAYOUT[p].stop) for p in QUEST_PIECES]
+        self._quest_cells = np.concatenate(
+            [np.arange(LAYOUT[p].offset, LAYOUT[p].stop) for p in QUEST_PIECES])
         self._mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         self._mw = memoryview(self._mask)
         self._mask_ok = False
         self.phase = OVER
+
+    # -- copying -----------------------------------------------------------------------------------
+    _VIEWS = ("w", "pw", "_mw", "_priv_rows")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle / deepcopy without the memoryviews (rebuilt from the buffers on load)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.w = memoryview(self.pub)
+        self.pw = [memoryview(row) for row in self.priv]
+        self._mw = memoryview(self._mask)
+        self._priv_rows = list(self.priv)
+
+    #: read-only after construction: shared by copies instead of deep-copied
+    _SHARED = ("rules", "adventure_cards", "story_cards", "catalogs", "_names", "_perms",
+               "_quest_cells")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+        """A fast deep copy: the state is flat lists, lists of int lists, numpy buffers and the
+        task stack of bound methods (rebound to the copy); static data is shared."""
+        new = self.__class__.__new__(self.__class__)
+        memo[id(self)] = new
+        shared = self._SHARED
+        state = {}
+        for key, value in self.__dict__.items():
+            if key in self._VIEWS:
+                continue
+            if key in shared:
+                state[key] = value
+            elif type(value) is list:
+                state[key] = _copy_list(value, new, memo)
+            elif type(value) is np.ndarray:
+                state[key] = value.copy()
+            elif key == "rng":
+                state[key] = _copy_rng(value)
+            else:
+                state[key] = copy.deepcopy(value, memo)
+        new.__setstate__(state)
+        return new
+
+    def clone(self) -> Table:
+        """An independent copy of the whole game (search, branching tests)."""
+        return copy.deepcopy(self)
 
     # -- setup -------------------------------------------------------------------------------------
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
@@ -186,6 +263,7 @@ class Table(GameEngine):
         self.next_base = start - 1  # the next drawer is left of this seat
         self.story = -1
         self.winners: list[int] = []
+        self.reveals = 0  # face-down choices turned up so far (tests use it)
         self.last_bp: dict[int, int] = {}  # seat -> BP at the last reveal (tests, rendering)
         self.contenders: list[int] = []
         self.over = False
@@ -395,6 +473,7 @@ class Table(GameEngine):
 
     def _reveal_played(self, seats: list[int]) -> None:
         """Turn everyone's face-down cards up: allies and Amours go into play."""
+        self.reveals += 1
         w = self.w
         for seat in seats:
             cells = self.i_committed[seat]
@@ -572,9 +651,9 @@ class Table(GameEngine):
 
     def _clear_quest_view(self) -> None:
         """Zero every quest / tournament piece of the observation, public and private."""
-        for cells in self._quest_slices:
-            self.pub[cells] = 0.0
-            self.priv[:, cells] = 0.0
+        cells = self._quest_cells
+        self.pub[cells] = 0.0
+        self.priv[:, cells] = 0.0
         self.w[self.i_owed] = 0.0
 
     # -- the end -----------------------------------------------------------------------------------

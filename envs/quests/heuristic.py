@@ -1,0 +1,262 @@
+"""A rule-based Quests agent that reads only the observation vector and the action mask.
+
+Strategy (each rule is one method below):
+
+- **Allies first.** An ally in hand is put into play at the first chance (foe stage,
+  tournament, before bidding, or instead of a hand-limit discard): allies are permanent BP.
+- **Sponsor** whenever allowed unless an opponent could reach the Round Table by completing
+  the quest (progress + stages + King's Recognition bonus ≥ 22): the sponsor draws back the
+  cards it used plus one per stage. **Build** tests first (a sole participant must discard 3
+  to pass one), then foes from weakest to strongest, and load the last stage with weapons.
+- **Join** every quest (joining draws a card and costs nothing; weapons are only spent where
+  they can win). **Foe stage:** estimate the stage's BP (exact when previewed with Merlin,
+  otherwise from its card count: 25 + 10 per weapon), play the cheapest weapons (then the
+  Amour) that reach it, or nothing when it cannot be reached. Merlin previews the stage about
+  to be fought.
+- **Tests:** bid only what can be paid with free bids and junk (foes and tests in hand).
+- **Tournaments:** enter every one and play every weapon, the Amour and allies.
+- **Discards** (hand limit, test, King's Call to Arms): the least useful card first — foes
+  and tests, weakest first (Mordred last among foes), then the weakest weapons.
+- **Mordred** removes the most valuable ally of the leading opponent when it is offered.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.quests import actions as A
+from envs.quests.cards import (
+    ALLIES,
+    AMOUR_KIND,
+    FIRST_ALLY,
+    FOE_VALUES,
+    FOES,
+    ISEULT,
+    KIND_BP,
+    MORDRED,
+    NUM_STAGE_KINDS,
+    RANK_BP,
+    STAGE_KINDS,
+    STORY_STAGES,
+    TESTS,
+    TRISTAN,
+    WEAPONS,
+    ally_bids,
+    ally_bp,
+)
+from envs.quests.observation import LAYOUT, PHASES
+
+_PHASE = {name: i for i, name in enumerate(PHASES)}
+_HIGH_PROGRESS = 22
+
+
+def _piece(obs: np.ndarray, name: str) -> np.ndarray:
+    return LAYOUT.view(obs, name)
+
+
+class QuestsHeuristic:
+    """Rule-based Quests agent (see the module docstring for the strategy)."""
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def reset(self) -> None:
+        pass
+
+    # -- reading the observation -------------------------------------------------------------------
+    @staticmethod
+    def _hand(obs: np.ndarray) -> np.ndarray:
+        return np.rint(_piece(obs, "hand") * 4).astype(int)
+
+    @staticmethod
+    def _story(obs: np.ndarray) -> int:
+        story = _piece(obs, "story")
+        return int(np.argmax(story)) if story.any() else -1
+
+    @staticmethod
+    def _progress(obs: np.ndarray) -> np.ndarray:
+        return np.rint(_piece(obs, "progress") * _HIGH_PROGRESS).astype(int)
+
+    def _base_bp(self, obs: np.ndarray, story: int, in_quest: bool) -> int:
+        """My rank BP + allies in play + Amour (without weapons)."""
+        rank = int(np.argmax(_piece(obs, "rank")[0]))
+        allies = _piece(obs, "allies")
+        iseult = bool(allies[:, ISEULT - FIRST_ALLY].any())
+        bp = RANK_BP[rank] + (10 if _piece(obs, "amour")[0] else 0)
+        for i, present in enumerate(allies[0]):
+            if present:
+                bp += ally_bp(ALLIES[i], story, in_quest, iseult)
+        committed = _piece(obs, "committed")[0]
+        for kind in WEAPONS:
+            if committed[kind]:
+                bp += KIND_BP[kind]
+        if committed[AMOUR_KIND] and not _piece(obs, "amour")[0]:
+            bp += 10
+        for kind in ALLIES:
+            if committed[kind]:
+                bp += ally_bp(kind, story, in_quest, iseult)
+        return bp
+
+    # -- the decision ------------------------------------------------------------------------------
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        obs, mask = observation, action_mask
+        phase = int(np.argmax(_piece(obs, "phase")))
+        mordred = self._mordred(obs, mask)
+        if mordred is not None:
+            return mordred
+        if phase == _PHASE["sponsor"]:
+            return self._sponsor(obs, mask)
+        if phase in (_PHASE["build_card"], _PHASE["build_weapons"]):
+            return self._build(obs, mask)
+        if phase == _PHASE["join"]:
+            return A.JOIN if mask[A.JOIN] else A.DECLINE
+        if phase == _PHASE["enter"]:
+            return A.ENTER if mask[A.ENTER] else A.DECLINE
+        if phase == _PHASE["preview"]:
+            return self._preview(obs, mask)
+        if phase == _PHASE["stage_play"]:
+            return self._stage_play(obs, mask)
+        if phase in (_PHASE["tournament_play"], _PHASE["final_play"]):
+            return self._play_everything(mask)
+        if phase == _PHASE["bid"]:
+            return self._bid(obs, mask)
+        return self._discard(obs, mask)
+
+    # -- quests ------------------------------------------------------------------------------------
+    def _sponsor(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        if not mask[A.SPONSOR]:
+            return A.DECLINE
+        story = self._story(obs)
+        bonus = 2 * round(float(_piece(obs, "recognition")[0]) * 2)
+        threat = self._progress(obs)[1:].max() + STORY_STAGES[story] + bonus
+        return A.SPONSOR if threat < _HIGH_PROGRESS else A.DECLINE
+
+    def _build(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        story = self._story(obs)
+        values = FOE_VALUES[story]
+        stage = int(np.argmax(_piece(obs, "current_stage")))
+        last = stage == STORY_STAGES[story] - 1
+        adds = [a for a in np.flatnonzero(mask[A.ADD : A.PLAY]) + A.ADD]
+        kinds = {a: STAGE_KINDS[(a - A.ADD) % NUM_STAGE_KINDS] for a in adds}
+        tests = [a for a in adds if kinds[a] in TESTS]
+        if tests:
+            return tests[0]
+        foes = [a for a in adds if kinds[a] in FOES]
+        if foes:
+            pick = max if last else min
+            return pick(foes, key=lambda a: (values[kinds[a]], kinds[a] != MORDRED))
+        weapons = [a for a in adds if kinds[a] in WEAPONS]
+        if mask[A.FINISH_STAGE] and not (last and weapons):
+            return A.FINISH_STAGE
+        return max(weapons, key=lambda a: KIND_BP[kinds[a]]) if weapons else A.FINISH_STAGE
+
+    def _preview(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        stage = int(np.argmax(_piece(obs, "current_stage")))
+        if mask[A.PREVIEW + stage]:
+            return A.PREVIEW + stage
+        later = np.flatnonzero(mask[A.PREVIEW : A.ADD])
+        return A.PREVIEW + int(later[0]) if len(later) else A.NO_PREVIEW
+
+    def _stage_target(self, obs: np.ndarray, stage: int) -> int:
+        known = float(_piece(obs, "stage_bp")[stage])
+        if known > 0:
+            return round(known * 100)
+        cards = round(float(_piece(obs, "stage_cards")[stage]) * 8)
+        return 25 + 10 * max(0, cards - 1)
+
+    def _stage_play(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        allies = [A.PLAY + k for k in ALLIES if mask[A.PLAY + k]]
+        if allies:
+            return allies[0]
+        story = self._story(obs)
+        stage = int(np.argmax(_piece(obs, "current_stage")))
+        need = self._stage_target(obs, stage) - self._base_bp(obs, story, in_quest=True)
+        if need <= 0:
+            return A.DONE
+        weapons = sorted((KIND_BP[k], k) for k in WEAPONS if mask[A.PLAY + k])
+        amour = 10 if mask[A.PLAY + AMOUR_KIND] else 0
+        if sum(bp for bp, _ in weapons) + amour < need:
+            return A.DONE  # cannot be reached: keep the cards
+        for bp, kind in weapons:
+            if bp >= need:
+                return A.PLAY + kind  # the cheapest single weapon that is enough
+        if amour and amour >= need:
+            return A.PLAY + AMOUR_KIND
+        return A.PLAY + weapons[-1][1] if weapons else A.PLAY + AMOUR_KIND
+
+    def _bid(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        allies = [A.PLAY + k for k in ALLIES if mask[A.PLAY + k]]
+        if allies:
+            return allies[0]
+        bids = np.flatnonzero(mask[A.BID : A.DISCARD])
+        if not len(bids):
+            return A.DROP_OUT
+        lowest = int(bids[0]) + 1
+        hand = self._hand(obs)
+        junk = int(sum(hand[k] for k in FOES if k != MORDRED) + sum(hand[k] for k in TESTS))
+        free = self._free_bids(obs, self._story(obs))
+        return A.BID + lowest - 1 if lowest - free <= junk else A.DROP_OUT
+
+    @staticmethod
+    def _free_bids(obs: np.ndarray, story: int) -> int:
+        allies = _piece(obs, "allies")
+        tristan = bool(allies[:, TRISTAN - FIRST_ALLY].any())
+        free = 1 if _piece(obs, "amour")[0] else 0
+        for i, present in enumerate(allies[0]):
+            if present:
+                free += ally_bids(ALLIES[i], story, True, tristan)
+        return free
+
+    # -- tournaments -------------------------------------------------------------------------------
+    @staticmethod
+    def _play_everything(mask: np.ndarray) -> int:
+        for kind in (*ALLIES, *WEAPONS, AMOUR_KIND):
+            if mask[A.PLAY + kind]:
+                return A.PLAY + kind
+        return A.DONE
+
+    # -- discards ----------------------------------------------------------------------------------
+    @staticmethod
+    def _discard_value(kind: int) -> float:
+        """How much a card is worth keeping (lower is discarded first)."""
+        if kind in TESTS:
+            return 1.0
+        if kind in FOES:
+            return 30.0 if kind == MORDRED else 2.0 + FOE_VALUES[0][kind] / 100
+        if kind == AMOUR_KIND:
+            return 40.0
+        if kind in WEAPONS:
+            return 10.0 + KIND_BP[kind]
+        return 100.0  # allies
+
+    def _discard(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        allies = [A.PLAY + k for k in ALLIES if mask[A.PLAY + k]]
+        if allies:  # hand limit: put an ally into play instead of discarding
+            return allies[0]
+        options = [a for a in np.flatnonzero(mask[A.DISCARD : A.MORDRED])]
+        if not options:
+            return int(np.flatnonzero(mask)[0])
+        return A.DISCARD + min(options, key=self._discard_value)
+
+    # -- Mordred -----------------------------------------------------------------------------------
+    def _mordred(self, obs: np.ndarray, mask: np.ndarray) -> int | None:
+        targets = np.flatnonzero(mask[A.MORDRED :])
+        if not len(targets):
+            return None
+        progress = self._progress(obs)
+        best, best_key = None, None
+        for t in targets:
+            ally, rel = divmod(int(t), A.MAX_PLAYERS - 1)
+            kind = ALLIES[ally]
+            worth = KIND_BP[kind] + 5 * ally_bids(kind, -1, False, True)
+            if worth < 10:
+                continue  # not worth a Mordred (which can also be a 30 BP foe)
+            key = (progress[rel + 1], worth)
+            if best_key is None or key > best_key:
+                best, best_key = A.MORDRED + int(t), key
+        return best
