@@ -428,6 +428,17 @@ def test_ties_in_vp_and_monsters_go_to_hp_then_share() -> None:
     assert e.rewards() == [-0.5, 1.0, -0.5]
 
 
+def test_monsters_still_break_ties_after_the_city_fell() -> None:
+    env = white_knight_v0.raw_env(num_players=2)
+    env.reset(seed=0)
+    e = env.engine
+    e.city = 0  # monster VP are void, the number of monsters won still ranks
+    e.monster_vp_sum = [4, 0]
+    e.monster_count = [2, 0]
+    e.treasure_vp_sum = [3, 3]
+    assert e.scores() == [3.0, 3.0] and e.ranks() == [1, 2]
+
+
 # -- end of the game -------------------------------------------------------------------------------
 def test_the_city_falls_the_game_ends_and_monster_vp_count_zero() -> None:
     env = table(2, [["A6", "A1"], []], ["Goblin", "Dragon", "Mimic"], ["Jewel", "Coin Pouch"])

@@ -58,6 +58,14 @@ PHASE_NAMES = (*PHASES, "over", "between turns")
 END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")
 CITY_FELL, ALL_RESOLVED, VP_THRESHOLD, ALL_RETIRED, EMPTY_DECK = range(len(END_REASONS))
 
+#: observation pieces that describe the current battle (a contiguous block of the layout)
+BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
+                 "battle", "mvp", "monster", "monster_stats", "draft_hand", "draft_seen",
+                 "draft_left")
+_NAMES = [piece.name for piece in LAYOUT.pieces]
+_FIRST = _NAMES.index(BATTLE_PIECES[0])
+if tuple(_NAMES[_FIRST : _FIRST + len(BATTLE_PIECES)]) != BATTLE_PIECES:
+    raise AssertionError("the battle pieces must be one contiguous block of the layout")
 _HEAL_BITS = (1 << POTION) | (1 << ELIXIR)
 _DAMAGE_BITS = (1 << FIRE_FLASK) | (1 << HOLY_SWORD)
 
@@ -149,13 +157,10 @@ class WhiteKnightEngine(GameEngine):
         self.i_dhand, self.i_dseen = idx("draft_hand"), idx("draft_seen")
         self.i_dleft = idx("draft_left")[0]
         self.i_discards, self.i_piles = idx("attack_discards"), idx("piles")
-        #: every cell that describes the current battle (cleared, both layers, when it ends)
-        self._battle_cells = np.concatenate([
-            np.arange(LAYOUT[name].offset, LAYOUT[name].stop)
-            for name in ("join_decided", "joined", "passed", "committed_count",
-                         "committed_values", "battle", "mvp", "monster", "monster_stats",
-                         "draft_hand", "draft_seen", "draft_left")
-        ])
+        #: every cell that describes the current battle (one block of the layout: cleared in
+        #: both layers when the battle ends)
+        self._battle_cells = slice(LAYOUT[BATTLE_PIECES[0]].offset,
+                                   LAYOUT[BATTLE_PIECES[-1]].stop)
         self._inv_actions = 1.0 / max(1, self.action_cards.total)
         self._inv_treasures = 1.0 / max(1, self.treasure_cards.total)
         self._inv_monsters = 1.0 / max(1, self.total_monsters)
@@ -225,7 +230,7 @@ class WhiteKnightEngine(GameEngine):
         self.end_reason = -1
         self.over = False
         self.truncated = False
-        self._clear_battle_state()
+        self._new_battle_state()
         self.turn_player = start
 
         self.pub.fill(0)
@@ -246,25 +251,37 @@ class WhiteKnightEngine(GameEngine):
         self._deal(start, skip=set(rigged_hands))
         self._turn(start)
 
-    def _clear_battle_state(self) -> None:
+    def _new_battle_state(self) -> None:
+        """Allocate the per-battle state (at reset)."""
         n = self.num_players
-        self.monster = -1
-        self.join_order: list[int] = []
-        self.join_pos = 0
-        self.participants: list[int] = []
         self.committed = [[0] * NUM_ATTACK for _ in range(n)]
         self.committed_n = [0] * n
         self.committed_sum = [0] * n
         self.committed_max = [0] * n
+        #: per seat, the first packet passed to it in this draft (its ``draft_seen``)
+        self.seen_packet: list[list[int] | None] = [None] * n
+        self.packet = [0] * NUM_TREASURES  # all zeros again whenever a draft is over
+        self.participants: list[int] = []
+        self._clear_battle_state()
+
+    def _clear_battle_state(self) -> None:
+        """Forget the battle; only the participants' rows were touched."""
+        for seat in self.participants:
+            self.committed[seat] = [0] * NUM_ATTACK
+            self.committed_n[seat] = 0
+            self.committed_sum[seat] = 0
+            self.committed_max[seat] = 0
+            self.seen_packet[seat] = None
+        self.monster = -1
+        self.join_order: list[int] = []
+        self.join_pos = 0
+        self.participants = []
         self.pos = 0  # index into participants: whose raise / damage / draft turn it is
         self.passes = 0  # consecutive passes in the current circuit
         self.card_total = 0
         self.item_damage = 0
         self.mvp = -1
-        self.packet = [0] * NUM_TREASURES
         self.packet_n = 0
-        #: per seat, the first packet passed to it in this draft (its ``draft_seen``)
-        self.seen_packet: list[list[int] | None] = [None] * n
         self._sizes_frozen = False
 
     def _deal(self, start: int, skip: set[int]) -> None:
@@ -543,8 +560,9 @@ class WhiteKnightEngine(GameEngine):
         else:
             self._commit(seat, action - A.RAISE)
             self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
-            self.passes = 0
-            self._clear_passed()
+            if self.passes:
+                self.passes = 0
+                self._clear_passed()
         self.pos = (self.pos + 1) % len(self.participants)
         self._next_raiser()
 
@@ -599,8 +617,9 @@ class WhiteKnightEngine(GameEngine):
             self._use_item(seat, kind)
             self.item_damage += self.item_amount[kind]
             self.w[self.i_battle[1]] = self.item_damage / 20.0
-            self.passes = 0
-            self._clear_passed()
+            if self.passes:
+                self.passes = 0
+                self._clear_passed()
             if self.card_total + self.item_damage > self.monster_hp[self.monster]:
                 self._defeated()
                 return
@@ -731,24 +750,27 @@ class WhiteKnightEngine(GameEngine):
         """Committed cards to the discards, battle facts cleared, then the end conditions."""
         w = self.w
         discards = self.discards
-        for seat in self.participants:
+        cells = self.i_discards
+        participants = self.participants
+        for seat in participants:
             committed = self.committed[seat]
             for kind in range(NUM_ATTACK):
                 if committed[kind]:
                     discards[kind] += committed[kind]
-                    w[self.i_discards[kind]] = discards[kind] * 0.25
-        cells = self._battle_cells
-        self.pub[cells] = 0.0
-        self.priv[:, cells] = 0.0
+                    w[cells[kind]] = discards[kind] * 0.25
+        battle = self._battle_cells
+        self.pub[battle] = 0.0
+        self.priv[:, battle] = 0.0
         self.monsters_resolved += 1
         self._write_piles()
+        # VP only grow in a won battle, and only for its participants
+        threshold = self.mvp >= 0 and any(self._vp(s) >= self.threshold for s in participants)
         self._clear_battle_state()
         if self.city == 0:
             self._end(CITY_FELL)
         elif self.monsters_resolved >= self.total_monsters:
             self._end(ALL_RESOLVED)
-        elif any(not self.retired[s] and self._vp(s) >= self.threshold
-                 for s in range(self.num_players)):
+        elif threshold:
             self._end(VP_THRESHOLD)
         elif all(self.retired):
             self._end(ALL_RETIRED)

@@ -58,6 +58,11 @@ LAYOUT.add("mvp", P, "one-hot MVP of the defeated monster (during the treasure d
 LAYOUT.add("monster", NUM_MONSTERS, "one-hot current monster: " + ", ".join(MONSTER_NAMES))
 LAYOUT.add("monster_stats", 4, "current monster's HP / 20, attack / 10, chests / 10, VP / 10",
            high=HIGH)
+LAYOUT.add("draft_hand", NUM_TREASURES, "treasure draft: count per kind of the treasures "
+           "passed to the observer that it must choose from now / 4", high=HIGH)
+LAYOUT.add("draft_seen", NUM_TREASURES, "treasure draft: count per kind of the first cards "
+           "passed to (or drawn by) the observer in this draft / 4", high=HIGH)
+LAYOUT.add("draft_left", 1, "treasures of the current draft not yet taken / 10", high=HIGH)
 LAYOUT.add("monsters_to_come", NUM_MONSTERS, "monsters still in the action deck per kind / 2",
            high=HIGH)
 LAYOUT.add("monsters_owned", (P, NUM_MONSTERS), "per seat, monsters won per kind / 2",
@@ -66,11 +71,6 @@ LAYOUT.add("treasures_owned", (P, NUM_TREASURES), "per seat, treasures owned per
            + ", ".join(TREASURE_NAMES), seat_axes=(0,), high=HIGH)
 LAYOUT.add("vp", P, "each seat's VP (monsters + treasures) / vp_threshold", seat_axes=(0,),
            high=HIGH)
-LAYOUT.add("draft_hand", NUM_TREASURES, "treasure draft: count per kind of the treasures "
-           "passed to the observer that it must choose from now / 4", high=HIGH)
-LAYOUT.add("draft_seen", NUM_TREASURES, "treasure draft: count per kind of the first cards "
-           "passed to (or drawn by) the observer in this draft / 4", high=HIGH)
-LAYOUT.add("draft_left", 1, "treasures of the current draft not yet taken / 10", high=HIGH)
 LAYOUT.add("attack_discards", NUM_ATTACK, "attack cards discarded so far per value / 4 "
            "(public card counting)", high=HIGH)
 LAYOUT.add("piles", 3, "action deck / action cards in the game, treasure deck / treasures "
