@@ -41,6 +41,7 @@ def test_card_describes_the_model(ckpt: Path) -> None:
     card = json.loads(ckpt.with_suffix(".json").read_text())
     assert card["game"] == "paladin" and card["env"] == "paladin_v0"
     assert card["observation_size"] == 756 and card["num_actions"] == 124
+    assert card["observation_layout"] == checkpoint.layout_fingerprint("paladin")
     assert card["policy"]["include_mask"] is True
     assert card["sha256"] == checkpoint.sha256_of(ckpt)
     assert card["config"]["game"] == "paladin"
@@ -130,6 +131,7 @@ def test_wrong_game(ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     ({"num_actions": 7}, "7 actions"),
     ({"env_version": 9}, "paladin_v9"),
     ({"format": "something/else"}, "format"),
+    ({"observation_layout": "0123456789abcdef"}, "another paladin observation layout"),
 ])
 def test_card_mismatch(ckpt: Path, tmp_path: Path, changes: dict, match: str) -> None:
     copy = copy_pair(ckpt, tmp_path)

@@ -1,8 +1,9 @@
 """Checkpoints: the SB3 zip of a trained model plus a JSON card that says what it is.
 
 A checkpoint ``<name>.zip`` always sits beside ``<name>.json``. The card records the game, env
-version, observation and action sizes, the network, the training config, training steps and
-wall time, and evaluation results, plus the zip's SHA-256. Loading checks all of it before
+version, observation and action sizes, a fingerprint of the observation layout, the network,
+the training config, training steps and wall time, and evaluation results, plus the zip's
+SHA-256. Loading checks all of it before
 trusting the weights, so a checkpoint for another game, another observation layout, or a
 damaged file fails with a message that says which, instead of a shape error deep in numpy.
 
@@ -24,8 +25,8 @@ from envs.core.registry import game_entry, game_module
 from training.numpy_net import NumpyActor
 
 CARD_FORMAT = "roundtable-checkpoint/1"
-REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size", "num_actions",
-                 "policy", "model_file", "sha256")
+REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
+                 "observation_layout", "num_actions", "policy", "model_file", "sha256")
 
 
 class CheckpointError(ValueError):
@@ -40,6 +41,17 @@ def game_sizes(game: str) -> tuple[int, int, int]:
     """(observation size, number of actions, env version) of a game as installed now."""
     cls = engine_class(game)
     return cls.layout.size, cls.num_actions, cls.version
+
+
+def layout_fingerprint(game: str) -> str:
+    """SHA-256 of the observation layout's structure (piece names, shapes, offsets, seat axes,
+    bounds). Envs under development can reorder pieces without changing the size or the
+    version; a checkpoint trained on the old order would then read garbage without a shape
+    error, so cards record this and loading compares it."""
+    layout = engine_class(game).layout
+    text = ";".join(f"{p.name}:{p.shape}:{p.offset}:{p.seat_axes}:{p.high}"
+                    for p in layout.pieces)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def card_path_for(model_path: Path) -> Path:
@@ -113,6 +125,13 @@ def check_card(card: dict[str, Any], card_path: Path, game: str | None) -> None:
             f"checkpoint {card_path} expects observations of {card['observation_size']} and "
             f"{card['num_actions']} actions; {entry.game} has {obs_size} and {num_actions}"
         )
+    if card["observation_layout"] != layout_fingerprint(entry.game):
+        raise CheckpointError(
+            f"checkpoint {card_path} was trained on another {entry.game} observation layout "
+            f"(fingerprint {card['observation_layout']}, installed "
+            f"{layout_fingerprint(entry.game)}): the pieces moved, so the network would "
+            "misread every observation"
+        )
 
 
 def input_size(card: dict[str, Any]) -> int:
@@ -160,6 +179,7 @@ def make_card(game: str, policy: dict[str, Any], config: dict[str, Any],
         "env": entry.module.split(".")[-1],
         "env_version": version,
         "observation_size": obs_size,
+        "observation_layout": layout_fingerprint(entry.game),
         "num_actions": num_actions,
         "policy": policy,
         "model_file": "",

@@ -165,8 +165,9 @@ def _add_train_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all)")
     parser.add_argument("--steps", type=int, default=20480, help="learner steps per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
-    parser.add_argument("--opponents", default="heuristic",
-                        help="opponent spec inside the game envs (default heuristic)")
+    parser.add_argument("--opponents", nargs="+", default=["random", "config", "heuristic"],
+                        help="opponent settings: a spec, or 'config' for the config's pool "
+                             "(default: random config heuristic)")
 
 
 def _run_train_bench(args: argparse.Namespace) -> int:

@@ -35,6 +35,7 @@ import numpy as np
 
 from envs.core.arena import play_match
 from envs.core.registry import GAMES, game_entry
+from training.numpy_net import limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 
 CHUNK_DEALS = 25
@@ -108,6 +109,7 @@ def default_table_size(game: str, num_specs: int) -> int:
 def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_size: int,
                 deals: list[int], chunk_seed: list[int], rules: dict[str, Any]) -> list[list]:
     """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks) by position."""
+    limit_blas_threads()
     seeds = np.random.SeedSequence(chunk_seed).generate_state(len(positions))
     lineup = [specs[s].build(int(seed)) for s, seed in zip(positions, seeds)]
     match = play_match(game, table_size, lineup, deals, **rules)

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from envs.core.registry import game_entry, game_module
 from training.evaluate import default_table_size
+from training.numpy_net import limit_blas_threads
 from training.policies import parse_spec, reset_policy
 
 QUIT = ("q", "quit", "exit")
@@ -49,6 +50,7 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
          seat: int = 0, seed: int | None = None, rules: dict[str, Any] | None = None,
          input_fn: Callable[[str], str] | None = None, out: TextIO | None = None) -> int:
     """Play one game; returns 0 when it ends normally, 1 when the human quits."""
+    limit_blas_threads()
     out = out or sys.stdout
     ask = input_fn or input
     entry = game_entry(game)

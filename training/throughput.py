@@ -5,8 +5,10 @@ DummyVecEnv × n_envs, ``torch.set_num_threads``) for a fixed number of learner 
 
 - :class:`TrivialEnv`: a single-seat env with the game's observation and action sizes whose
   ``step`` does nothing (every action legal, fixed episode length) — the trainer alone;
-- the game's :class:`~training.selfplay.SelfPlayEnv`, with the given opponents playing the
-  other seats inside ``step()``;
+- the game's :class:`~training.selfplay.SelfPlayEnv`, once per opponent setting: ``random``
+  (the env itself: engine, view and a near-free opponent), ``config`` (the config's pool mix,
+  an untrained network standing in for the snapshots) and ``heuristic`` (the costliest
+  opponents: every other seat runs the rule-based agent in Python);
 
 and reports steps/s for both, the env's share of training wall time
 (``1 − fps_game / fps_trivial``), and, as a cross-check, the env alone (random legal learner)
@@ -16,6 +18,7 @@ so compare figures from one run only. The target is an env share below 15%.
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
 from pathlib import Path
@@ -91,55 +94,75 @@ def env_us_per_step(env: gymnasium.Env, steps: int = 20000) -> float:
     return (time.perf_counter() - start) / steps * 1e6
 
 
-def measure(game: str, steps: int, repeats: int, opponents: str) -> dict[str, float]:
-    from training.selfplay import SelfPlayEnv
+def _pool_weights(cfg, opponents: str) -> dict[str, float]:
+    """``config``: the config's own pool; otherwise a single spec."""
+    return dict(cfg.opponents.weights) if opponents == "config" else {opponents: 1.0}
+
+
+def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[dict]:
+    """One row per opponent setting: trainer fps on the trivial env and on the game."""
+    from training.numpy_net import NumpyActor
+    from training.selfplay import OpponentPool, SelfPlayEnv
 
     cfg = _config_for(game)
-    cfg.opponents.weights = {opponents: 1.0}
     engine = game_module(game).raw_env.engine_cls
     obs_size = engine.layout.size + (engine.num_actions if cfg.env.include_mask else 0)
+    # an untrained actor of the config's shape stands in for the pool's frozen snapshots
+    rng = np.random.default_rng(0)
+    sizes = [obs_size, *cfg.policy.net_arch, engine.num_actions]
+    snapshot = NumpyActor([rng.normal(0, 0.05, (o, i)).astype(np.float32)
+                           for i, o in itertools.pairwise(sizes)],
+                          [np.zeros(o, np.float32) for o in sizes[1:]], cfg.policy.activation)
 
-    def game_env(i: int) -> SelfPlayEnv:
-        return SelfPlayEnv(game, cfg.env.table_sizes, {opponents: 1.0}, rules=cfg.env.rules,
+    def game_env(i: int, spec: str) -> SelfPlayEnv:
+        o = cfg.opponents
+        pool = OpponentPool(game, _pool_weights(cfg, spec), max_snapshots=o.max_snapshots,
+                            snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=i)
+        pool.add_snapshot("snapshot_0", snapshot, cfg.env.include_mask)
+        return SelfPlayEnv(game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
                            reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=i)
 
-    probe = game_env(0)
+    probe = game_env(0, "random")
     probe.reset(seed=0)
     lengths = []
     for _ in range(50):
         t, done = 0, False
         while not done:
-            _, _, term, trunc, _ = probe.step(
-                int(np.flatnonzero(probe.action_masks())[0]))
+            _, _, term, trunc, _ = probe.step(int(np.flatnonzero(probe.action_masks())[0]))
             t, done = t + 1, term or trunc
         lengths.append(t)
         probe.reset()
     length = max(1, round(float(np.mean(lengths))))
-    trivial, real = [], []
-    for _ in range(repeats):
-        trivial.append(trainer_fps(lambda i: TrivialEnv(obs_size, engine.num_actions, length),
-                                   cfg, steps))
-        real.append(trainer_fps(game_env, cfg, steps))
-    fps_trivial, fps_game = statistics.median(trivial), statistics.median(real)
-    env_us = env_us_per_step(game_env(0))
-    return {"fps_trivial": fps_trivial, "fps_game": fps_game,
-            "env_share": 1 - fps_game / fps_trivial, "env_us": env_us,
-            "env_share_direct": env_us * 1e-6 * fps_game, "episode_length": length}
+    fps_trivial = statistics.median(
+        trainer_fps(lambda i: TrivialEnv(obs_size, engine.num_actions, length), cfg, steps)
+        for _ in range(repeats))
+    rows = []
+    for spec in opponents:
+        fps_game = statistics.median(trainer_fps(lambda i, s=spec: game_env(i, s), cfg, steps)
+                                     for _ in range(repeats))
+        env_us = env_us_per_step(game_env(0, spec))
+        rows.append({"opponents": spec, "fps_trivial": fps_trivial, "fps_game": fps_game,
+                     "env_share": 1 - fps_game / fps_trivial, "env_us": env_us,
+                     "env_share_direct": env_us * 1e-6 * fps_game, "episode_length": length})
+    return rows
 
 
-def main(games: list[str] | None, steps: int, repeats: int, opponents: str) -> int:
+def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str]) -> int:
+    from training.numpy_net import limit_blas_threads
+
+    limit_blas_threads()
     games = games or available_games()
     rows = []
     for game in games:
-        print(f"measuring {game} ({repeats} × {steps} steps, trivial env then the game) ...",
-              flush=True)
-        rows.append((game, measure(game, steps, repeats, opponents)))
+        print(f"measuring {game} ({repeats} × {steps} steps: trivial env, then the game with "
+              f"opponents {', '.join(opponents)}) ...", flush=True)
+        rows += [(game, m) for m in measure(game, steps, repeats, opponents)]
     print()
     print("| game | opponents | learner steps/episode | trivial env steps/s | game steps/s | "
           "env share of training | env alone µs/step | env µs × game steps/s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for game, m in rows:
-        print(f"| {game} | {opponents} | {m['episode_length']} | {m['fps_trivial']:,.0f} | "
+        print(f"| {game} | {m['opponents']} | {m['episode_length']} | {m['fps_trivial']:,.0f} | "
               f"{m['fps_game']:,.0f} | {m['env_share']:.1%} | {m['env_us']:.0f} | "
               f"{m['env_share_direct']:.1%} |")
     return 0

@@ -35,7 +35,7 @@ from training import checkpoint
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate
-from training.numpy_net import NumpyActor
+from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 from training.selfplay import OpponentPool, SelfPlayEnv
 
@@ -243,6 +243,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     run_dir = Path(cfg.run_dir)
     prepare_run_dir(run_dir, overwrite)
     torch.set_num_threads(cfg.torch_threads)
+    limit_blas_threads()  # numpy opponents and evaluation (see numpy_net)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     start = time.perf_counter()
     vec_env = VecMonitor(DummyVecEnv([lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]))
