@@ -100,6 +100,9 @@ _ITEM_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.USE_ITEM[k]] for k in A.USE
 _HEAL_MASKS = _with([_ITEM_MASKS[b & _HEAL_BITS] for b in range(1 << NUM_TREASURES)], A.DRAW)
 _DAMAGE_MASKS = _with([_ITEM_MASKS[b & _DAMAGE_BITS] for b in range(1 << NUM_TREASURES)], A.PASS)
 _DRAFT_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.TAKE + k] for k in range(NUM_TREASURES)})
+#: the kinds in a bit set, ascending (treasure packets)
+_KINDS_OF = [tuple(k for k in range(NUM_TREASURES) if bits >> k & 1)
+             for bits in range(1 << NUM_TREASURES)]
 _NO_MASK = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
 _NO_MASK.flags.writeable = False
 
@@ -282,6 +285,7 @@ class WhiteKnightEngine(GameEngine):
         self.item_damage = 0
         self.mvp = -1
         self.packet_n = 0
+        self.packet_bits = 0  # bit k set: the packet holds treasure kind k
         self._sizes_frozen = False
 
     def _deal(self, start: int, skip: set[int]) -> None:
@@ -289,7 +293,8 @@ class WhiteKnightEngine(GameEngine):
         cards each; a monster dealt goes to the bottom and the same player gets the next card."""
         order = [s for s in self._from[start] if s not in skip]
         size = self.rules.hand_size
-        attack_left = sum(1 for k in self.deck if k < FIRST_MONSTER)
+        # every attack card not in a rigged hand is in the deck
+        attack_left = sum(self.rules.attack_counts) - sum(self.hand_n)
         for _ in range(size):
             for seat in order:
                 if self.hand_n[seat] >= size:
@@ -381,7 +386,15 @@ class WhiteKnightEngine(GameEngine):
 
     def _commit(self, seat: int, kind: int) -> None:
         """A card from the hand goes face down in front of its owner (private value)."""
-        self._lose(seat, kind)
+        hand = self.hands[seat]  # (self._lose inlined: the hottest card move)
+        hand[kind] -= 1
+        self.hand_n[seat] -= 1
+        if hand[kind] == 0:
+            self.hbits[seat] &= ~(1 << kind)
+        pw = self.pw[seat]
+        pw[self.i_hand[kind]] = hand[kind] * 0.25
+        if not self._sizes_frozen:
+            self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
         committed = self.committed[seat]
         committed[kind] += 1
         self.committed_n[seat] += 1
@@ -389,7 +402,6 @@ class WhiteKnightEngine(GameEngine):
         self.committed_sum[seat] += value
         if value > self.committed_max[seat]:
             self.committed_max[seat] = value
-        pw = self.pw[seat]
         pw[self.i_cvalues[seat][kind]] = committed[kind] * 0.25
         pw[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
 
@@ -650,9 +662,13 @@ class WhiteKnightEngine(GameEngine):
             self._end_battle()
             return
         packet = self.packet
+        bits = 0
         for _ in range(drawn):
-            packet[deck.pop()] += 1
+            kind = deck.pop()
+            packet[kind] += 1
+            bits |= 1 << kind
         self.packet_n = drawn
+        self.packet_bits = bits
         w[self.i_piles[1]] = len(deck) * self._inv_treasures
         w[self.i_dleft] = drawn * 0.1
         self.pos = self.participants.index(best)
@@ -667,17 +683,15 @@ class WhiteKnightEngine(GameEngine):
             seat = self.participants[self.pos]
             pw = self.pw[seat]
             packet = self.packet
-            bits = 0
+            bits = self.packet_bits
+            kinds = _KINDS_OF[bits]
             cells = self.i_dhand
-            for kind in range(NUM_TREASURES):
-                count = packet[kind]
-                if count:
-                    bits |= 1 << kind
-                pw[cells[kind]] = count * 0.25
+            for kind in kinds:
+                pw[cells[kind]] = packet[kind] * 0.25
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.i_dseen
-                for kind in range(NUM_TREASURES):
+                for kind in kinds:
                     pw[seen[kind]] = packet[kind] * 0.25
             if bits & (bits - 1):  # at least two kinds: a real choice
                 self._ask(DRAFT, seat, _DRAFT_MASKS[bits])
@@ -688,11 +702,14 @@ class WhiteKnightEngine(GameEngine):
         """The participant at ``pos`` keeps one treasure; the rest goes to the next one."""
         if seat is None:
             seat = self.current_player
+        pw = self.pw[seat]
+        cells = self.i_dhand
+        for held in _KINDS_OF[self.packet_bits]:
+            pw[cells[held]] = 0.0
         self.packet[kind] -= 1
         self.packet_n -= 1
-        pw = self.pw[seat]
-        for cell in self.i_dhand:
-            pw[cell] = 0.0
+        if self.packet[kind] == 0:
+            self.packet_bits &= ~(1 << kind)
         self._gain_treasure(seat, kind)
         self.w[self.i_dleft] = self.packet_n * 0.1
         self.pos = (self.pos + 1) % len(self.participants)
