@@ -314,3 +314,20 @@ def test_hand_sizes_do_not_move_during_the_join() -> None:
                 rel = (s - engine.current_player) % 4
                 expected = engine.hand_n[s] + engine.committed_n[s]
                 assert round(float(sizes[rel]) * 10) == expected
+
+
+def test_after_the_join_who_joined_and_card_counts_are_public_values_are_not() -> None:
+    from tests.test_white_knight_rules import dragon_table
+
+    env = dragon_table()  # p0 stayed out, p1 committed A2, p2 committed A5
+    env.step(env.action_from_name("raise A3"))  # p1 raises
+    view = {p: env.observe(f"player_{p}")["observation"] for p in range(3)}
+    for viewer in range(3):
+        joined = LAYOUT.view(view[viewer], "joined")
+        counts = LAYOUT.view(view[viewer], "committed_count")
+        values = LAYOUT.view(view[viewer], "committed_values")
+        rel = {s: (s - viewer) % 3 for s in range(3)}
+        assert [joined[rel[s]] for s in range(3)] == [0, 1, 1]
+        assert [round(counts[rel[s]] * 10) for s in range(3)] == [0, 2, 1]
+        for s in (1, 2):  # values only for the observer's own cards
+            assert values[rel[s]].any() == (s == viewer)

@@ -458,6 +458,15 @@ def test_the_game_ends_when_every_monster_is_resolved() -> None:
     play(env, "0: commit A6", "1: stay out", "0: raise A1", "0: take Jewel")
     assert env.engine.over and env.engine.end_reason_name == "all_monsters_resolved"
     assert env.engine.scores() == [4.0, 0.0]
+    # the city stands: the winner is the White Knight
+    assert env.engine.white_knights() == [0]
+    assert "the White Knight: player_0" in env.engine.render_text()
+
+
+def test_no_white_knight_when_the_city_fell() -> None:
+    env = table(2, [["A6", "A1"], []], ["Goblin", "Dragon", "Mimic"], ["Jewel", "Coin Pouch"])
+    play(env, "0: commit A6", "0: raise A1", "0: take Jewel")
+    assert env.engine.end_reason_name == "city_fell" and env.engine.white_knights() == []
 
 
 def test_the_game_ends_after_the_battle_in_which_someone_reaches_the_threshold() -> None:

@@ -823,6 +823,14 @@ class WhiteKnightEngine(GameEngine):
             for s in range(self.num_players)
         ]
 
+    def white_knights(self) -> list[int]:
+        """Spec flavour: once the game is over, if the city stands, the winner(s) (rank 1, not
+        retired) earn the title of White Knight; otherwise nobody does."""
+        if not self.over or self.city == 0:
+            return []
+        ranks = self.ranks()
+        return [s for s in range(self.num_players) if ranks[s] == 1 and not self.retired[s]]
+
     @property
     def end_reason_name(self) -> str | None:
         return END_REASONS[self.end_reason] if self.end_reason >= 0 else None
@@ -845,6 +853,9 @@ class WhiteKnightEngine(GameEngine):
             head += f", player_{self.current_player} to act"
         if self.over:
             head += f"; game over ({self.end_reason_name})"
+            knights = self.white_knights()
+            if knights:
+                head += "; the White Knight: " + ", ".join(f"player_{s}" for s in knights)
         lines = [
             head,
             f"city {self.city}/{self.rules.city_durability}; action deck {len(self.deck)}, "
