@@ -16,10 +16,12 @@ two legal actions (forced moves are played by the engine):
 5. ``draft`` — after a defeat the MVP and then the other participants clockwise keep one of
    the treasures passed to them (a packet of one kind is taken automatically).
 
-The observation is kept incrementally in two layers (see :mod:`envs.core.obs_layout`): each fact
-is written once, when it changes, into the public layer or the private layer of the one player
-who knows it, through flat memoryviews at offsets from ``LAYOUT.index``. Legal masks are
-prebuilt tables indexed by bit sets of the kinds a player holds.
+The observation is kept incrementally (see :mod:`envs.core.obs_layout`): each fact is written
+once, when it changes, through a flat memoryview, into the public layer or into the private
+region of the one player who knows it. Both live in one storage buffer, so a player's
+observation is a single ``take`` through an index array built once per seat, which reads the
+public cells and that player's own region only. Legal masks are prebuilt tables indexed by bit
+sets of the kinds a player holds.
 """
 
 from __future__ import annotations
@@ -100,6 +102,15 @@ _ITEM_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.USE_ITEM[k]] for k in A.USE
 _HEAL_MASKS = _with([_ITEM_MASKS[b & _HEAL_BITS] for b in range(1 << NUM_TREASURES)], A.DRAW)
 _DAMAGE_MASKS = _with([_ITEM_MASKS[b & _DAMAGE_BITS] for b in range(1 << NUM_TREASURES)], A.PASS)
 _DRAFT_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.TAKE + k] for k in range(NUM_TREASURES)})
+# Private region of one seat in the storage buffer: its hand, then its battle secrets (own
+# join flag, committed count and values, treasures passed to it, the first packet it saw).
+_P_HAND, _P_JOINED, _P_CCOUNT, _P_CVALUES = 0, NUM_ATTACK, NUM_ATTACK + 1, NUM_ATTACK + 2
+_P_DHAND = _P_CVALUES + NUM_ATTACK
+_P_DSEEN = _P_DHAND + NUM_TREASURES
+_PRIVATE = _P_DSEEN + NUM_TREASURES  # cells per seat
+_P_BATTLE = _P_JOINED  # the battle's private cells run from here to the end of the region
+_PUBLIC = LAYOUT.size + 1  # the public layer and its zero padding cell (seats beyond N)
+
 #: the kinds in a bit set, ascending (treasure packets)
 _KINDS_OF = [tuple(k for k in range(NUM_TREASURES) if bits >> k & 1)
              for bits in range(1 << NUM_TREASURES)]
@@ -135,21 +146,28 @@ class WhiteKnightEngine(GameEngine):
         self.monster_vp = rules.monster_vp
         self.treasure_vp = rules.treasure_vp
         self.item_amount = [rules.item_amount(k) for k in range(NUM_TREASURES)]
-        self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
         #: seats in turn order starting from each seat
         self._from = [[(s + i) % n for i in range(n)] for s in range(n)]
 
         # Observation layers, written incrementally through flat memoryviews.
-        self.pub = LAYOUT.new_buffer()
-        self.priv = LAYOUT.new_buffer(n)
-        self._tmp = LAYOUT.new_buffer()
-        self._priv_rows = list(self.priv)
-        self.w = memoryview(self.pub)
-        self.pw = [memoryview(row) for row in self.priv]
+        # One storage buffer: the public layer in absolute seat order (``LAYOUT.size`` cells and
+        # the zero padding cell), then one private region per seat. Each viewer's observation
+        # is a single gather through a precomputed index array that reads the public cells,
+        # its own private region, and never another player's region.
+        self.store = np.zeros(_PUBLIC + n * _PRIVATE, dtype=np.float32)
+        self._views()
+        self._perms = [self._viewer_perm(p) for p in range(n)]
+        base = [_PUBLIC + s * _PRIVATE for s in range(n)]
+        self.p_hand = [[b + _P_HAND + k for k in range(NUM_ATTACK)] for b in base]
+        self.p_joined = [b + _P_JOINED for b in base]
+        self.p_ccount = [b + _P_CCOUNT for b in base]
+        self.p_cvalues = [[b + _P_CVALUES + k for k in range(NUM_ATTACK)] for b in base]
+        self.p_dhand = [[b + _P_DHAND + k for k in range(NUM_TREASURES)] for b in base]
+        self.p_dseen = [[b + _P_DSEEN + k for k in range(NUM_TREASURES)] for b in base]
         idx = LAYOUT.index
         self.i_phase, self.i_actor, self.i_drawer = idx("phase"), idx("actor"), idx("drawer")
         self.i_hp, self.i_retired, self.i_city = idx("hp"), idx("retired"), idx("city")[0]
-        self.i_hand, self.i_hand_size = idx("hand"), idx("hand_size")
+        self.i_hand_size = idx("hand_size")
         self.i_decided, self.i_joined, self.i_passed = (
             idx("join_decided"), idx("joined"), idx("passed"))
         self.i_ccount, self.i_cvalues = idx("committed_count"), idx("committed_values")
@@ -157,7 +175,6 @@ class WhiteKnightEngine(GameEngine):
         self.i_monster, self.i_mstats = idx("monster"), idx("monster_stats")
         self.i_to_come, self.i_mowned = idx("monsters_to_come"), idx("monsters_owned")
         self.i_towned, self.i_vp = idx("treasures_owned"), idx("vp")
-        self.i_dhand, self.i_dseen = idx("draft_hand"), idx("draft_seen")
         self.i_dleft = idx("draft_left")[0]
         self.i_discards, self.i_piles = idx("attack_discards"), idx("piles")
         #: every cell that describes the current battle (one block of the layout: cleared in
@@ -173,15 +190,37 @@ class WhiteKnightEngine(GameEngine):
     # -- copying (search, tests): memoryviews are rebuilt, not pickled --------------------------
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
-        for name in ("w", "pw", "_priv_rows"):
+        for name in ("w", "pub", "_private_battle"):
             del state[name]
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._priv_rows = list(self.priv)
-        self.w = memoryview(self.pub)
-        self.pw = [memoryview(row) for row in self.priv]
+        self._views()
+
+    def _views(self) -> None:
+        """Views of ``store``: the writer, the public layer, the private battle cells."""
+        self.w = memoryview(self.store)
+        self.pub = self.store[:_PUBLIC]
+        private = self.store[_PUBLIC:].reshape(self.num_players, _PRIVATE)
+        self._private_battle = private[:, _P_BATTLE:]
+
+    def _viewer_perm(self, viewer: int) -> np.ndarray:
+        """Storage index of every observation cell for ``viewer`` (see ``__init__``)."""
+        perm = LAYOUT.permutation(self.num_players, viewer).copy()
+        base = _PUBLIC + viewer * _PRIVATE
+        own = {  # observation cells that show the viewer's own secrets -> private cells
+            "hand": (0, _P_HAND, NUM_ATTACK),
+            "draft_hand": (0, _P_DHAND, NUM_TREASURES),
+            "draft_seen": (0, _P_DSEEN, NUM_TREASURES),
+            "joined": (0, _P_JOINED, 1),  # relative seat 0 = the viewer
+            "committed_count": (0, _P_CCOUNT, 1),
+            "committed_values": (0, _P_CVALUES, NUM_ATTACK),  # row of relative seat 0
+        }
+        for name, (start, private, length) in own.items():
+            offset = LAYOUT[name].offset + start
+            perm[offset : offset + length] = np.arange(base + private, base + private + length)
+        return perm
 
     # -- setup ---------------------------------------------------------------------------------
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
@@ -236,8 +275,7 @@ class WhiteKnightEngine(GameEngine):
         self._new_battle_state()
         self.turn_player = start
 
-        self.pub.fill(0)
-        self.priv.fill(0)
+        self.store.fill(0)
         self.phase = -1
         self.current_player = -1
         w = self.w
@@ -317,9 +355,7 @@ class WhiteKnightEngine(GameEngine):
         return self._mask
 
     def observation(self, player: int) -> np.ndarray:
-        tmp = self._tmp
-        np.maximum(self.pub, self._priv_rows[player], out=tmp)
-        return tmp.take(self._perms[player])
+        return self.store.take(self._perms[player])
 
     def apply(self, action: int) -> None:
         phase = self.phase
@@ -371,7 +407,7 @@ class WhiteKnightEngine(GameEngine):
         hand[kind] += 1
         self.hand_n[seat] += 1
         self.hbits[seat] |= 1 << kind
-        self.pw[seat][self.i_hand[kind]] = hand[kind] * 0.25
+        self.w[self.p_hand[seat][kind]] = hand[kind] * 0.25
         self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
 
     def _lose(self, seat: int, kind: int) -> None:
@@ -380,7 +416,7 @@ class WhiteKnightEngine(GameEngine):
         self.hand_n[seat] -= 1
         if hand[kind] == 0:
             self.hbits[seat] &= ~(1 << kind)
-        self.pw[seat][self.i_hand[kind]] = hand[kind] * 0.25
+        self.w[self.p_hand[seat][kind]] = hand[kind] * 0.25
         if not self._sizes_frozen:
             self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
 
@@ -391,10 +427,10 @@ class WhiteKnightEngine(GameEngine):
         self.hand_n[seat] -= 1
         if hand[kind] == 0:
             self.hbits[seat] &= ~(1 << kind)
-        pw = self.pw[seat]
-        pw[self.i_hand[kind]] = hand[kind] * 0.25
+        w = self.w
+        w[self.p_hand[seat][kind]] = hand[kind] * 0.25
         if not self._sizes_frozen:
-            self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
+            w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
         committed = self.committed[seat]
         committed[kind] += 1
         self.committed_n[seat] += 1
@@ -402,8 +438,8 @@ class WhiteKnightEngine(GameEngine):
         self.committed_sum[seat] += value
         if value > self.committed_max[seat]:
             self.committed_max[seat] = value
-        pw[self.i_cvalues[seat][kind]] = committed[kind] * 0.25
-        pw[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
+        w[self.p_cvalues[seat][kind]] = committed[kind] * 0.25
+        w[self.p_ccount[seat]] = self.committed_n[seat] * 0.1
 
     def _gain_treasure(self, seat: int, kind: int) -> None:
         owned = self.treasures[seat]
@@ -513,7 +549,7 @@ class WhiteKnightEngine(GameEngine):
         seat = self.current_player
         if action != A.STAY_OUT:
             self._commit(seat, action - A.COMMIT)
-            self.pw[seat][self.i_joined[seat]] = 1.0
+            self.w[self.p_joined[seat]] = 1.0
         self.w[self.i_decided[seat]] = 1.0
         self.join_pos += 1
         if self.join_pos < len(self.join_order):
@@ -681,18 +717,18 @@ class WhiteKnightEngine(GameEngine):
                 self._end_battle()
                 return
             seat = self.participants[self.pos]
-            pw = self.pw[seat]
+            w = self.w
             packet = self.packet
             bits = self.packet_bits
             kinds = _KINDS_OF[bits]
-            cells = self.i_dhand
+            cells = self.p_dhand[seat]
             for kind in kinds:
-                pw[cells[kind]] = packet[kind] * 0.25
+                w[cells[kind]] = packet[kind] * 0.25
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
-                seen = self.i_dseen
+                seen = self.p_dseen[seat]
                 for kind in kinds:
-                    pw[seen[kind]] = packet[kind] * 0.25
+                    w[seen[kind]] = packet[kind] * 0.25
             if bits & (bits - 1):  # at least two kinds: a real choice
                 self._ask(DRAFT, seat, _DRAFT_MASKS[bits])
                 return
@@ -702,10 +738,10 @@ class WhiteKnightEngine(GameEngine):
         """The participant at ``pos`` keeps one treasure; the rest goes to the next one."""
         if seat is None:
             seat = self.current_player
-        pw = self.pw[seat]
-        cells = self.i_dhand
+        w = self.w
+        cells = self.p_dhand[seat]
         for held in _KINDS_OF[self.packet_bits]:
-            pw[cells[held]] = 0.0
+            w[cells[held]] = 0.0
         self.packet[kind] -= 1
         self.packet_n -= 1
         if self.packet[kind] == 0:
@@ -733,7 +769,7 @@ class WhiteKnightEngine(GameEngine):
     def _retire(self, seat: int) -> None:
         """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
         self.retired[seat] = True
-        w, pw = self.w, self.pw[seat]
+        w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]
         for kind in range(NUM_ATTACK):
@@ -741,7 +777,7 @@ class WhiteKnightEngine(GameEngine):
                 self.discards[kind] += hand[kind]
                 w[self.i_discards[kind]] = self.discards[kind] * 0.25
                 hand[kind] = 0
-                pw[self.i_hand[kind]] = 0.0
+                w[self.p_hand[seat][kind]] = 0.0
         self.hand_n[seat] = 0
         self.hbits[seat] = 0
         w[self.i_hand_size[seat]] = 0.0
@@ -777,7 +813,7 @@ class WhiteKnightEngine(GameEngine):
                     w[cells[kind]] = discards[kind] * 0.25
         battle = self._battle_cells
         self.pub[battle] = 0.0
-        self.priv[:, battle] = 0.0
+        self._private_battle.fill(0.0)
         self.monsters_resolved += 1
         self._write_piles()
         # VP only grow in a won battle, and only for its participants
