@@ -80,23 +80,28 @@ def test_other_hands_and_deck_order_are_invisible() -> None:
 
 
 # -- unrevealed stages, Merlin previews ------------------------------------------------------------
-def stage_twins(stages: list[list[list[str]]], **options) -> list:
-    """3 players: player_1 sponsors Slay the Dragon with each variant of ``stages``; player_2
-    (with Merlin in play) and player_0 join. Returns the games, built and joined."""
+def stage_twins(stages: list[list[list[str]]]) -> list:
+    """3 players: player_1 sponsors Slay the Dragon with each variant of ``stages`` (same card
+    count per stage), built in lockstep: the others' observations must match at every step.
+    player_2 has Merlin in play. Returns the games, built."""
     games = []
     for variant in stages:
         cards = [c for stage in variant for c in stage]
         game = start(3, story_deck=["Slay the Dragon"], start_player="player_1",
                      hands={"player_1": cards, "player_0": ["Sword"], "player_2": ["Sword"]},
                      allies={"player_2": ["Merlin"]},
-                     adventure_deck=["Robber Knight", "Evil Knight", "Saxon Knight"] * 2,
-                     **options)
+                     adventure_deck=["Robber Knight", "Evil Knight", "Saxon Knight"] * 2)
         act(game, "sponsor")
-        for number, stage in enumerate(variant, 1):
-            for card in stage:
-                act(game, f"add {card} to stage {number}")
-            act(game, "finish stage")
         games.append(game)
+    scripts = [[name for number, stage in enumerate(variant, 1)
+                for name in [*(f"add {c} to stage {number}" for c in stage), "finish stage"]]
+               for variant in stages]
+    for step in zip(*scripts):
+        for game, name in zip(games, step):
+            act(game, name)
+        for player in (0, 2):
+            np.testing.assert_array_equal(games[0].observation(player),
+                                          games[1].observation(player), err_msg=str(step))
     return games
 
 

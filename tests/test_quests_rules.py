@@ -553,3 +553,74 @@ def test_max_turns_truncates_and_ranks_by_progress() -> None:
     assert game.over and game.truncated and game.winners == []
     # Pox: player_1 3 -> 2; Plague (player_1 draws): 2 -> 0
     assert game.scores() == [6.0, 0.0] and game.rewards() == [1.0, -1.0]
+
+
+# -- decisions where the spec is silent (envs/quests/README.md, "Decisions") -----------------------
+def test_a_test_winner_discards_at_most_the_cards_it_holds() -> None:
+    """A standing bid can outgrow the hand: here Mordred removes the bidder's Guinevere."""
+    game = test_stage(3, {"player_1": ["Sword", "Horse"], "player_2": ["Mordred", "Sword"]},
+                      allies={"player_1": ["Queen Guinevere"]})
+    act_as(game, "player_1", "bid 5")  # 3 cards + 3 free bids = up to 6
+    act_as(game, "player_2", "Mordred on Queen Guinevere of player_1", "drop out")
+    assert actor(game) == "player_1" and game.phase_name() == "test_discard"
+    assert game.owed == 3  # 5 − 0 free bids, capped at the 3 cards held
+    act(game, "discard Sword", "discard Horse", "discard Evil Knight")  # the join draw
+    assert game.hand_n[1] == 1 and game.phase_name() == "stage_play"  # drew for passing
+
+
+def test_mordred_is_not_offered_while_building_or_discarding() -> None:
+    allies = {"player_1": ["Sir Galahad"]}
+    game = start(2, story_deck=["Boar Hunt"], start_player="player_0", allies=allies,
+                 hands={"player_0": ["Thieves", "Boar", "Mordred"] + ["Sword"] * 9},
+                 adventure_deck=FILLER)
+    assert "Mordred on Sir Galahad of player_1" in legal_names(game)  # the drawer, sponsoring
+    act(game, "sponsor")
+    assert not names_like(game, "Mordred")  # building
+    act(game, "add Thieves to stage 1", "finish stage", "add Boar to stage 2", "finish stage",
+        "decline")
+    assert game.phase_name() == "hand_limit" and actor(game) == "player_0"  # refill: 10 + 4
+    assert not names_like(game, "Mordred")
+
+
+def test_mordred_may_be_used_before_bidding() -> None:
+    game = test_stage(3, {"player_1": ["Mordred", "Sword"], "player_2": ["Sword"]},
+                      allies={"player_2": ["King Arthur"]})
+    assert "Mordred on King Arthur of player_2" in legal_names(game)
+    act(game, "Mordred on King Arthur of player_2")
+    assert game.phase_name() == "bid" and actor(game) == "player_1"
+
+
+def test_the_drawer_may_lose_its_sponsorship_by_spending_mordred() -> None:
+    game = start(2, story_deck=["Boar Hunt"], start_player="player_0",
+                 allies={"player_1": ["Sir Galahad"]},
+                 hands={"player_0": ["Thieves", "Mordred"]})
+    assert set(legal_names(game)) == {"sponsor", "decline", "Mordred on Sir Galahad of player_1"}
+    act(game, "Mordred on Sir Galahad of player_1")
+    assert legal_names(game) == ["decline"]  # Thieves alone cannot build Boar Hunt
+
+
+def test_merlin_is_offered_before_bidding_in_a_test_stage() -> None:
+    game = test_stage(3, {"player_1": ["Sword"], "player_2": ["Sword"]},
+                      allies={"player_1": ["Merlin"]})
+    assert game.phase_name() == "preview" and actor(game) == "player_1"
+    assert set(legal_names(game)) == {"no preview", "preview stage 2"}  # stage 1 is revealed
+    act(game, "preview stage 2")
+    assert game.phase_name() == "bid" and actor(game) == "player_1"
+
+
+def test_with_no_card_left_to_draw_a_draw_gives_nothing() -> None:
+    game = start(2, story_deck=["Prosperity Throughout the Realm"], start_player="player_0",
+                 rules={"max_turns": 5})
+    game.deck.clear()
+    game.discard.clear()  # (cards vanish here; the engine only has to cope)
+    hand = game.hand_n[0]
+    game._draw_task(0, 2)
+    assert game.hand_n[0] == hand
+
+
+def test_a_rigged_adventure_deck_lists_the_cards_drawn_after_the_deal() -> None:
+    game = start(2, seed=4, story_deck=["Prosperity Throughout the Realm", "Tournament at York"],
+                 start_player="player_1", hands={"player_0": [], "player_1": []},
+                 adventure_deck=["Excalibur", "Lance", "Merlin", "Dragon"])
+    assert game.hands[1][KIND["Excalibur"]] == 1 and game.hands[1][KIND["Lance"]] == 1
+    assert game.hands[0][KIND["Merlin"]] == 1 and game.hands[0][KIND["Dragon"]] == 1

@@ -93,6 +93,8 @@ def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
     held = held_mask(weapons)
     if k == 1:  # one stage: the strongest foe with one weapon of every name held
         return foes[-1] + _HELD_BP[held] > t
+    if foes[-1] + _HELD_BP[held] < t + 5 * k:
+        return False  # k distinct multiples of 5 above t: the top one is at least t + 5k
     tried = set()
     for i, v in enumerate(foes):
         if v in tried:
