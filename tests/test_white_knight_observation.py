@@ -89,7 +89,7 @@ def reference_observation(e, viewer: int) -> np.ndarray:
         put("retired", s, float(e.retired[s]))
         joining = e.phase == JOIN
         put("hand_size", s, (e.hand_n[s] + (e.committed_n[s] if joining else 0)) / 10)
-        put("vp", s, e._vp(s) / rules.vp_threshold)
+        put("vp", s, e.vp(s) / rules.vp_threshold)
         for k in range(len(e.monsters[s])):
             put("monsters_owned", (s, k), e.monsters[s][k] / 2)
         for k in range(NUM_TREASURES):
@@ -160,7 +160,7 @@ STATE = ("phase", "over", "current_player", "turn_player", "hp", "retired", "cit
          "join_pos", "participants", "pos", "passes", "card_total", "item_damage", "mvp",
          "packet", "packet_n", "seen_packet")
 CONSTANT = ("num_players", "rules", "action_cards", "treasure_cards", "total_monsters",
-            "monster_hp", "monster_attack", "monster_chests", "monster_vp", "_vp")
+            "monster_hp", "monster_attack", "monster_chests", "monster_vp", "vp")
 
 
 def random_cards(rng: random.Random, size: int) -> list[int]:
@@ -331,3 +331,15 @@ def test_after_the_join_who_joined_and_card_counts_are_public_values_are_not() -
         assert [round(counts[rel[s]] * 10) for s in range(3)] == [0, 2, 1]
         for s in (1, 2):  # values only for the observer's own cards
             assert values[rel[s]].any() == (s == viewer)
+
+
+def test_the_text_view_keeps_secrets() -> None:
+    from tests.test_white_knight_rules import dragon_table
+
+    env = dragon_table()  # raise phase: p1 committed A2, p2 committed A5
+    public = env.engine.render_text()
+    assert "hand:" not in public and "A5" not in public.split("battle:")[1].split("\n")[0]
+    assert "player_2 committed 1 cards" in public
+    own = env.engine.render_text(viewer=2)
+    assert "player_2 committed A5" in own and "hand: A1 A6" in own
+    assert "player_1 committed A2" not in own

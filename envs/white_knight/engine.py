@@ -39,16 +39,15 @@ from envs.white_knight.cards import (
     FIRE_FLASK,
     FIRST_MONSTER,
     HOLY_SWORD,
-    MONSTER_NAMES,
     NUM_ATTACK,
     NUM_MONSTERS,
     NUM_TREASURES,
     POTION,
-    TREASURE_NAMES,
     action_catalog,
     treasure_catalog,
 )
 from envs.white_knight.observation import LAYOUT, PHASES
+from envs.white_knight.render import render_table
 from envs.white_knight.rules import WhiteKnightRules
 
 HEAL, JOIN, RAISE, DAMAGE, DRAFT = range(len(PHASES))
@@ -410,16 +409,6 @@ class WhiteKnightEngine(GameEngine):
         self.w[self.p_hand[seat][kind]] = hand[kind] * 0.25
         self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
 
-    def _lose(self, seat: int, kind: int) -> None:
-        hand = self.hands[seat]
-        hand[kind] -= 1
-        self.hand_n[seat] -= 1
-        if hand[kind] == 0:
-            self.hbits[seat] &= ~(1 << kind)
-        self.w[self.p_hand[seat][kind]] = hand[kind] * 0.25
-        if not self._sizes_frozen:
-            self.w[self.i_hand_size[seat]] = self.hand_n[seat] * 0.1
-
     def _commit(self, seat: int, kind: int) -> None:
         """A card from the hand goes face down in front of its owner (private value)."""
         hand = self.hands[seat]  # (self._lose inlined: the hottest card move)
@@ -461,7 +450,7 @@ class WhiteKnightEngine(GameEngine):
         self._write_vp(seat)
 
     def _write_vp(self, seat: int) -> None:
-        self.w[self.i_vp[seat]] = self._vp(seat) / self.threshold
+        self.w[self.i_vp[seat]] = self.vp(seat) / self.threshold
 
     def _write_piles(self) -> None:
         w = self.w
@@ -817,7 +806,7 @@ class WhiteKnightEngine(GameEngine):
         self.monsters_resolved += 1
         self._write_piles()
         # VP only grow in a won battle, and only for its participants
-        threshold = self.mvp >= 0 and any(self._vp(s) >= self.threshold for s in participants)
+        threshold = self.mvp >= 0 and any(self.vp(s) >= self.threshold for s in participants)
         self._clear_battle_state()
         if self.city == 0:
             self._end(CITY_FELL)
@@ -841,7 +830,8 @@ class WhiteKnightEngine(GameEngine):
             self._write_vp(seat)  # monster VP void if the city fell
 
     # -- scores ------------------------------------------------------------------------------------
-    def _vp(self, seat: int) -> int:
+    def vp(self, seat: int) -> int:
+        """VP as scored: monsters (void if the city fell) + treasures; 0 once retired."""
         if self.retired[seat]:
             return 0
         if self.city == 0:
@@ -849,13 +839,13 @@ class WhiteKnightEngine(GameEngine):
         return self.monster_vp_sum[seat] + self.treasure_vp_sum[seat]
 
     def scores(self) -> list[float]:
-        return [float(self._vp(s)) for s in range(self.num_players)]
+        return [float(self.vp(s)) for s in range(self.num_players)]
 
     def rank_keys(self) -> list[tuple]:
         """Retired last (sharing); others by VP, then monsters, then HP left."""
         return [
             (0, 0, 0, 0) if self.retired[s]
-            else (1, self._vp(s), self.monster_count[s], self.hp[s])
+            else (1, self.vp(s), self.monster_count[s], self.hp[s])
             for s in range(self.num_players)
         ]
 
@@ -883,79 +873,4 @@ class WhiteKnightEngine(GameEngine):
 
     def render_text(self, viewer: int | None = None) -> str:
         """The table from the public point of view, plus ``viewer``'s own secrets if given."""
-        n = self.num_players
-        head = f"White Knight, {n} players — phase {self.phase_name()}"
-        if self.current_player >= 0:
-            head += f", player_{self.current_player} to act"
-        if self.over:
-            head += f"; game over ({self.end_reason_name})"
-            knights = self.white_knights()
-            if knights:
-                head += "; the White Knight: " + ", ".join(f"player_{s}" for s in knights)
-        lines = [
-            head,
-            f"city {self.city}/{self.rules.city_durability}; action deck {len(self.deck)}, "
-            f"treasure deck {len(self.treasure_deck)}; monsters resolved "
-            f"{self.monsters_resolved}/{self.total_monsters}; turn of player_{self.turn_player}",
-            "attack discards: " + (" ".join(
-                f"{ATTACK_NAMES[k]}×{c}" for k, c in enumerate(self.discards) if c
-            ) or "none"),
-        ]
-        if self.monster >= 0:
-            m = self.monster
-            lines.append(
-                f"battle: {MONSTER_NAMES[m]} (HP {self.monster_hp[m]}, attack "
-                f"{self.monster_attack[m]}, chests {self.monster_chests[m]}, VP "
-                f"{self.monster_vp[m]})" + self._render_battle(viewer)
-            )
-        for s in range(n):
-            status = "retired" if self.retired[s] else f"HP {self.hp[s]}/{self.max_hp}"
-            monsters = ", ".join(
-                f"{MONSTER_NAMES[k]}×{c}" if c > 1 else MONSTER_NAMES[k]
-                for k, c in enumerate(self.monsters[s]) if c
-            )
-            treasures = ", ".join(
-                f"{TREASURE_NAMES[k]}×{c}" if c > 1 else TREASURE_NAMES[k]
-                for k, c in enumerate(self.treasures[s]) if c
-            )
-            size = self.hand_n[s] + (self.committed_n[s] if self._sizes_frozen else 0)
-            line = (
-                f"  player_{s}: {status}, VP {self._vp(s)}, {size} cards; "
-                f"monsters [{monsters}] treasures [{treasures}]"
-            )
-            if viewer == s:
-                line += " hand: " + " ".join(
-                    ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.hands[s][k])
-                )
-            lines.append(line)
-        return "\n".join(lines)
-
-    def _render_battle(self, viewer: int | None) -> str:
-        phase = self.phase
-        parts = []
-        if phase == JOIN:
-            decided = self.join_order[: self.join_pos]
-            parts.append("join: decided " + (", ".join(f"player_{s}" for s in decided) or "—"))
-            if viewer is not None and self.committed_n[viewer]:
-                parts.append(f"you committed {self._committed_text(viewer)}")
-            return "; " + "; ".join(parts)
-        revealed = phase in (DAMAGE, DRAFT)
-        for s in self.participants:
-            if revealed or s == viewer:
-                parts.append(f"player_{s} committed {self._committed_text(s)}")
-            else:
-                parts.append(f"player_{s} committed {self.committed_n[s]} cards")
-        if revealed:
-            parts.append(f"team total {self.card_total} + items {self.item_damage}")
-        if phase == DRAFT:
-            parts.append(f"MVP player_{self.mvp}; {self.packet_n} treasures left in the draft")
-            if viewer == self.current_player:
-                parts.append("passed to you: " + ", ".join(
-                    TREASURE_NAMES[k] for k in range(NUM_TREASURES) for _ in range(self.packet[k])
-                ))
-        return "; " + "; ".join(parts) if parts else ""
-
-    def _committed_text(self, seat: int) -> str:
-        return " ".join(
-            ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.committed[seat][k])
-        )
+        return render_table(self, viewer)

@@ -1,0 +1,105 @@
+"""Text view of a White Knight table (``render_mode="ansi"``, golden files, debugging).
+
+Public by default: hands, face-down values before the reveal and draft packets appear only for
+the ``viewer`` who may know them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from envs.white_knight.cards import (
+    ATTACK_NAMES,
+    MONSTER_NAMES,
+    NUM_ATTACK,
+    NUM_TREASURES,
+    TREASURE_NAMES,
+)
+from envs.white_knight.observation import PHASES
+
+if TYPE_CHECKING:
+    from envs.white_knight.engine import WhiteKnightEngine
+
+JOIN, DAMAGE, DRAFT = (PHASES.index(p) for p in ("join", "damage", "draft"))
+
+
+def render_table(engine: WhiteKnightEngine, viewer: int | None = None) -> str:
+    """The table from the public point of view, plus ``viewer``'s own secrets if given."""
+    n = engine.num_players
+    head = f"White Knight, {n} players — phase {engine.phase_name()}"
+    if engine.current_player >= 0:
+        head += f", player_{engine.current_player} to act"
+    if engine.over:
+        head += f"; game over ({engine.end_reason_name})"
+        knights = engine.white_knights()
+        if knights:
+            head += "; the White Knight: " + ", ".join(f"player_{s}" for s in knights)
+    lines = [
+        head,
+        f"city {engine.city}/{engine.rules.city_durability}; action deck {len(engine.deck)}, "
+        f"treasure deck {len(engine.treasure_deck)}; monsters resolved "
+        f"{engine.monsters_resolved}/{engine.total_monsters}; turn of player_{engine.turn_player}",
+        "attack discards: " + (" ".join(
+            f"{ATTACK_NAMES[k]}×{c}" for k, c in enumerate(engine.discards) if c
+        ) or "none"),
+    ]
+    if engine.monster >= 0:
+        m = engine.monster
+        lines.append(
+            f"battle: {MONSTER_NAMES[m]} (HP {engine.monster_hp[m]}, attack "
+            f"{engine.monster_attack[m]}, chests {engine.monster_chests[m]}, VP "
+            f"{engine.monster_vp[m]})" + _battle(engine, viewer)
+        )
+    for s in range(n):
+        status = "retired" if engine.retired[s] else f"HP {engine.hp[s]}/{engine.max_hp}"
+        monsters = ", ".join(
+            f"{MONSTER_NAMES[k]}×{c}" if c > 1 else MONSTER_NAMES[k]
+            for k, c in enumerate(engine.monsters[s]) if c
+        )
+        treasures = ", ".join(
+            f"{TREASURE_NAMES[k]}×{c}" if c > 1 else TREASURE_NAMES[k]
+            for k, c in enumerate(engine.treasures[s]) if c
+        )
+        size = engine.hand_n[s] + (engine.committed_n[s] if engine.phase == JOIN else 0)
+        line = (
+            f"  player_{s}: {status}, VP {engine.vp(s)}, {size} cards; "
+            f"monsters [{monsters}] treasures [{treasures}]"
+        )
+        if viewer == s:
+            line += " hand: " + " ".join(
+                ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(engine.hands[s][k])
+            )
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _battle(engine: WhiteKnightEngine, viewer: int | None) -> str:
+    phase = engine.phase
+    parts = []
+    if phase == JOIN:
+        decided = engine.join_order[: engine.join_pos]
+        parts.append("join: decided " + (", ".join(f"player_{s}" for s in decided) or "—"))
+        if viewer is not None and engine.committed_n[viewer]:
+            parts.append(f"you committed {_committed(engine, viewer)}")
+        return "; " + "; ".join(parts)
+    revealed = phase in (DAMAGE, DRAFT)
+    for s in engine.participants:
+        if revealed or s == viewer:
+            parts.append(f"player_{s} committed {_committed(engine, s)}")
+        else:
+            parts.append(f"player_{s} committed {engine.committed_n[s]} cards")
+    if revealed:
+        parts.append(f"team total {engine.card_total} + items {engine.item_damage}")
+    if phase == DRAFT:
+        parts.append(f"MVP player_{engine.mvp}; {engine.packet_n} treasures left in the draft")
+        if viewer == engine.current_player:
+            parts.append("passed to you: " + ", ".join(
+                TREASURE_NAMES[k] for k in range(NUM_TREASURES) for _ in range(engine.packet[k])
+            ))
+    return "; " + "; ".join(parts) if parts else ""
+
+
+def _committed(engine: WhiteKnightEngine, seat: int) -> str:
+    return " ".join(
+        ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(engine.committed[seat][k])
+    )
