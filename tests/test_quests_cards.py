@@ -228,3 +228,33 @@ def test_amour_gives_one_free_bid() -> None:
 def test_opening_bid_minimum(test: str, quest: str, minimum: int) -> None:
     hand = ["Sword", "Horse", "Lance", "Dagger", "Battle-ax"]
     assert max_offered_bid(quest, {}, hand, test)[0] == minimum
+
+
+# -- the named-foe matrix in play ------------------------------------------------------------------
+BUILDER_HAND = ["Giant", "Giant", "Mordred", "Excalibur", "Excalibur", "Lance", "Lance",
+                "Battle-ax", "Sword", "Horse", "Test of Valor"]
+
+
+@pytest.mark.parametrize("quest", QUESTS)
+@pytest.mark.parametrize("foe", FOES)
+def test_a_stage_uses_the_foes_value_in_this_quest(quest: str, foe: str) -> None:
+    """player_0 puts ``foe`` alone at stage 1 and completes the quest with strong cards; the
+    stage's BP is the foe's value in this quest, and player_1 (a Squire, 5 BP, playing
+    nothing) passes it exactly when that value is at most 5."""
+    hand = list(BUILDER_HAND)
+    if foe in hand:
+        hand[hand.index(foe)] = "Dragon"
+    game = start(2, story_deck=[quest], start_player="player_0",
+                 hands={"player_0": [foe, *hand], "player_1": []},
+                 adventure_deck=["Thieves"] * 3)
+    act(game, "sponsor", f"add {foe} to stage 1", "finish stage")
+    while game.phase_name() in ("build_card", "build_weapons"):
+        names = legal_names(game)
+        act(game, "finish stage" if "finish stage" in names else names[-1])
+    low, high, _ = FOES[foe]
+    named = QUESTS[quest][1]
+    expected = high if named == "all" or foe in named else low
+    assert game.stage_value[0] == expected
+    act_as(game, "player_1", "join", "done")
+    assert game.last_bp == {1: 5}
+    assert (game.sponsor == 0) == (expected <= 5)  # failing stage 1 ends the quest

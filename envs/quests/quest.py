@@ -115,7 +115,7 @@ class QuestFlow(Table):
         self.stages = [[] for _ in range(stages)]
         self.stage_value = [0] * stages
         self.stage_test = [-1] * stages
-        self.threshold = 0  # BP of the last foe stage built
+        self.threshold = 0
         self.test_used = False
         w = self.w
         w[self.i_sponsor[seat]] = 1.0
@@ -335,7 +335,7 @@ class QuestFlow(Table):
 
     def _mask_stage_play(self, seat: int) -> None:
         self._mw[A.DONE] = 1
-        self._mask_play(seat, amour_ok=True)
+        self._mask_play(seat)
 
     def _apply_stage_play(self, action: int) -> None:
         """Face-down choices (foe stage, tournament rounds): ``play <card>`` or ``done``."""

@@ -343,7 +343,16 @@ class Table(GameEngine):
         self.bidders: list[int] = []
         self.highest = 0
         self.high_bidder = -1
+        self.sole = False
+        self.bid_floor = 1
         self.owed = 0
+        self.offer_index = 0  # offset from the drawer / sponsor of the player asked now
+        self.threshold = 0  # BP of the last foe stage built
+        self.test_used = False
+        self.build_value = 0  # BP of the foe stage being built
+        self.build_on = 0  # weapon names on it (bit mask)
+        self.after_preview = 0  # the phase a Merlin preview leads to
+        self.arms_kinds: tuple[int, ...] = ()  # what King's Call to Arms makes discard
 
     # -- scheduling --------------------------------------------------------------------------------
     def _push(self, fn: Callable[..., None], *args: Any) -> None:
@@ -603,15 +612,16 @@ class Table(GameEngine):
         self._mask_ok = False
 
     # -- cards a player may play / discard ---------------------------------------------------------
-    def _mask_play(self, seat: int, amour_ok: bool) -> None:
-        """``play`` ids: weapons not played yet this stage, an Amour if allowed, any ally."""
+    def _mask_play(self, seat: int) -> None:
+        """``play`` ids: weapons not played yet this stage or round, an Amour if none is in play
+        (or chosen) for this quest / tournament, any ally."""
         hand = self.hands[seat]
         flags = self.played_flag[seat]
         mw = self._mw
         for kind in range(6):
             if hand[kind] and not flags[kind]:
                 mw[A.PLAY + kind] = 1
-        if amour_ok and hand[AMOUR_KIND] and not self.amour[seat] and not flags[AMOUR_KIND]:
+        if hand[AMOUR_KIND] and not self.amour[seat] and not flags[AMOUR_KIND]:
             mw[A.PLAY + AMOUR_KIND] = 1
         self._mask_allies(seat)
 

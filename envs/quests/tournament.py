@@ -66,7 +66,7 @@ class TournamentFlow(Table):
 
     def _mask_tournament_play(self, seat: int) -> None:
         self._mw[A.DONE] = 1
-        self._mask_play(seat, amour_ok=True)
+        self._mask_play(seat)
 
     def _reveal_tournament(self, round_: int, players: list[int]) -> None:
         self._reveal_played(players)
