@@ -40,6 +40,10 @@ def _cell(row: dict[str, Any] | None) -> str:
     return f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]{mark}"
 
 
+def _bar(row: dict[str, Any] | None) -> str:
+    return f"{row['bar']:.3f}" if row and "bar" in row else "—"
+
+
 def leaderboard_table(folder: Path) -> str:
     cards = shipped_cards(folder)
     lines = [
@@ -64,8 +68,8 @@ def leaderboard_table(folder: Path) -> str:
             games = (rnd or heu or {}).get("games", "")
             lines.append(
                 f"| {card['game']} | `{card_path.with_suffix('.zip').as_posix()}` | {n} | "
-                f"{games} | {_cell(rnd)} | {rnd['bar'] if rnd else '—'} | {_cell(heu)} | "
-                f"{heu['bar'] if heu else '—'} | {training.get('steps', 0):,} | {hours:.1f} h |"
+                f"{games} | {_cell(rnd)} | {_bar(rnd)} | {_cell(heu)} | {_bar(heu)} | "
+                f"{training.get('steps', 0):,} | {hours:.1f} h |"
             )
     return "\n".join(lines)
 
