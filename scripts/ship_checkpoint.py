@@ -15,14 +15,13 @@ that misses a bar (lower end of the 95% CI) is not shipped.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import time
 from pathlib import Path
 
 from training import checkpoint
-from training.evaluate import SHIPPING_BARS, evaluate, format_result
+from training.evaluate import SHIPPING_BARS, evaluate_baselines, evaluation_summary, format_result
 from training.policies import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,33 +41,25 @@ def main(argv: list[str]) -> int:
     zip_path, card_path = checkpoint.find_checkpoint(args.checkpoint)
     card = checkpoint.read_card(card_path)
     game = card["game"]
-    spec = parse_spec(str(zip_path), game)
-    results: dict[str, dict[str, dict]] = {}
-    passes = True
     start = time.perf_counter()
-    for baseline, bar in SHIPPING_BARS.items():
-        results[baseline] = {}
-        for n in args.sizes:
-            r = evaluate(game, [spec, baseline], args.games, n, seed=args.seed,
-                         workers=args.workers, rules=card["config"]["env"].get("rules") or {})
-            print(format_result(r))
-            me = r.players[0]
-            ok = me.ci95[0] > bar / n
-            passes &= ok
-            print(f"-> bar {bar}× fair share = {bar / n:.4f}: {'PASS' if ok else 'MISS'}\n")
-            results[baseline][str(n)] = {
-                "games": r.games, "win_rate": me.win_rate, "ci95": me.ci95,
-                "fair_share": round(1 / n, 4), "bar": round(bar / n, 4), "passes": ok,
-                "mean_score": me.mean_score, "mean_rank": me.mean_rank,
-                "opponent_win_rate": r.players[1].win_rate,
-            }
+    results = evaluate_baselines(parse_spec(str(zip_path), game), list(SHIPPING_BARS),
+                                 args.sizes, args.games, seed=args.seed, workers=args.workers,
+                                 rules=card["config"]["env"].get("rules") or {})
+    summary = evaluation_summary(results)
+    for baseline, by_size in results.items():
+        for n, result in by_size.items():
+            row = summary[baseline][str(n)]
+            print(format_result(result))
+            print(f"-> bar {SHIPPING_BARS[baseline]}× fair share = {row['bar']:.4f}: "
+                  f"{'PASS' if row['passes'] else 'MISS'}\n")
+    passes = all(row["passes"] for by_size in summary.values() for row in by_size.values())
     print(f"evaluation took {time.perf_counter() - start:.0f} s")
     if not passes and not args.force:
         print("not shipped: a bar is missed (use --force to ship anyway)")
         return 1
     target = Path(args.dest) / game / game
     card["evaluation"] = {"seed": args.seed, "games_per_line": args.games,
-                          "workers": args.workers, "passes": passes, "results": results}
+                          "workers": args.workers, "passes": passes, "results": summary}
     shipped = checkpoint.copy_checkpoint(zip_path, target)
     checkpoint.write_card(shipped, card)
     for name in ("curve.png", "curve.csv"):
@@ -77,7 +68,6 @@ def main(argv: list[str]) -> int:
             shutil.copy(src, target.parent / name)
     checkpoint.load_actor(shipped, game)  # the shipped pair loads and checks
     print(f"shipped {shipped} and {shipped.with_suffix('.json')}")
-    print(json.dumps(card["evaluation"]["results"], indent=1)[:2000])
     return 0
 
 

@@ -75,3 +75,24 @@ def test_cli_leaderboard(shipped: Path, tmp_path: Path, capsys: pytest.CaptureFi
 def test_project_readme_has_the_markers() -> None:
     text = (ROOT / "README.md").read_text()
     assert text.index(START) < text.index(END)
+
+
+def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
+    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(ship)  # type: ignore[union-attr]
+    model = make_checkpoint(tmp_path / "run", "best")
+    (tmp_path / "run" / "curve.png").write_bytes(b"png")
+    dest = tmp_path / "shipped"
+    args = [str(model), "--games", "6", "--workers", "1", "--dest", str(dest)]
+    # an untrained network misses the bars: refused, nothing copied
+    assert ship.main(args) == 1 and not dest.exists()
+    assert ship.main([*args, "--force"]) == 0
+    card = json.loads((dest / "paladin" / "paladin.json").read_text())
+    assert card["evaluation"]["passes"] is False
+    assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
+    assert set(card["evaluation"]["results"]["heuristic"]) == {"3", "4"}
+    assert (dest / "paladin" / "curve.png").read_bytes() == b"png"
+    assert "| paladin |" in leaderboard_table(dest)

@@ -175,6 +175,36 @@ def _ratings(ranks: np.ndarray) -> list[float]:
     return [p.ordinal() for p in players]
 
 
+def evaluate_baselines(learner: PolicySpec, baselines: Sequence[str], sizes: Sequence[int],
+                       games: int, *, seed: int = 0, workers: int = 1,
+                       rules: dict[str, Any] | None = None) -> dict[str, dict[int, EvalResult]]:
+    """``learner`` against N − 1 copies of each baseline at each table size (the bar's setting)."""
+    game = learner.game
+    return {
+        baseline: {n: evaluate(game, [learner, parse_spec(baseline, game)], games, n, seed=seed,
+                               workers=workers, rules=rules) for n in sizes}
+        for baseline in baselines
+    }
+
+
+def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, Any]:
+    """JSON for a checkpoint card: per baseline and table size, the learner's numbers, the
+    shipping bar and whether the lower end of the 95% CI clears it."""
+    summary: dict[str, Any] = {}
+    for baseline, by_size in results.items():
+        summary[baseline] = {}
+        for n, result in by_size.items():
+            me, other = result.players[0], result.players[-1]
+            bar = SHIPPING_BARS.get(baseline)
+            summary[baseline][str(n)] = {
+                "games": result.games, "win_rate": me.win_rate, "ci95": me.ci95,
+                "fair_share": round(1 / n, 4), "mean_score": me.mean_score,
+                "mean_rank": me.mean_rank, "opponent_win_rate": other.win_rate,
+                **({"bar": round(bar / n, 4), "passes": me.ci95[0] > bar / n} if bar else {}),
+            }
+    return summary
+
+
 def format_result(result: EvalResult) -> str:
     """A markdown table of one evaluation (one table size)."""
     n = result.table_size

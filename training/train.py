@@ -34,9 +34,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 from training import checkpoint
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
-from training.evaluate import SHIPPING_BARS, EvalResult, evaluate
+from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
 from training.numpy_net import NumpyActor, limit_blas_threads
-from training.policies import PolicySpec, parse_spec
+from training.policies import PolicySpec
 from training.selfplay import OpponentPool, SelfPlayEnv
 
 
@@ -102,35 +102,10 @@ def learner_spec(model: Any, cfg: TrainConfig, label: str = "learner") -> Policy
     return PolicySpec(label, "checkpoint", cfg.game, actor, {"policy": policy_card(cfg)})
 
 
-def evaluate_against(learner: PolicySpec, cfg: TrainConfig, games: int, seed: int,
-                     workers: int) -> dict[str, dict[int, EvalResult]]:
-    """Learner against (N − 1) copies of each baseline at every evaluation table size."""
-    out: dict[str, dict[int, EvalResult]] = {}
-    for baseline in cfg.eval.baselines:
-        spec = parse_spec(baseline, cfg.game)
-        out[baseline] = {
-            n: evaluate(cfg.game, [learner, spec], games, n, seed=seed, workers=workers,
-                        rules=cfg.env.rules)
-            for n in cfg.eval_sizes
-        }
-    return out
-
-
-def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, Any]:
-    """JSON for a checkpoint card: per baseline and table size, the learner's numbers."""
-    summary: dict[str, Any] = {}
-    for baseline, by_size in results.items():
-        summary[baseline] = {}
-        for n, result in by_size.items():
-            me = result.players[0]
-            bar = SHIPPING_BARS.get(baseline)
-            summary[baseline][str(n)] = {
-                "games": result.games, "win_rate": me.win_rate, "ci95": me.ci95,
-                "fair_share": round(1 / n, 4), "mean_score": me.mean_score,
-                "mean_rank": me.mean_rank,
-                **({"bar": round(bar / n, 4), "passes": me.ci95[0] > bar / n} if bar else {}),
-            }
-    return summary
+def evaluate_against(learner: PolicySpec, cfg: TrainConfig) -> dict[str, dict[int, EvalResult]]:
+    """The learner against (N − 1) copies of each of the config's baselines."""
+    return evaluate_baselines(learner, cfg.eval.baselines, cfg.eval_sizes, cfg.eval.games,
+                              seed=cfg.eval.seed, workers=cfg.eval.workers, rules=cfg.env.rules)
 
 
 def selection_score(results: dict[str, dict[int, EvalResult]], select: str) -> float:
@@ -196,8 +171,7 @@ class SelfPlayCallback(BaseCallback):
     def run_evaluation(self) -> dict[str, dict[int, EvalResult]]:
         """Evaluate now: curve point, TensorBoard scalars, best checkpoint, CSV and PNG."""
         cfg, steps = self.cfg, self.num_timesteps
-        results = evaluate_against(learner_spec(self.model, cfg), cfg, cfg.eval.games,
-                                   cfg.eval.seed, cfg.eval.workers)
+        results = evaluate_against(learner_spec(self.model, cfg), cfg)
         wall = time.perf_counter() - self.start
         for baseline, by_size in results.items():
             for n, r in by_size.items():
