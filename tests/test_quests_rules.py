@@ -568,18 +568,50 @@ def test_a_test_winner_discards_at_most_the_cards_it_holds() -> None:
     assert game.hand_n[1] == 1 and game.phase_name() == "stage_play"  # drew for passing
 
 
-def test_mordred_is_not_offered_while_building_or_discarding() -> None:
+def test_the_drawer_may_use_mordred_while_building_only_if_the_quest_stays_buildable() -> None:
     allies = {"player_1": ["Sir Galahad"]}
     game = start(2, story_deck=["Boar Hunt"], start_player="player_0", allies=allies,
-                 hands={"player_0": ["Thieves", "Boar", "Mordred"] + ["Sword"] * 9},
-                 adventure_deck=FILLER)
-    assert "Mordred on Sir Galahad of player_1" in legal_names(game)  # the drawer, sponsoring
+                 hands={"player_0": ["Thieves", "Boar", "Mordred"]})
     act(game, "sponsor")
-    assert not names_like(game, "Mordred")  # building
-    act(game, "add Thieves to stage 1", "finish stage", "add Boar to stage 2", "finish stage",
-        "decline")
-    assert game.phase_name() == "hand_limit" and actor(game) == "player_0"  # refill: 10 + 4
+    assert "Mordred on Sir Galahad of player_1" in legal_names(game)  # Thieves, Boar suffice
+    game = start(2, story_deck=["Boar Hunt"], start_player="player_0", allies=allies,
+                 hands={"player_0": ["Thieves", "Mordred"]})
+    act(game, "sponsor")
+    assert not names_like(game, "Mordred")  # the quest needs it as a foe
+    act(game, "add Thieves to stage 1", "finish stage")
     assert not names_like(game, "Mordred")
+
+
+def test_mordred_at_the_drawers_hand_limit_counts_toward_it_but_not_in_forced_discards() -> None:
+    allies = {"player_1": ["Sir Galahad", "King Arthur"]}
+    game = start(2, story_deck=["Boar Hunt", "Tournament at York"], start_player="player_0",
+                 allies=allies, adventure_deck=FILLER,
+                 hands={"player_0": ["Thieves", "Boar", "Mordred", "Mordred"] + ["Sword"] * 8})
+    act(game, "sponsor", "add Thieves to stage 1", "finish stage", "add Boar to stage 2",
+        "finish stage", "decline")
+    # the refill (2 cards used + 2 stages) takes the drawer to 14 cards
+    assert game.phase_name() == "hand_limit" and actor(game) == "player_0"
+    act(game, "Mordred on Sir Galahad of player_1")
+    assert game.phase_name() == "hand_limit" and game.hand_n[0] == 13
+    act(game, "Mordred on King Arthur of player_1")
+    assert game.turn == 2  # 12 cards: the hand limit is met
+    # the drawer winning a test, or hit by King's Call to Arms: forced discards, no Mordred
+    game = start(3, story_deck=["Boar Hunt"], start_player="player_0", allies=allies,
+                 hands={"player_0": ["Mordred", "Sword", "Horse"],
+                        "player_1": ["Test of Valor", "Boar"], "player_2": ["Sword"]},
+                 adventure_deck=FILLER)
+    act_as(game, "player_0", "decline")
+    act_as(game, "player_1", "sponsor", "add Test of Valor to stage 1", "finish stage",
+           "add Boar to stage 2", "finish stage")
+    act(game, "join", "join")
+    act_as(game, "player_2", "bid 1")
+    act_as(game, "player_0", "bid 3")
+    act_as(game, "player_2", "drop out")
+    assert actor(game) == "player_0" and game.phase_name() == "test_discard"
+    assert not names_like(game, "Mordred")
+    game = start(2, story_deck=["King's Call to Arms"], start_player="player_0", allies=allies,
+                 hands={"player_0": ["Mordred", "Sword"], "player_1": []})
+    assert game.phase_name() == "call_to_arms" and legal_names(game) == ["discard Sword"]
 
 
 def test_mordred_may_be_used_before_bidding() -> None:

@@ -15,6 +15,7 @@ from envs.quests.cards import (
     FOES,
     KIND_BP,
     MERLIN,
+    MORDRED,
     NUM_STAGE_KINDS,
     STAGE_INDEX,
     STAGE_KINDS,
@@ -182,6 +183,20 @@ class QuestFlow(Table):
                     mw[base + STAGE_INDEX[kind]] = 1
         if value > t and stages_possible(foes, weapons, tests, after, value, test_ok):
             mw[A.FINISH_STAGE] = 1
+
+    def _buildable_without_a_mordred(self, seat: int) -> bool:
+        """While building, the drawer may sacrifice a Mordred only if the quest can still be
+        completed without that card."""
+        foes, weapons, tests = self._build_hand(seat)
+        foes = without(foes, FOE_VALUES[self.story][MORDRED])
+        after = self.num_stages - self.cur_stage - 1
+        t, test_ok = self.threshold, not self.test_used
+        if self.phase == BUILD_CARD:
+            return stages_possible(foes, weapons, tests, after + 1, t, test_ok)
+        if self.stage_test[self.cur_stage] >= 0:
+            return stages_possible(foes, weapons, tests, after, t, test_ok)
+        return partial_stage_possible(foes, weapons, tests, after, self.build_value,
+                                      self.build_on, t, test_ok)
 
     def _apply_build_card(self, action: int) -> None:
         stage = self.cur_stage

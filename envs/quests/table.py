@@ -63,9 +63,11 @@ from envs.quests.rules import QuestsRules
 OVER = len(PHASES)
 PHASE_NAMES = (*PHASES, "over")
 HAND_LIMIT_SIZE = 12
-#: phases in which a Mordred holder may sacrifice it (the drawer also in SPONSOR/JOIN/ENTER)
+#: phases in which a Mordred holder may sacrifice it: as a participant (face-down choices,
+#: bidding), and the drawer at its other decisions of its own turn, except forced discards
 MORDRED_PHASES = frozenset({STAGE_PLAY, BID, TOURNAMENT_PLAY, FINAL_PLAY})
-MORDRED_DRAWER_PHASES = frozenset({SPONSOR, JOIN, ENTER})
+MORDRED_DRAWER_PHASES = frozenset({SPONSOR, BUILD_CARD, BUILD_WEAPONS, JOIN, PREVIEW, ENTER,
+                                   HAND_LIMIT})
 #: pieces that describe the current quest / tournament, cleared when it ends
 QUEST_PIECES = ("sponsor", "num_stages", "current_stage", "stage_cards", "stage_type",
                 "stage_revealed", "stage_content", "stage_bp", "previewed", "joined",
@@ -592,7 +594,16 @@ class Table(GameEngine):
         if not self.hands[seat][MORDRED]:
             return False
         phase = self.phase
-        return phase in MORDRED_PHASES or (phase in MORDRED_DRAWER_PHASES and seat == self.drawer)
+        if phase in MORDRED_PHASES:
+            return True
+        if phase not in MORDRED_DRAWER_PHASES or seat != self.drawer:
+            return False
+        if phase == BUILD_CARD or phase == BUILD_WEAPONS:
+            return self._buildable_without_a_mordred(seat)  # never a dead end
+        return True
+
+    def _buildable_without_a_mordred(self, seat: int) -> bool:  # pragma: no cover - quest.py
+        raise NotImplementedError
 
     def _mask_mordred(self, seat: int) -> None:
         n = self.num_players
@@ -610,6 +621,11 @@ class Table(GameEngine):
         self._discard_from_hand(seat, MORDRED)
         self._remove_ally(target, FIRST_ALLY + ally)
         self._mask_ok = False
+        if self.phase == HAND_LIMIT:  # the sacrifice also brings the hand down
+            excess = self.hand_n[seat] - HAND_LIMIT_SIZE
+            self.w[self.i_owed] = max(0, excess) / 12.0
+            if excess <= 0:
+                self._release()
 
     # -- cards a player may play / discard ---------------------------------------------------------
     def _mask_play(self, seat: int) -> None:
