@@ -159,3 +159,14 @@ def test_call_to_arms_single_foe_keep_it() -> None:
     assert actor(game) == "player_1"  # player_0 keeps its only foe
     act(game, "discard Thieves", "discard Boar")
     assert game.hand_n == [1, 0]
+
+
+def test_max_turns_truncation_is_reported_by_the_aec_env() -> None:
+    from envs import quests_v0
+
+    env = quests_v0.raw_env(num_players=2, max_turns=2)
+    env.reset(seed=0, options={"story_deck": ["Pox", "Plague"], "start_player": "player_0",
+                               "progress": {"player_0": 4, "player_1": 3}})
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.rewards == {"player_0": 1.0, "player_1": -1.0}
+    assert env.infos["player_1"] == {"score": 0.0, "rank": 2}  # Pox 3 -> 2, Plague 2 -> 0
