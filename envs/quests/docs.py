@@ -1,7 +1,8 @@
 """The generated parts of ``envs/quests/README.md``: observation index table and action list.
 
-``python -m envs.quests.docs`` rewrites them between their markers; a test checks that the
-README matches the code, so the documentation cannot go stale.
+``python -m envs.quests.docs`` rewrites them between their markers (the observation table uses
+the project's ``<!-- obs-table:start -->`` markers, which ``scripts/gen_docs.py`` also fills);
+tests check that the README matches the code, so the documentation cannot go stale.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from envs.quests import actions as A
 from envs.quests.observation import LAYOUT
 
 README = Path(__file__).with_name("README.md")
-SECTIONS = ("observation-table", "action-list")
+SECTIONS = ("obs-table", "action-list")
 
 
 def observation_table() -> str:
@@ -29,7 +30,7 @@ def action_list() -> str:
 
 
 def generated(section: str) -> str:
-    return {"observation-table": observation_table, "action-list": action_list}[section]()
+    return {"obs-table": observation_table, "action-list": action_list}[section]()
 
 
 def _pattern(section: str) -> re.Pattern[str]:
