@@ -45,7 +45,8 @@ class TestFlow(Table):
         return self.bid_floor if self.sole else max(self.highest + 1, self.bid_floor)
 
     def _ask_bid(self, seat: int) -> None:
-        self.w[self.i_bid_min] = self._min_bid() / A.MAX_BID
+        self.bid_minimum = self._min_bid()
+        self.w[self.i_bid_min] = self.bid_minimum / A.MAX_BID
         self._ask_with_preview(BID, seat)
 
     def _max_bid(self, seat: int) -> int:

@@ -99,6 +99,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         self.story = story
         self.next_base = self.drawer
         w = self.w
+        for seat, cell in enumerate(self.i_drawer):
+            w[cell] = 1.0 if seat == self.drawer else 0.0
         w[self.i_story[story]] = 1.0
         w[self.i_turn] = self.turn / self.rules.max_turns
         self._write_piles()
@@ -122,10 +124,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
             self.truncated = True
             self._game_over([])
         else:
-            w = self.w
-            w[self.i_drawer[self.drawer]] = 0.0
             self.drawer = (self.next_base + 1) % self.num_players
-            w[self.i_drawer[self.drawer]] = 1.0
             self._push(self._begin_turn)
 
     # -- the hand limit ----------------------------------------------------------------------------
@@ -220,7 +219,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
             lines.append(f"sponsor player_{self.sponsor}, stage {self.cur_stage + 1} of "
                          f"{self.num_stages}")
             for stage, cards in enumerate(self.stages):
-                shown = self._revealed(stage) or viewer == self.sponsor or (
+                shown = self.stage_revealed[stage] or viewer == self.sponsor or (
                     viewer is not None and self.previewed[viewer] == stage)
                 text = ", ".join(KIND_NAMES[k] for k in cards) if shown else "?"
                 value = f" (BP {self.stage_value[stage]})" if shown and self.stage_value[stage] \

@@ -284,6 +284,7 @@ class QuestFlow(Table):
         for seat in participants:
             self.preview_offered[seat] = False
         is_test = self.stage_test[stage] >= 0
+        self.announced = stage + 1
         self.w[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
         tasks = []
         if self.rules.quest_draws == "each_stage":
@@ -302,10 +303,7 @@ class QuestFlow(Table):
             return False
         if self.preview_offered[seat]:
             return False
-        return any(not self._revealed(k) for k in range(self.num_stages))
-
-    def _revealed(self, stage: int) -> bool:
-        return self.pub[self.i_stage_revealed[stage]] > 0
+        return not all(self.stage_revealed[: self.num_stages])
 
     def _ask_stage_play(self, seat: int) -> None:
         self._ask_with_preview(STAGE_PLAY, seat)
@@ -322,7 +320,7 @@ class QuestFlow(Table):
         mw = self._mw
         mw[A.NO_PREVIEW] = 1
         for stage in range(self.num_stages):
-            if not self._revealed(stage):
+            if not self.stage_revealed[stage]:
                 mw[A.PREVIEW + stage] = 1
 
     def _apply_preview(self, action: int) -> None:
@@ -345,6 +343,7 @@ class QuestFlow(Table):
             writer[self.i_stage_bp[stage]] = self.stage_value[stage] / 100.0
 
     def _reveal_stage(self, stage: int) -> None:
+        self.stage_revealed[stage] = True
         self.w[self.i_stage_revealed[stage]] = 1.0
         self._know_stage(self.w, stage)
 
@@ -370,8 +369,7 @@ class QuestFlow(Table):
         w = self.w
         for seat in participants:
             bp = self._battle_points(seat, in_quest=True)
-            self.last_bp[seat] = bp
-            w[self.i_player_bp[seat]] = bp / 100.0
+            self._show_bp(seat, bp)
             if bp >= target:
                 passed.append(seat)
             else:

@@ -38,6 +38,7 @@ from envs.quests.cards import (
     KIND_COPIES,
     KIND_NAMES,
     KIND_TYPE,
+    MAX_STAGES,
     MORDRED,
     NUM_KINDS,
     NUM_PLAYABLE,
@@ -340,7 +341,13 @@ class Table(GameEngine):
         self.joined = [False] * self.num_players
         self.previewed = [-1] * self.num_players
         self.preview_offered = [False] * self.num_players
+        self.stage_revealed = [False] * MAX_STAGES
+        self.announced = 0  # stages whose type has been announced (0 while building)
         self.entrants: list[int] = []
+        self.tie_round = False
+        self.shown: list[list[int]] = [[] for _ in range(self.num_players)]  # revealed cards
+        self.shown_bp = [0] * self.num_players  # BP at that reveal (0: none shown)
+        self.bid_minimum = 0  # smallest bid allowed at the last bid turn of this test
         self.bids = [0] * self.num_players
         self.bidders: list[int] = []
         self.highest = 0
@@ -488,6 +495,7 @@ class Table(GameEngine):
         w = self.w
         for seat in seats:
             cells = self.i_committed[seat]
+            self.shown[seat] = list(self.played[seat])
             for kind in self.played[seat]:
                 w[cells[kind]] = 1.0
                 if kind == AMOUR_KIND:
@@ -509,10 +517,18 @@ class Table(GameEngine):
                 self.played_flag[seat][kind] = False
             self.played[seat] = []
 
+    def _show_bp(self, seat: int, bp: int) -> None:
+        """A revealed BP: public until the next stage / round (``last_bp`` keeps it longer)."""
+        self.last_bp[seat] = bp
+        self.shown_bp[seat] = bp
+        self.w[self.i_player_bp[seat]] = bp / 100.0
+
     def _clear_committed(self, seats: list[int]) -> None:
         """Forget the shown face-down cards of the last stage / round (start of a new one)."""
         w = self.w
         for seat in seats:
+            self.shown[seat] = []
+            self.shown_bp[seat] = 0
             cells = self.i_committed[seat]
             pw = self.pw[seat]
             for cell in cells:
@@ -680,6 +696,8 @@ class Table(GameEngine):
         cells = self._quest_cells
         self.pub[cells] = 0.0
         self.priv[:, cells] = 0.0
+        self.shown = [[] for _ in range(self.num_players)]
+        self.shown_bp = [0] * self.num_players
         self.w[self.i_owed] = 0.0
 
     # -- the end -----------------------------------------------------------------------------------

@@ -75,8 +75,7 @@ class TournamentFlow(Table):
         best, tied = -1, []
         for seat in players:
             bp = self._battle_points(seat, in_quest=False)
-            self.last_bp[seat] = bp
-            w[self.i_player_bp[seat]] = bp / 100.0
+            self._show_bp(seat, bp)
             if bp > best:
                 best, tied = bp, [seat]
             elif bp == best:
@@ -86,6 +85,7 @@ class TournamentFlow(Table):
         if len(tied) == 1:
             self._gain_shields(tied[0], entrants + bonus)
         elif round_ == 0:
+            self.tie_round = True
             w[self.i_tie] = 1.0
             self._then(
                 (self._clear_committed, (tied,)),
@@ -117,13 +117,11 @@ class TournamentFlow(Table):
     def _reveal_final(self) -> None:
         players = self.contenders
         self._reveal_played(players)
-        w = self.w
         self.last_bp = {}
         best, winners = -1, []
         for seat in players:
             bp = self._battle_points(seat, in_quest=False, base=20)
-            self.last_bp[seat] = bp
-            w[self.i_player_bp[seat]] = bp / 100.0
+            self._show_bp(seat, bp)
             if bp > best:
                 best, winners = bp, [seat]
             elif bp == best:
