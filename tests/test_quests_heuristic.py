@@ -53,3 +53,90 @@ def test_the_heuristic_beats_random_by_a_margin_luck_cannot_explain(n: int, deal
     lower = mean - 5 * per_deal.std(ddof=1) / np.sqrt(deals)
     fair = 1 / n
     assert lower > fair + 0.25, f"heuristic win rate {mean:.3f}, lower bound {lower:.3f}"
+
+
+# -- the documented strategy, decision by decision -----------------------------------------------
+def choice(game) -> str:
+    seat = game.current_player
+    action = QuestsHeuristic(seed=0).act(game.observation(seat), game.legal_mask().copy())
+    return game.action_name(action)
+
+
+def test_sponsors_unless_an_opponent_could_win_by_completing_the_quest() -> None:
+    for progress, expected in ((0, "sponsor"), (19, "sponsor"), (20, "decline")):
+        game = start(2, story_deck=["Boar Hunt"], start_player="player_0",
+                     hands={"player_0": ["Thieves", "Boar"]}, progress={"player_1": progress})
+        assert choice(game) == expected, progress
+
+
+def test_builds_tests_first_then_weak_foes_and_a_strong_last_stage() -> None:
+    from envs.quests.scenario import act
+
+    game = start(2, story_deck=["Slay the Dragon"], start_player="player_0",
+                 hands={"player_0": ["Thieves", "Saxons", "Giant", "Test of Valor", "Sword"]})
+    act(game, "sponsor")
+    assert choice(game) == "add Test of Valor to stage 1"
+    act(game, "add Test of Valor to stage 1", "finish stage")
+    assert choice(game) == "add Thieves to stage 2"
+    act(game, "add Thieves to stage 2", "finish stage")
+    assert choice(game) == "add Giant to stage 3"
+    act(game, "add Giant to stage 3")
+    assert choice(game) == "add Sword to stage 3"  # the last stage is loaded
+
+
+def stage_play(hand: list[str], allies: dict | None = None):
+    from envs.quests.scenario import act
+
+    game = start(2, story_deck=["Boar Hunt"], start_player="player_0",
+                 hands={"player_0": ["Thieves", "Boar"], "player_1": hand},
+                 allies=allies or {}, adventure_deck=["Thieves"] * 3)
+    act(game, "sponsor", "add Thieves to stage 1", "finish stage", "add Boar to stage 2",
+        "finish stage", "join")
+    return game
+
+
+def test_plays_the_cheapest_weapon_that_reaches_the_estimated_stage() -> None:
+    # a one-card stage is estimated at 25: a Squire (5) needs 20 more
+    game = stage_play(["Sword", "Lance", "Excalibur"])
+    assert choice(game) == "play Lance"
+
+
+def test_keeps_its_cards_when_the_stage_cannot_be_reached() -> None:
+    assert choice(stage_play(["Dagger", "Thieves"])) == "done"
+
+
+def test_puts_allies_into_play_first() -> None:
+    assert choice(stage_play(["Sword", "Sir Galahad"])) == "play Sir Galahad"
+
+
+def test_bids_only_what_free_bids_and_junk_can_pay() -> None:
+    from envs.quests.scenario import act
+
+    for hand, expected in ((["Thieves", "Sword"], "drop out"),
+                           (["Thieves", "Boar", "Sword"], "bid 3")):
+        game = start(2, story_deck=["Boar Hunt"], start_player="player_0",
+                     hands={"player_0": ["Test of Valor", "Boar"], "player_1": hand},
+                     adventure_deck=["Saxons"])
+        act(game, "sponsor", "add Test of Valor to stage 1", "finish stage",
+            "add Boar to stage 2", "finish stage", "join")
+        # the join draw (Saxons) is junk too: 2 or 3 foes against a sole minimum of 3
+        assert choice(game) == expected, hand
+
+
+def test_mordred_takes_the_leading_opponents_most_valuable_ally() -> None:
+    game = start(3, story_deck=["Tournament at York"], start_player="player_0",
+                 hands={"player_0": ["Mordred"], "player_1": [], "player_2": []},
+                 allies={"player_1": ["Sir Percival", "Sir Galahad"], "player_2": ["Merlin"]},
+                 progress={"player_1": 9, "player_2": 2})
+    assert choice(game) == "Mordred on Sir Galahad of player_1"
+
+
+def test_hand_limit_puts_an_ally_into_play_else_discards_junk_first() -> None:
+    game = start(2, story_deck=["Prosperity Throughout the Realm"], start_player="player_0",
+                 hands={"player_0": ["Sword"] * 10 + ["Thieves", "Sir Gawain"]},
+                 adventure_deck=["Lance", "Test of Valor"])
+    assert choice(game) == "play Sir Gawain"
+    game = start(2, story_deck=["Prosperity Throughout the Realm"], start_player="player_0",
+                 hands={"player_0": ["Sword"] * 10 + ["Thieves", "Lance"]},
+                 adventure_deck=["Horse", "Test of Valor"])
+    assert choice(game) == "discard Test of Valor"

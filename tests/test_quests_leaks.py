@@ -198,3 +198,39 @@ def test_stage_cards_chosen_by_the_sponsor_are_invisible(n: int) -> None:
 
 def test_copies_of_each_kind_match_the_deck() -> None:
     assert sum(KIND_COPIES) == 125
+
+
+def test_other_hands_and_deck_order_do_not_leak_through_the_env() -> None:
+    """The same twin games through the public AEC env: ``observe`` shows player_0 the same."""
+    from envs import quests_v0
+
+    twins = []
+    for seed, variant in ((21, 0), (22, 1)):
+        env = quests_v0.raw_env(num_players=4)
+        env.reset(seed=seed, options=twin_setup(variant))
+        twins.append(env)
+    for _ in range(30):
+        a, b = twins
+        obs_a, obs_b = a.observe("player_0"), b.observe("player_0")
+        np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
+        np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
+        if a.agent_selection == "player_0":
+            action = int(np.flatnonzero(obs_a["action_mask"])[-1])
+        else:
+            mask = a.observe(a.agent_selection)["action_mask"]
+            action = next(x for x in PASSIVE if mask[x])
+        a.step(action)
+        b.step(action)
+
+
+def test_the_text_view_keeps_secrets() -> None:
+    a, b = stage_twins(VARIANTS)
+    for game in (a, b):
+        act(game, "join", "join")
+        act(game, "preview stage 3")
+        act(game, "play Sword")  # player_2's face-down choice
+    assert a.render_text() == b.render_text()  # public view: no stage card, no hand
+    assert a.render_text(viewer=0) == b.render_text(viewer=0)
+    assert "Giant" in a.render_text(viewer=2) and "Giant" not in a.render_text(viewer=0)
+    assert "Giant" in a.render_text(viewer=1)  # the sponsor sees its stages
+    assert "hand:" not in a.render_text()
