@@ -42,7 +42,7 @@ from envs.quests.table import (
 _FOE, _TEST = 0, 1
 #: per story card: (foe kind, its BP in that quest) for every foe kind
 _FOE_ITEMS = tuple(tuple((kind, values[kind]) for kind in FOES) for values in FOE_VALUES)
-assert tuple(range(6)) == WEAPONS and TESTS == (28, 29, 30, 31)  # used unrolled above
+assert tuple(range(6)) == WEAPONS and TESTS == (28, 29, 30, 31)  # read unrolled below
 _WEAPON_INDEX = {kind: i for i, kind in enumerate(WEAPONS)}
 
 
