@@ -90,14 +90,23 @@ class NumpyActor:
         return int(self.weights[-1].shape[0])
 
     def logits(self, x: np.ndarray) -> np.ndarray:
-        """Unmasked logits for one input (1-D) or a batch (2-D)."""
+        """Unmasked logits for one input (1-D) or a batch (2-D).
+
+        For one input the first layer reads only the weight rows of non-zero inputs: the
+        observations are mostly one-hot zeros (about 10% non-zero), and that layer's weights
+        are most of the network, so this reads several times less memory per move.
+        """
         h = np.asarray(x, dtype=np.float32)
-        last = len(self._wt) - 1
-        for i, (wt, b) in enumerate(zip(self._wt, self._b)):
+        wt, b = self._wt[0], self._b[0]
+        if h.ndim == 1:
+            nz = np.flatnonzero(h)
+            h = h[nz] @ wt[nz]
+        else:
             h = h @ wt
+        h += b
+        for wt, b in zip(self._wt[1:], self._b[1:]):
+            h = self._act(h) @ wt
             h += b
-            if i < last:
-                h = self._act(h)
         return h
 
     def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
