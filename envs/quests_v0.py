@@ -4,7 +4,7 @@ Squires become Knights of the Round Table by earning shields in quests and tourn
 player turns over a story card each turn — a quest that someone may sponsor by building
 face-down stages of foes (with weapons) and at most one test, which the others join and fight
 stage by stage; a tournament; or an event. The first to gain 22 shields in total (Squire →
-Knight → Champion Knight → Round Table) wins. Rules: ``shared/rules/quests.md``; decisions
+Knight → Champion Knight → Round Table) wins. Rules: ``docs/rules/quests.md``; decisions
 where the spec is silent, rule options and statistics: ``envs/quests/README.md``.
 
 Usage::

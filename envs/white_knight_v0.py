@@ -5,7 +5,7 @@ a semi-cooperative bidding game. When a monster is drawn everyone secretly commi
 card or only pretends to, participants raise face down, and the monster falls if the team total
 exceeds its HP; the participant who hit hardest (the MVP) takes it and the treasures are
 drafted among the participants. A lost battle hurts the participants, a battle nobody joins
-hurts the city. Rules: ``shared/rules/white_knight.md``; decisions where the spec is silent,
+hurts the city. Rules: ``docs/rules/white_knight.md``; decisions where the spec is silent,
 statistics and the full observation table: ``envs/white_knight/README.md``.
 
 Usage::

@@ -1,4 +1,4 @@
-"""Paladin rule scenarios with rigged decks: one test per rule of shared/rules/paladin.md.
+"""Paladin rule scenarios with rigged decks: one test per rule of docs/rules/paladin.md.
 
 Scenarios drive the env by action *names* (``play(env, "place 7 at mission 0", ...)``), so they
 read like a game transcript and double as examples of the names.

@@ -1,4 +1,4 @@
-"""White Knight rules, one rigged-deck scenario per rule of ``shared/rules/white_knight.md``.
+"""White Knight rules, one rigged-deck scenario per rule of ``docs/rules/white_knight.md``.
 
 Every scenario rigs the hands, the top of the action deck and the treasure deck and the start
 player, then plays named actions as ``"<seat>: <action name>"``; forced moves (a draw without a

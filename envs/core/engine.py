@@ -49,6 +49,18 @@ def parse_seat(value: Any, num_players: int, what: str) -> int:
     return seat
 
 
+def chosen_seat(
+    setup: Setup, option: str, rule_value: Any, num_players: int, rng: np.random.Generator
+) -> int:
+    """A seat named by the reset option ``option``, else by the rule option of the same name,
+    else drawn from the game's seeded generator (e.g. the first dealer or start player)."""
+    if option in setup.seats:
+        return setup.seats[option]
+    if rule_value is not None:
+        return parse_seat(rule_value, num_players, option)
+    return int(rng.integers(num_players))
+
+
 @dataclass
 class Setup:
     """Parsed reset options: rigged hands and decks, seat choices and game-specific extras."""

@@ -1,4 +1,4 @@
-"""Paladin rules engine (spec: ``shared/rules/paladin.md``). Pure Python + numpy, no RL imports.
+"""Paladin rules engine (spec: ``docs/rules/paladin.md``). Pure Python + numpy, no RL imports.
 
 Phases of a round, each decision one action of one player:
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
-from envs.core.engine import GameEngine, Setup, parse_seat
+from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.paladin import actions as A
 from envs.paladin.cards import (
     KIND_NAMES,
@@ -134,12 +134,7 @@ class PaladinEngine(GameEngine):
         missions = Composition(self.mission_cards)
         mission_top = missions.take(setup.decks.get("mission_deck", []), "mission_deck")
 
-        if "first_dealer" in setup.seats:
-            dealer = setup.seats["first_dealer"]
-        elif self.rules.first_dealer is not None:
-            dealer = parse_seat(self.rules.first_dealer, n, "first_dealer")
-        else:
-            dealer = int(rng.integers(n))
+        dealer = chosen_seat(setup, "first_dealer", self.rules.first_dealer, n, rng)
 
         self.deck: list[int] = stack_deck(paladin_top, paladins.rest(), rng)
         # Queen deck (low honours) on top of the King deck, each shuffled alone.

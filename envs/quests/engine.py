@@ -1,4 +1,4 @@
-"""Quests of the Round Table rules engine (spec ``shared/rules/quests.md``). No RL imports.
+"""Quests of the Round Table rules engine (spec ``docs/rules/quests.md``). No RL imports.
 
 :class:`QuestsEngine` combines the phase modules — :mod:`~envs.quests.quest` (sponsorship,
 building, joining, foe stages), :mod:`~envs.quests.bidding` (test stages),

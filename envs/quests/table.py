@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
-from envs.core.engine import GameEngine, Setup, parse_seat
+from envs.core.engine import GameEngine, Setup, chosen_seat, parse_seat
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -230,12 +230,7 @@ class Table(GameEngine):
         stories = Composition(self.story_cards)
         story_top = stories.take(setup.decks.get("story_deck", []), "story_deck")
 
-        if "start_player" in setup.seats:
-            start = setup.seats["start_player"]
-        elif self.rules.start_player is not None:
-            start = parse_seat(self.rules.start_player, n, "start_player")
-        else:
-            start = int(rng.integers(n))
+        start = chosen_seat(setup, "start_player", self.rules.start_player, n, rng)
 
         # Unrigged hands are dealt from the shuffled rest, so a rigged adventure_deck lists the
         # cards drawn after the deal, top first.

@@ -1,4 +1,4 @@
-"""White Knight rules engine (spec: ``shared/rules/white_knight.md``). Pure Python + numpy.
+"""White Knight rules engine (spec: ``docs/rules/white_knight.md``). Pure Python + numpy.
 
 A turn is automatic except where a player has a real choice; every decision offers at least
 two legal actions (forced moves are played by the engine):
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.cards import Composition, stack_deck
-from envs.core.engine import GameEngine, Setup, parse_seat
+from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ACTION_NAMES,
@@ -239,12 +239,7 @@ class WhiteKnightEngine(GameEngine):
         action_top = actions.take(setup.decks.get("action_deck", []), "action_deck")
         treasures = Composition(self.treasure_cards)
         treasure_top = treasures.take(setup.decks.get("treasure_deck", []), "treasure_deck")
-        if "start_player" in setup.seats:
-            start = setup.seats["start_player"]
-        elif self.rules.start_player is not None:
-            start = parse_seat(self.rules.start_player, n, "start_player")
-        else:
-            start = int(rng.integers(n))
+        start = chosen_seat(setup, "start_player", self.rules.start_player, n, rng)
         self.deck: list[int] = stack_deck(action_top, actions.rest(), rng)
         self.treasure_deck: list[int] = stack_deck(treasure_top, treasures.rest(), rng)
 
