@@ -6,6 +6,10 @@ action from the mask with a local ``random.Random``, ``step()``. Each env is see
 then reset without a seed (the cheap way, as PettingZoo's own benchmark does), so reseeding
 costs do not distort the figures. Each figure is the median of ``repeats`` runs of ``seconds``.
 
+``--clock wall`` (default) times with ``time.perf_counter``; ``--clock cpu`` with
+``time.process_time``, the CPU seconds of this process, which other jobs on a shared machine
+barely disturb (wall-clock figures sink for every env alike when the cores are busy).
+
 References measured in the same run (see ``shared/PERFORMANCE.md``):
 
 - PettingZoo ``texas_holdem_v4`` (RLCard inside), raw and with its stock wrappers; every
@@ -90,12 +94,17 @@ def stock_wrap(env: AECEnv) -> AECEnv:
     return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env, -1)))
 
 
-def decisions_per_second(env: AECEnv, seconds: float, seed: int = 0) -> float:
-    """Random legal play for about ``seconds``; returns real decisions per second."""
+CLOCKS: dict[str, Callable[[], float]] = {"wall": time.perf_counter, "cpu": time.process_time}
+
+
+def decisions_per_second(
+    env: AECEnv, seconds: float, seed: int = 0, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Random legal play for about ``seconds`` of ``clock``; returns real decisions per second."""
     chooser = random.Random(seed)
     decisions = 0
     env.reset(seed=seed)
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
     while True:
         for _agent in env.agent_iter():
@@ -106,7 +115,7 @@ def decisions_per_second(env: AECEnv, seconds: float, seed: int = 0) -> float:
             legal = obs["action_mask"].nonzero()[0]
             env.step(int(legal[chooser.randrange(len(legal))]))
             decisions += 1
-        now = time.perf_counter()
+        now = clock()
         if now >= deadline:
             return decisions / (now - start)
         env.reset()
@@ -120,8 +129,10 @@ class BenchRow:
     runs: list[float]
 
 
-def measure(make: Callable[[], AECEnv], seconds: float, repeats: int) -> list[float]:
-    return [decisions_per_second(make(), seconds, seed=r) for r in range(repeats)]
+def measure(
+    make: Callable[[], AECEnv], seconds: float, repeats: int, clock: str = "wall"
+) -> list[float]:
+    return [decisions_per_second(make(), seconds, r, CLOCKS[clock]) for r in range(repeats)]
 
 
 def reference_factories(num_players: int) -> dict[str, dict[str, Callable[[], AECEnv]]]:
@@ -142,7 +153,7 @@ def reference_factories(num_players: int) -> dict[str, dict[str, Callable[[], AE
 
 
 def run_bench(
-    games: list[str], num_players: int | None, seconds: float, repeats: int
+    games: list[str], num_players: int | None, seconds: float, repeats: int, clock: str = "wall"
 ) -> list[BenchRow]:
     from envs.core.registry import GAMES, game_module
 
@@ -160,17 +171,18 @@ def run_bench(
         todo.append((label, "wrapped", lambda m=module, n=n: m.env(num_players=n)))
     for i, (name, mode, make) in enumerate(todo, 1):
         print(f"[{i}/{len(todo)}] {name} {mode} ...", end=" ", flush=True)
-        runs = measure(make, seconds, repeats)
+        runs = measure(make, seconds, repeats, clock)
         rate = statistics.median(runs)
         print(f"{rate:,.0f}/s")
         rows.append(BenchRow(name, mode, rate, runs))
     return rows
 
 
-def format_table(rows: list[BenchRow]) -> str:
+def format_table(rows: list[BenchRow], clock: str = "wall") -> str:
     ref = {r.mode: r.rate for r in rows if r.name == "texas_holdem_v4"}
+    unit = "decisions/s" if clock == "wall" else "decisions per CPU-second"
     lines = [
-        "| env | mode | decisions/s (median) | runs | × texas_holdem_v4 |",
+        f"| env | mode | {unit} (median) | runs | × texas_holdem_v4 |",
         "|---|---|---:|---|---:|",
     ]
     for r in rows:
@@ -188,14 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="wall: perf_counter; cpu: CPU seconds of this process")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     for game in games:
         if game not in available_games():
             parser.error(f"unknown game {game!r}; available: {', '.join(available_games())}")
-    rows = run_bench(games, args.players, args.seconds, args.repeats)
+    rows = run_bench(games, args.players, args.seconds, args.repeats, args.clock)
     print()
-    print(format_table(rows))
+    print(format_table(rows, args.clock))
     return 0
 
 

@@ -149,13 +149,16 @@ def _add_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                        help="wall: elapsed time; cpu: CPU seconds of the process (steadier "
+                        "on a busy machine)")
 
 
 def _run_bench(args: argparse.Namespace) -> int:
     from training import bench
 
     argv = ["--players", str(args.players), "--seconds", str(args.seconds),
-            "--repeats", str(args.repeats)]
+            "--repeats", str(args.repeats), "--clock", args.clock]
     if args.games:
         argv += ["--games", *args.games]
     return bench.main(argv)
