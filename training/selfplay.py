@@ -204,7 +204,7 @@ class SelfPlayEnv(gymnasium.Env):
         if engine.over or self._illegal:
             raise RuntimeError("step() called after the episode ended; call reset()")
         action = int(action)
-        if not 0 <= action < self.num_actions or not engine.legal_mask()[action]:
+        if not 0 <= action < self.num_actions or not self._mask[action]:
             # As the wrapped AEC env (TerminateIllegal): the episode ends with the penalty.
             # MaskablePPO never gets here; unmasked learners and env checkers do.
             self._illegal = True
