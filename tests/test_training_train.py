@@ -73,6 +73,8 @@ def test_cli_train_with_overwrite_and_init(run, tmp_path: Path,
     assert not (tmp_path / "cli_run" / "old.txt").exists()
     card = json.loads((tmp_path / "cli_run" / "final.json").read_text())
     assert card["training"]["init"] == str(run.best)
+    init_steps = json.loads(run.best.with_suffix(".json").read_text())["training"]["steps"]
+    assert card["training"]["total_steps"] == card["training"]["steps"] + init_steps
 
 
 def test_shipped_configs_are_valid() -> None:

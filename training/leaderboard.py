@@ -61,7 +61,8 @@ def leaderboard_table(folder: Path) -> str:
         results = card.get("evaluation", {}).get("results", {})
         training = card.get("training", {})
         sizes = sorted({int(n) for by_size in results.values() for n in by_size})
-        hours = training.get("wall_time_s", 0) / 3600
+        steps = training.get("total_steps", training.get("steps", 0))
+        hours = training.get("total_wall_time_s", training.get("wall_time_s", 0)) / 3600
         for n in sizes:
             rnd = results.get("random", {}).get(str(n))
             heu = results.get("heuristic", {}).get(str(n))
@@ -69,7 +70,7 @@ def leaderboard_table(folder: Path) -> str:
             lines.append(
                 f"| {card['game']} | `{card_path.with_suffix('.zip').as_posix()}` | {n} | "
                 f"{games} | {_cell(rnd)} | {_bar(rnd)} | {_cell(heu)} | {_bar(heu)} | "
-                f"{training.get('steps', 0):,} | {hours:.1f} h |"
+                f"{steps:,} | {hours:.1f} h |"
             )
     return "\n".join(lines)
 

@@ -117,8 +117,10 @@ def selection_score(results: dict[str, dict[int, EvalResult]], select: str) -> f
 class SelfPlayCallback(BaseCallback):
     """Snapshots, periodic evaluation, best checkpoint, curves and the progress bar."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool, start: float) -> None:
+    def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool, start: float,
+                 prior: dict[str, Any] | None = None) -> None:
         super().__init__()
+        self.prior = prior or {}  # training record of the ``init`` checkpoint, if any
         self.cfg, self.run_dir, self.start = cfg, run_dir, start
         self.progress = progress
         self.points: list[CurvePoint] = []
@@ -196,12 +198,16 @@ class SelfPlayCallback(BaseCallback):
 
     def save(self, name: str, steps: int, wall: float) -> Path:
         """Checkpoint the learner with a card holding the latest evaluation."""
-        cfg = self.cfg
+        cfg, prior = self.cfg, self.prior
         card = checkpoint.make_card(
             cfg.game, policy_card(cfg), cfg.to_dict(),
             {"steps": int(steps), "wall_time_s": round(wall, 1),
              "fps": round(steps / max(wall, 1e-9), 1), "snapshots": self.snapshots,
-             "run_dir": str(self.run_dir), "init": cfg.init},
+             "run_dir": str(self.run_dir), "init": cfg.init,
+             # cumulative over an --init chain: what the leaderboard reports
+             "total_steps": int(steps) + int(prior.get("total_steps", prior.get("steps", 0))),
+             "total_wall_time_s": round(wall + float(prior.get("total_wall_time_s",
+                                                               prior.get("wall_time_s", 0))), 1)},
             {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
         )
         return checkpoint.save(self.model, self.run_dir / name, card)
@@ -222,11 +228,14 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     start = time.perf_counter()
     vec_env = VecMonitor(DummyVecEnv([lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]))
     model = build_model(cfg, vec_env, run_dir / "tb")
+    prior: dict[str, Any] = {}
     if cfg.init:
         zip_path, card_path = checkpoint.find_checkpoint(cfg.init)
-        checkpoint.check_card(checkpoint.read_card(card_path), card_path, cfg.game)
+        init_card = checkpoint.read_card(card_path)
+        checkpoint.check_card(init_card, card_path, cfg.game)
         model.set_parameters(str(zip_path), exact_match=True, device="cpu")
-    callback = SelfPlayCallback(cfg, run_dir, progress, start)
+        prior = init_card.get("training", {})
+    callback = SelfPlayCallback(cfg, run_dir, progress, start, prior)
     model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
     if not callback.points or callback.points[-1].step != model.num_timesteps:
         callback.run_evaluation()
