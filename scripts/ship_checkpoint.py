@@ -7,24 +7,40 @@ Usage::
 
 The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000), the
 checkpoint against N − 1 random players and against N − 1 heuristics at every size. Results go
-into the shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the run's
-learning curve (curve.png, curve.csv) is copied beside it. Without ``--force`` a checkpoint
+into the shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning
+curve behind it (curve.png, curve.csv; through every ``--init`` run before it) is written
+beside it. Without ``--force`` a checkpoint
 that misses a bar (lower end of the 95% CI) is not shipped.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
 from training import checkpoint
+from training.curves import CurvePoint, plot, read_csv, write_csv
 from training.evaluate import SHIPPING_BARS, evaluate_baselines, evaluation_summary, format_result
 from training.policies import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def curve_history(card: dict) -> list[CurvePoint]:
+    """The learning curve behind a checkpoint, following its ``--init`` chain: each earlier
+    run's points up to the step its checkpoint was taken, then this run's, shifted by them."""
+    training = card.get("training", {})
+    path = Path(training.get("run_dir", "")) / "curve.csv"
+    points = read_csv(path) if path.exists() else []
+    if not training.get("init"):
+        return points
+    prior = checkpoint.read_card(checkpoint.find_checkpoint(training["init"])[1])
+    offset = int(prior["training"].get("total_steps", prior["training"]["steps"]))
+    earlier = [p for p in curve_history(prior) if p.step <= offset]
+    return earlier + [dataclasses.replace(p, step=p.step + offset) for p in points]
 
 
 def main(argv: list[str]) -> int:
@@ -62,10 +78,11 @@ def main(argv: list[str]) -> int:
                           "workers": args.workers, "passes": passes, "results": summary}
     shipped = checkpoint.copy_checkpoint(zip_path, target)
     checkpoint.write_card(shipped, card)
-    for name in ("curve.png", "curve.csv"):
-        src = zip_path.parent / name
-        if src.exists():
-            shutil.copy(src, target.parent / name)
+    points = curve_history(card)
+    if points:
+        write_csv(points, target.parent / "curve.csv")
+        plot(points, target.parent / "curve.png", f"{game}: learner vs baselines "
+             f"({target.name}, {len({p.step for p in points})} evaluations)", SHIPPING_BARS)
     checkpoint.load_actor(shipped, game)  # the shipped pair loads and checks
     print(f"shipped {shipped} and {shipped.with_suffix('.json')}")
     return 0

@@ -83,8 +83,16 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) 
     spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
     ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(ship)  # type: ignore[union-attr]
+    from training.curves import CurvePoint, read_csv, write_csv
+
     model = make_checkpoint(tmp_path / "run", "best")
-    (tmp_path / "run" / "curve.png").write_bytes(b"png")
+    card_path = model.with_suffix(".json")
+    card = json.loads(card_path.read_text())
+    card["training"] = {"steps": 300, "wall_time_s": 1.0, "run_dir": str(tmp_path / "run"),
+                        "init": None}
+    card_path.write_text(json.dumps(card))
+    write_csv([CurvePoint(s, 1.0, "random", 3, 6, 0.5, 0.4, 0.6, 1.0, 2.0) for s in (100, 300)],
+              tmp_path / "run" / "curve.csv")
     dest = tmp_path / "shipped"
     args = [str(model), "--games", "6", "--workers", "1", "--dest", str(dest)]
     # an untrained network misses the bars: refused, nothing copied
@@ -94,5 +102,27 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) 
     assert card["evaluation"]["passes"] is False
     assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
     assert set(card["evaluation"]["results"]["heuristic"]) == {"3", "4"}
-    assert (dest / "paladin" / "curve.png").read_bytes() == b"png"
+    assert (dest / "paladin" / "curve.png").exists()
+    assert [p.step for p in read_csv(dest / "paladin" / "curve.csv")] == [100, 300]
     assert "| paladin |" in leaderboard_table(dest)
+
+
+def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
+    import importlib.util
+
+    from training.curves import CurvePoint, write_csv
+
+    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
+    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(ship)  # type: ignore[union-attr]
+    cards = {}
+    for run, steps, init in (("a", 200, None), ("b", 300, str(tmp_path / "a" / "best.zip"))):
+        model = make_checkpoint(tmp_path / run, "best")
+        card = json.loads(model.with_suffix(".json").read_text())
+        card["training"] = {"steps": steps, "run_dir": str(tmp_path / run), "init": init}
+        model.with_suffix(".json").write_text(json.dumps(card))
+        write_csv([CurvePoint(s, 1.0, "random", 3, 6, 0.5, 0.4, 0.6, 1.0, 2.0)
+                   for s in (100, 200, 300)], tmp_path / run / "curve.csv")
+        cards[run] = card
+    # run a's points up to its checkpoint (step 200), then run b's shifted by 200
+    assert [p.step for p in ship.curve_history(cards["b"])] == [100, 200, 300, 400, 500]
