@@ -137,3 +137,19 @@ def test_demo_trains_evaluates_and_prints(tmp_path: Path, capsys: pytest.Capture
     assert out.count("| player | win rate | 95% CI |") == 4  # 2 baselines × 2 table sizes
     assert "shipping bar 1.3× fair share = 0.325" in out
     assert f"Learning curve: {runs[0] / 'curve.png'}" in out and "Demo wall time:" in out
+
+
+def test_train_bench_measures_the_game_against_a_trivial_env(
+        capsys: pytest.CaptureFixture) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    from training.throughput import TrivialEnv
+
+    check_env(TrivialEnv(10, 4, length=5), skip_render_check=True)
+    assert main(["train-bench", "--games", "paladin", "--steps", "256", "--repeats", "1",
+                 "--opponents", "random"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines()
+               if line.startswith("| paladin | random |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert int(cells[2]) > 10  # learner steps per episode
+    assert float(cells[3].replace(",", "")) > 0 and float(cells[4].replace(",", "")) > 0

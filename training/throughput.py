@@ -21,12 +21,15 @@ from __future__ import annotations
 import itertools
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import gymnasium
 import numpy as np
 
 from envs.core.registry import available_games, game_module
+from training.config import TrainConfig
 
 
 class TrivialEnv(gymnasium.Env):
@@ -57,7 +60,7 @@ class TrivialEnv(gymnasium.Env):
         return self._mask
 
 
-def _config_for(game: str):
+def _config_for(game: str) -> TrainConfig:
     from training.config import config_from_dict, load_config
 
     path = Path("configs") / f"{game}.yaml"
@@ -66,7 +69,7 @@ def _config_for(game: str):
     return config_from_dict({"game": game, "run_dir": "runs/unused"})
 
 
-def trainer_fps(make_env, cfg, steps: int) -> float:
+def trainer_fps(make_env: Callable[[int], gymnasium.Env], cfg: TrainConfig, steps: int) -> float:
     """Learner steps per second of ``model.learn`` (model construction not counted)."""
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
@@ -94,12 +97,12 @@ def env_us_per_step(env: gymnasium.Env, steps: int = 20000) -> float:
     return (time.perf_counter() - start) / steps * 1e6
 
 
-def _pool_weights(cfg, opponents: str) -> dict[str, float]:
+def _pool_weights(cfg: TrainConfig, opponents: str) -> dict[str, float]:
     """``config``: the config's own pool; otherwise a single spec."""
     return dict(cfg.opponents.weights) if opponents == "config" else {opponents: 1.0}
 
 
-def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[dict]:
+def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[dict[str, Any]]:
     """One row per opponent setting: trainer fps on the trivial env and on the game."""
     from training.numpy_net import NumpyActor
     from training.selfplay import OpponentPool, SelfPlayEnv
