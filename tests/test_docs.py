@@ -22,3 +22,19 @@ def test_module_docstring_has_the_index_table(game: str) -> None:
     assert expected_table(game) in doc
     for section in ("Action space", "Observation space", "Rewards", "Version history"):
         assert section in doc
+
+
+def test_readme_python_examples_run(tmp_path, monkeypatch) -> None:
+    """Every ```python block of the README runs, in order, in one namespace."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", readme, flags=re.S)
+    assert len(blocks) >= 4
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "checkpoints").symlink_to(root / "checkpoints")
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
