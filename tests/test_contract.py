@@ -280,3 +280,35 @@ def test_no_global_rng_is_touched(game: str) -> None:
         env.reset()
     assert np.array_equal(np.random.get_state()[1], np_state)
     assert random.getstate() == py_state
+
+
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+def test_engines_copy_independently(game: str, n: int) -> None:
+    """``copy.deepcopy(engine)`` (search, what-if analysis) is a full, independent game."""
+    import copy
+
+    env = raw(game, n)
+    env.reset(seed=3)
+    chooser = random.Random(3)
+    for _ in range(25):
+        if env.engine.over:
+            break
+        env.step(random_legal(env, chooser))
+    original = env.engine
+    clone = copy.deepcopy(original)
+    before = [original.observation(p) for p in range(n)]
+    steps = 0
+    while not clone.over and steps < 40:  # the clone plays on; the original must not move
+        clone.apply(int(np.flatnonzero(clone.legal_mask())[0]))
+        steps += 1
+    assert all(np.array_equal(a, original.observation(p)) for p, a in enumerate(before))
+    twin = copy.deepcopy(original)
+    while not original.over:  # the same actions give the same game
+        mask = original.legal_mask()
+        np.testing.assert_array_equal(mask, twin.legal_mask())
+        action = int(np.flatnonzero(mask)[chooser.randrange(int(mask.sum()))])
+        original.apply(action)
+        twin.apply(action)
+        for p in range(n):
+            np.testing.assert_array_equal(original.observation(p), twin.observation(p))
+    assert original.scores() == twin.scores()

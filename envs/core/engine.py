@@ -143,14 +143,31 @@ class GameEngine(ABC):
     seat_options: ClassVar[tuple[str, ...]] = ()  # reset options naming a seat ("player_k")
     extra_options: ClassVar[tuple[str, ...]] = ()  # other reset options the game understands
 
+    #: attributes that are views of other attributes (memoryviews and numpy views of the
+    #: engine's buffers). They are neither pickled nor deep-copied but rebuilt by
+    #: :meth:`_bind_views`, so a copy's views point into the copy's own buffers.
+    _derived: ClassVar[tuple[str, ...]] = ()
+
     def __init__(self, num_players: int, rules: RuleOptions) -> None:
         self.num_players = num_players
         self.rules = rules
+        self._name_tables: dict[int, dict[str, int]] = {}
         #: deck name -> catalog of its cards; every rigged-deck option and ``hand_deck`` is a key
         self.catalogs: dict[str, CardCatalog] = {}
         self.current_player = -1
         self.over = False
         self.truncated = False
+
+    # -- copying (search, what-if analysis, pickling) ---------------------------------------------
+    def _bind_views(self) -> None:  # noqa: B027 - optional hook, empty by default
+        """(Re)create the attributes named in ``_derived`` from the buffers they view."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k not in self._derived}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
     # -- lifecycle -----------------------------------------------------------------------------
     @abstractmethod
@@ -189,11 +206,26 @@ class GameEngine(ABC):
         """Stable human-readable name of an action id."""
 
     def action_from_name(self, name: str) -> int:
-        """Inverse of :meth:`action_name`."""
-        for action in range(self.num_actions):
-            if self.action_name(action) == name:
-                return action
-        raise ValueError(f"unknown action name {name!r} for {self.name}")
+        """Inverse of :meth:`action_name` for the player to act now.
+
+        Names may carry absolute seats computed from the player to act (seat-relative ids), so
+        one table per actor is built on first use and cached.
+        """
+        actor = self.current_player
+        table = self._name_tables.get(actor)
+        if table is None:
+            table = {self.action_name(a): a for a in range(self.num_actions)}
+            self._name_tables[actor] = table
+        try:
+            return table[name]
+        except KeyError:
+            legal = [] if self.over else [
+                self.action_name(int(a)) for a in np.flatnonzero(self.legal_mask())
+            ]
+            raise ValueError(
+                f"unknown {self.name} action name {name!r}"
+                + (f" for player_{actor}; legal now: {', '.join(legal)}" if legal else "")
+            ) from None
 
     def phase_name(self) -> str:
         """Name of the current decision phase (for error messages and rendering)."""

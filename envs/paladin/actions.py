@@ -60,8 +60,3 @@ def action_name(action: int, actor: int, num_players: int) -> str:
             return f"peek mission {mission} relative seat {rel}"
         return f"peek mission {mission} player_{(actor + rel) % num_players}"
     return ("no peek", "beat", "take back", "discard")[action - NO_PEEK]
-
-
-def names_for(actor: int, num_players: int) -> dict[str, int]:
-    """Name → id for every action, as named when ``actor`` is to act."""
-    return {action_name(a, actor, num_players): a for a in range(NUM_ACTIONS)}

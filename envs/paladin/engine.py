@@ -65,7 +65,6 @@ class PaladinEngine(GameEngine):
         self.catalogs = {"paladin_deck": self.paladin_cards, "mission_deck": self.mission_cards}
         self.hand_size: int = rules.hand_size  # type: ignore[assignment]
         self.num_rounds = rules.rounds(n)
-        self._names = [A.names_for(actor, n) for actor in range(n)]
         self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
 
         # Observation layers (see envs.core.obs_layout), written incrementally through flat
@@ -73,9 +72,6 @@ class PaladinEngine(GameEngine):
         self.pub = LAYOUT.new_buffer()
         self.priv = LAYOUT.new_buffer(n)
         self._tmp = LAYOUT.new_buffer()
-        self._priv_rows = list(self.priv)
-        self.w = memoryview(self.pub)
-        self.pw = [memoryview(row) for row in self.priv]
         idx = LAYOUT.index
         self.i_phase, self.i_round = idx("phase"), idx("round")
         self.i_actor, self.i_dealer, self.i_start = idx("actor"), idx("dealer"), idx("start_player")
@@ -96,14 +92,8 @@ class PaladinEngine(GameEngine):
         # Masks are kept per phase and seat and maintained incrementally, so legal_mask() only
         # picks the right buffer (valid until the next apply()).
         self._masks = np.zeros((n, 2, A.NUM_ACTIONS), dtype=np.int8)
-        self._place_masks = [self._masks[p, 0] for p in range(n)]
-        self._place_blocks = [
-            m[A.PLACE : A.PEEK].reshape(NUM_KINDS, A.MAX_MISSIONS) for m in self._place_masks
-        ]
-        self._peek_masks = [self._masks[p, 1] for p in range(n)]
-        self._peek_w = [memoryview(m) for m in self._peek_masks]
         self._lead_mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        self._lead_block = self._lead_mask[A.PLACE : A.PEEK].reshape(NUM_KINDS, A.MAX_MISSIONS)
+        self._has_kind = np.zeros((n, NUM_KINDS), dtype=np.int8)
         self._choose_mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         self._choose_mask[:n] = 1
         self._resolve_no_beat = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
@@ -113,7 +103,27 @@ class PaladinEngine(GameEngine):
         self._no_mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
         self._all_missions = np.zeros(A.MAX_MISSIONS, dtype=np.int8)
         self._all_missions[:n] = 1
+        self._bind_views()
         self.phase = OVER
+
+    _derived = ("w", "pw", "_priv_rows", "_place_masks", "_place_blocks", "_peek_masks",
+                "_peek_w", "_lead_block", "_has_kind_w", "_has_kind_col")
+
+    def _bind_views(self) -> None:
+        """Memoryviews for fast scalar writes and numpy views for the per-seat masks."""
+        n = self.num_players
+        self.w = memoryview(self.pub)
+        self.pw = [memoryview(row) for row in self.priv]
+        self._priv_rows = list(self.priv)
+        self._place_masks = [self._masks[p, 0] for p in range(n)]
+        self._place_blocks = [
+            m[A.PLACE : A.PEEK].reshape(NUM_KINDS, A.MAX_MISSIONS) for m in self._place_masks
+        ]
+        self._peek_masks = [self._masks[p, 1] for p in range(n)]
+        self._peek_w = [memoryview(m) for m in self._peek_masks]
+        self._lead_block = self._lead_mask[A.PLACE : A.PEEK].reshape(NUM_KINDS, A.MAX_MISSIONS)
+        self._has_kind_w = [memoryview(row) for row in self._has_kind]
+        self._has_kind_col = list(self._has_kind[:, :, None])  # per seat, shaped for broadcast
 
     # -- setup ---------------------------------------------------------------------------------
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
@@ -148,9 +158,7 @@ class PaladinEngine(GameEngine):
         self.discard_up = [0] * NUM_KINDS
         self.hands = [[0] * NUM_KINDS for _ in range(n)]
         self.hand_n = [0] * n
-        self._has_kind = np.zeros((n, NUM_KINDS), dtype=np.int8)
-        self._has_kind_w = [memoryview(row) for row in self._has_kind]
-        self._has_kind_col = list(self._has_kind[:, :, None])  # per seat, shaped for broadcast
+        self._has_kind.fill(0)
         self.honour = [0] * n
         self.won = [0] * n
         self.reds = [0] * n
@@ -505,17 +513,6 @@ class PaladinEngine(GameEngine):
     # -- names and text ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
         return A.action_name(action, self.current_player, self.num_players)
-
-    def action_from_name(self, name: str) -> int:
-        actor = max(self.current_player, 0)
-        try:
-            return self._names[actor][name]
-        except KeyError:
-            raise ValueError(
-                f"unknown Paladin action name {name!r} (names use absolute seats as seen by "
-                f"player_{actor}); examples: 'choose start player_0', 'place 7r at mission 2', "
-                "'peek mission 1 player_3', 'no peek', 'beat', 'take back', 'discard'"
-            ) from None
 
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]

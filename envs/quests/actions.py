@@ -93,8 +93,3 @@ def action_name(action: int, actor: int, num_players: int) -> str:
     if rel >= num_players:
         return f"Mordred on {name} of relative seat {rel}"
     return f"Mordred on {name} of player_{(max(actor, 0) + rel) % num_players}"
-
-
-def names_for(actor: int, num_players: int) -> dict[str, int]:
-    """Name → id for every action, as named when ``actor`` is to act."""
-    return {action_name(a, actor, num_players): a for a in range(NUM_ACTIONS)}

@@ -188,18 +188,6 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def action_name(self, action: int) -> str:
         return A.action_name(action, self.current_player, self.num_players)
 
-    def action_from_name(self, name: str) -> int:
-        actor = max(self.current_player, 0)
-        try:
-            return self._names[actor][name]
-        except KeyError:
-            raise ValueError(
-                f"unknown Quests action name {name!r} (names use absolute seats as seen by "
-                f"player_{actor}); examples: 'sponsor', 'add Saxons to stage 2', "
-                "'finish stage', 'play Sword', 'bid 5', 'discard Thieves', "
-                "'Mordred on Sir Gawain of player_1', 'preview stage 3'"
-            ) from None
-
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
 

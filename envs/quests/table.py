@@ -129,14 +129,10 @@ class Table(GameEngine):
         self.adventure_cards = adventure_catalog()
         self.story_cards = story_catalog()
         self.catalogs = {"adventure_deck": self.adventure_cards, "story_deck": self.story_cards}
-        self._names = [A.names_for(actor, n) for actor in range(n)]
         self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
         self.pub = LAYOUT.new_buffer()
         self.priv = LAYOUT.new_buffer(n)
         self._tmp = LAYOUT.new_buffer()
-        self._priv_rows = list(self.priv)
-        self.w = memoryview(self.pub)
-        self.pw = [memoryview(row) for row in self.priv]
         idx = LAYOUT.index
         self.i_phase, self.i_actor, self.i_drawer = idx("phase"), idx("actor"), idx("drawer")
         self.i_story, self.i_turn = idx("story"), idx("turn")[0]
@@ -160,26 +156,22 @@ class Table(GameEngine):
         self._quest_cells = np.concatenate(
             [np.arange(LAYOUT[p].offset, LAYOUT[p].stop) for p in QUEST_PIECES])
         self._mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-        self._mw = memoryview(self._mask)
         self._mask_ok = False
+        self._bind_views()
         self.phase = OVER
 
     # -- copying -----------------------------------------------------------------------------------
-    _VIEWS = ("w", "pw", "_mw", "_priv_rows")
+    _derived = ("w", "pw", "_mw", "_priv_rows")
 
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickle / deepcopy without the memoryviews (rebuilt from the buffers on load)."""
-        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
+    def _bind_views(self) -> None:
+        """Memoryviews of the observation layers and the mask, for fast scalar writes."""
         self.w = memoryview(self.pub)
         self.pw = [memoryview(row) for row in self.priv]
         self._mw = memoryview(self._mask)
         self._priv_rows = list(self.priv)
 
     #: read-only after construction: shared by copies instead of deep-copied
-    _SHARED = ("rules", "adventure_cards", "story_cards", "catalogs", "_names", "_perms",
+    _SHARED = ("rules", "adventure_cards", "story_cards", "catalogs", "_name_tables", "_perms",
                "_quest_cells")
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
@@ -190,7 +182,7 @@ class Table(GameEngine):
         shared = self._SHARED
         state = {}
         for key, value in self.__dict__.items():
-            if key in self._VIEWS:
+            if key in self._derived:
                 continue
             if key in shared:
                 state[key] = value

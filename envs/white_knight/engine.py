@@ -154,7 +154,7 @@ class WhiteKnightEngine(GameEngine):
         # is a single gather through a precomputed index array that reads the public cells,
         # its own private region, and never another player's region.
         self.store = np.zeros(_PUBLIC + n * _PRIVATE, dtype=np.float32)
-        self._views()
+        self._bind_views()
         self._perms = [self._viewer_perm(p) for p in range(n)]
         base = [_PUBLIC + s * _PRIVATE for s in range(n)]
         self.p_hand = [[b + _P_HAND + k for k in range(NUM_ATTACK)] for b in base]
@@ -186,18 +186,10 @@ class WhiteKnightEngine(GameEngine):
         self.phase = OVER
         self._mask = _NO_MASK
 
-    # -- copying (search, tests): memoryviews are rebuilt, not pickled --------------------------
-    def __getstate__(self) -> dict:
-        state = self.__dict__.copy()
-        for name in ("w", "pub", "_private_battle"):
-            del state[name]
-        return state
+    # -- copying (search, tests): views are rebuilt, not pickled (GameEngine.__getstate__) -------
+    _derived = ("w", "pub", "_private_battle")
 
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._views()
-
-    def _views(self) -> None:
+    def _bind_views(self) -> None:
         """Views of ``store``: the writer, the public layer, the private battle cells."""
         self.w = memoryview(self.store)
         self.pub = self.store[:_PUBLIC]
