@@ -56,16 +56,10 @@ from envs.paladin.observation import LAYOUT
 __doc__ = (__doc__ or "") + "\nObservation index table\n\n" + LAYOUT.doc_table() + "\n"
 
 
-class raw_env(CardGameEnv):
+class raw_env(
+    CardGameEnv, engine=PaladinEngine, name="paladin_v0", default_players=4
+):
     """Unwrapped Paladin env; see the module docstring."""
-
-    engine_cls = PaladinEngine
-    default_players = 4
-    metadata = {
-        "name": "paladin_v0",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
-    }
 
 
 def env(**kwargs: Any) -> LeanOrderEnforcingWrapper:

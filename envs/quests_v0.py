@@ -79,16 +79,10 @@ __doc__ = (__doc__ or "").replace("N_OBS", str(LAYOUT.size))
 __doc__ += "\nObservation index table\n\n" + LAYOUT.doc_table() + "\n"
 
 
-class raw_env(CardGameEnv):
+class raw_env(
+    CardGameEnv, engine=QuestsEngine, name="quests_v0", default_players=4
+):
     """Unwrapped Quests env; see the module docstring."""
-
-    engine_cls = QuestsEngine
-    default_players = 4
-    metadata = {
-        "name": "quests_v0",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
-    }
 
 
 def env(**kwargs: Any) -> LeanOrderEnforcingWrapper:

@@ -70,16 +70,10 @@ from envs.white_knight.observation import LAYOUT
 __doc__ = (__doc__ or "") + "\nObservation index table\n\n" + LAYOUT.doc_table() + "\n"
 
 
-class raw_env(CardGameEnv):
+class raw_env(
+    CardGameEnv, engine=WhiteKnightEngine, name="white_knight_v0", default_players=4
+):
     """Unwrapped White Knight env; see the module docstring."""
-
-    engine_cls = WhiteKnightEngine
-    default_players = 4
-    metadata = {
-        "name": "white_knight_v0",
-        "render_modes": ["ansi", "human"],
-        "is_parallelizable": False,
-    }
 
 
 def env(**kwargs: Any) -> LeanOrderEnforcingWrapper:

@@ -34,6 +34,19 @@ class CardGameEnv(AECEnv, EzPickle):
         "is_parallelizable": False,
     }
 
+    def __init_subclass__(
+        cls, *, engine: type[GameEngine] | None = None, name: str | None = None,
+        default_players: int | None = None, **kwargs: Any,
+    ) -> None:
+        """``class raw_env(CardGameEnv, engine=PaladinEngine, name="paladin_v0")``."""
+        super().__init_subclass__(**kwargs)
+        if engine is not None:
+            cls.engine_cls = engine
+        if default_players is not None:
+            cls.default_players = default_players
+        if name is not None:
+            cls.metadata = {**CardGameEnv.metadata, "name": name}
+
     def __init__(
         self, num_players: int | None = None, render_mode: str | None = None, **rule_options: Any
     ) -> None:
