@@ -53,6 +53,24 @@ def iter_states(env: CardGameEnv, seed: int) -> Iterator[CardGameEnv]:
         env.step(random_legal(env, chooser))
 
 
+def engine_states(engine: Any, seeds: range, every: int = 1) -> Iterator[Any]:
+    """Yield a raw engine before every ``every``-th decision of seeded random games (it is
+    reset for each seed) and once more at each game's end."""
+    from envs.core.engine import Setup
+
+    for seed in seeds:
+        engine.reset(np.random.default_rng(seed), Setup())
+        chooser = random.Random(seed)
+        step = 0
+        while not engine.over:
+            if step % every == 0:
+                yield engine
+            legal = np.flatnonzero(engine.legal_mask())
+            engine.apply(int(legal[chooser.randrange(len(legal))]))
+            step += 1
+        yield engine
+
+
 def observations(env: CardGameEnv) -> list[np.ndarray]:
     return [env.observe(a)["observation"] for a in env.possible_agents]
 

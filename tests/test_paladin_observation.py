@@ -10,27 +10,16 @@ import numpy as np
 import pytest
 
 from envs import paladin_v0
-from envs.core.engine import Setup
 from envs.paladin.engine import PaladinEngine
 from envs.paladin.observation import LAYOUT
+from tests.helpers import engine_states
 from tests.paladin_reference import reference_observation
 
 
 def random_states(n: int, seeds: range, every: int = 1):
     """Yield the engine before every ``every``-th decision of random games."""
-    engine = PaladinEngine(n, PaladinEngine.rules_cls.from_kwargs(n, {}))
-    for seed in seeds:
-        engine.reset(np.random.default_rng(seed), Setup())
-        chooser = random.Random(seed)
-        step = 0
-        while not engine.over:
-            if step % every == 0:
-                yield engine
-            legal = np.flatnonzero(engine.legal_mask())
-            engine.apply(int(legal[chooser.randrange(len(legal))]))
-            step += 1
-        yield engine
-
+    return engine_states(PaladinEngine(n, PaladinEngine.rules_cls.from_kwargs(n, {})), seeds,
+                         every)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [3, 4, 5])

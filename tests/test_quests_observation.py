@@ -17,7 +17,6 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
 from envs.quests.cards import (
     FOES,
     KIND_COPIES,
@@ -31,6 +30,7 @@ from envs.quests.cards import (
 from envs.quests.engine import QuestsEngine
 from envs.quests.observation import LAYOUT, PHASES
 from envs.quests.rules import QuestsRules
+from tests.helpers import engine_states
 
 HAND_LIMIT, TEST_DISCARD, CALL_TO_ARMS = (PHASES.index(p) for p in
                                           ("hand_limit", "test_discard", "call_to_arms"))
@@ -110,16 +110,7 @@ def reference_observation(e: QuestsEngine, viewer: int) -> np.ndarray:
 
 def random_states(n: int, seeds: range):
     """Yield the engine before every decision (and at the end) of random games."""
-    engine = QuestsEngine(n, QuestsRules())
-    for seed in seeds:
-        engine.reset(np.random.default_rng(seed), Setup())
-        chooser = random.Random(seed)
-        while not engine.over:
-            yield engine
-            legal = engine.legal_mask().nonzero()[0]
-            engine.apply(int(legal[chooser.randrange(len(legal))]))
-        yield engine
-
+    return engine_states(QuestsEngine(n, QuestsRules()), seeds)
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])

@@ -21,7 +21,6 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
 from envs.white_knight import actions as A
 from envs.white_knight.cards import ATTACK_VALUES, NUM_ATTACK, NUM_TREASURES
 from envs.white_knight.engine import (
@@ -34,6 +33,7 @@ from envs.white_knight.engine import (
     WhiteKnightEngine,
 )
 from envs.white_knight.observation import LAYOUT
+from tests.helpers import engine_states
 
 
 def new_engine(n: int) -> WhiteKnightEngine:
@@ -42,19 +42,7 @@ def new_engine(n: int) -> WhiteKnightEngine:
 
 def random_states(n: int, seeds: range, every: int = 1):
     """Yield the engine before every ``every``-th decision of random games, and at the end."""
-    engine = new_engine(n)
-    for seed in seeds:
-        engine.reset(np.random.default_rng(seed), Setup())
-        chooser = random.Random(seed)
-        step = 0
-        while not engine.over:
-            if step % every == 0:
-                yield engine
-            legal = np.flatnonzero(engine.legal_mask())
-            engine.apply(int(legal[chooser.randrange(len(legal))]))
-            step += 1
-        yield engine
-
+    return engine_states(new_engine(n), seeds, every)
 
 # -- the reference encoder -------------------------------------------------------------------------
 def passed_seats(e) -> list[int]:

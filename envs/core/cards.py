@@ -73,6 +73,11 @@ class Composition:
             kinds.append(kind)
         return kinds
 
+    def take_hands(self, hands: dict[int, list[str]]) -> dict[int, list[int]]:
+        """Take every rigged hand (``Setup.hands``: seat -> names) out, in seat order."""
+        return {seat: self.take(names, f"hands['player_{seat}']")
+                for seat, names in sorted(hands.items())}
+
     def rest(self) -> list[int]:
         """All cards not taken, as kind ids (unshuffled)."""
         deck: list[int] = []

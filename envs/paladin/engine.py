@@ -130,10 +130,7 @@ class PaladinEngine(GameEngine):
         n = self.num_players
         self.rng = rng
         paladins = Composition(self.paladin_cards)
-        rigged_hands = {
-            seat: paladins.take(names, f"hands['player_{seat}']")
-            for seat, names in sorted(setup.hands.items())
-        }
+        rigged_hands = paladins.take_hands(setup.hands)
         for seat, kinds in rigged_hands.items():
             if len(kinds) < n:
                 raise ValueError(

@@ -208,10 +208,7 @@ class Table(GameEngine):
         adventures = Composition(self.adventure_cards)
         in_play = self._parse_allies(setup.extra.get("allies"), adventures)
         progress = self._parse_progress(setup.extra.get("progress"))
-        rigged_hands = {
-            seat: adventures.take(names, f"hands['player_{seat}']")
-            for seat, names in sorted(setup.hands.items())
-        }
+        rigged_hands = adventures.take_hands(setup.hands)
         for seat, kinds in rigged_hands.items():
             if len(kinds) > HAND_LIMIT_SIZE:
                 raise ValueError(

@@ -217,17 +217,14 @@ class WhiteKnightEngine(GameEngine):
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
         n = self.num_players
         actions = Composition(self.action_cards)
-        rigged_hands: dict[int, list[int]] = {}
-        for seat, names in sorted(setup.hands.items()):
-            where = f"hands['player_{seat}']"
-            kinds = actions.take(names, where)
+        rigged_hands = actions.take_hands(setup.hands)
+        for seat, kinds in rigged_hands.items():
             monsters = [ACTION_NAMES[k] for k in kinds if k >= FIRST_MONSTER]
             if monsters:
                 raise ValueError(
-                    f"{where}: hands hold attack cards only ({', '.join(ATTACK_NAMES)}), got "
-                    f"monster(s) {', '.join(map(repr, monsters))}"
+                    f"hands['player_{seat}']: hands hold attack cards only "
+                    f"({', '.join(ATTACK_NAMES)}), got monster(s) {', '.join(map(repr, monsters))}"
                 )
-            rigged_hands[seat] = kinds
         action_top = actions.take(setup.decks.get("action_deck", []), "action_deck")
         treasures = Composition(self.treasure_cards)
         treasure_top = treasures.take(setup.decks.get("treasure_deck", []), "treasure_deck")
