@@ -18,6 +18,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from envs.core.engine import GameEngine, RuleOptions, agent_name
+from envs.core.events import Event
 from envs.core.rigging import parse_reset_options
 
 ILLEGAL_MOVE_REWARD = -1.0
@@ -99,6 +100,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._options: dict[str, Any] = {}
         self._actions: list[int] = []
         self._illegal: dict[str, Any] | None = None
+        self._event_cursor: dict[str, int] = dict.fromkeys(self.possible_agents, 0)
 
     # -- spaces ----------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -123,11 +125,13 @@ class CardGameEnv(AECEnv, EzPickle):
                 self._seed_rng = np.random.default_rng(np.random.SeedSequence().entropy)
             game_seed = int(self._seed_rng.integers(2**63 - 1))
         setup = parse_reset_options(self.engine_cls, self.num_players, options)
+        self.engine.events.clear()
         self.engine.reset(np.random.default_rng(game_seed), setup)
         self._game_seed = game_seed
         self._options = _json_copy(options) if options else {}
         self._actions = []
         self._illegal = None
+        self._event_cursor = dict.fromkeys(self.possible_agents, 0)
 
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -159,9 +163,12 @@ class CardGameEnv(AECEnv, EzPickle):
         elif not self._mask[action]:
             raise ValueError(self.illegal_action_message(action))
         self._cumulative_rewards[agent] = 0.0
-        self.engine.apply(action)
-        self._actions.append(action)
         engine = self.engine
+        events = engine.events
+        self._event_cursor[agent] = len(events)
+        events.step = len(self._actions)
+        engine.apply(action)
+        self._actions.append(action)
         if engine.over:
             self._finish()
         else:
@@ -224,6 +231,15 @@ class CardGameEnv(AECEnv, EzPickle):
         self._accumulate_rewards()
         self._deads_step_first()
         self.engine.current_player = -1
+
+    # -- events ------------------------------------------------------------------------------------
+    def events_since(self, agent: str) -> list[Event]:
+        """Events ``agent`` may see that happened since its last decision (or the deal)."""
+        return self.engine.events.visible(self._seat[agent], self._event_cursor[agent])
+
+    def events(self, agent: str | None = None) -> list[Event]:
+        """Every event of this game so far that ``agent`` may see (``None``: all of them)."""
+        return self.engine.events.visible(None if agent is None else self._seat[agent])
 
     # -- names (item 4) ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:

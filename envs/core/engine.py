@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from envs.core.cards import CardCatalog
+from envs.core.events import EventLog
 from envs.core.obs_layout import ObsLayout
 
 
@@ -157,6 +158,9 @@ class GameEngine(ABC):
         self.current_player = -1
         self.over = False
         self.truncated = False
+        #: what happened, public or private per event (see :mod:`envs.core.events`); the
+        #: adapter clears it on reset and sets ``events.step`` before each ``apply``
+        self.events = EventLog()
 
     # -- copying (search, what-if analysis, pickling) ---------------------------------------------
     def _bind_views(self) -> None:  # noqa: B027 - optional hook, empty by default
