@@ -54,7 +54,10 @@ def _run_train(args: argparse.Namespace) -> int:
     overrides = {k: v for k, v in (("run_dir", args.run_dir), ("total_steps", args.steps),
                                    ("seed", args.seed), ("init", args.init)) if v is not None}
     cfg = load_config(args.config, overrides)
-    from training.train import train
+    if cfg.backend == "rllib":  # the [rllib] extra: training/rllib/, docs/scale-out.md
+        from training.rllib.train import train
+    else:
+        from training.train import train
 
     result = train(cfg, overwrite=args.overwrite, progress=not args.no_progress)
     print(f"trained {result.steps} steps in {result.wall_s:.0f} s "

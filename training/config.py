@@ -15,6 +15,7 @@ from typing import Any
 from envs.core.registry import GAMES, game_entry
 
 ACTIVATIONS = ("tanh", "relu")
+BACKENDS = ("sb3", "rllib")
 PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
             "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "target_kl",
             "normalize_advantage")
@@ -76,6 +77,8 @@ class TrainConfig:
     ppo: dict[str, Any] = field(default_factory=dict)
     eval: EvalConfig = field(default_factory=EvalConfig)
     init: str | None = None  # start from this checkpoint's weights (same game and network)
+    backend: str = "sb3"  # sb3 | rllib (training/rllib/, the [rllib] extra)
+    rllib: dict[str, Any] = field(default_factory=dict)  # Ray settings (training/rllib/settings)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -121,6 +124,8 @@ def _positive_int(value: Any, what: str) -> None:
 def validate(cfg: TrainConfig) -> TrainConfig:
     """Check every value; returns the config with the game name normalised."""
     cfg.game = game_entry(cfg.game).game
+    if cfg.backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {cfg.backend!r}")
     players = GAMES[cfg.game].players
     for name in ("total_steps", "n_envs", "torch_threads"):
         _positive_int(getattr(cfg, name), name)
@@ -168,6 +173,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if e.select not in e.baselines:
         raise ValueError(f"eval.select ({e.select!r}) must be one of eval.baselines "
                          f"{e.baselines}")
+    if cfg.backend == "rllib":
+        from training.rllib.settings import check_rllib_config
+
+        check_rllib_config(cfg)
+    elif cfg.rllib:
+        raise ValueError("the 'rllib' section needs backend: rllib")
     return cfg
 
 

@@ -1,0 +1,5 @@
+"""Ray RLlib backend (the optional ``[rllib]`` extra): ``backend: rllib`` in a training config.
+
+Importing this package imports no Ray; :mod:`training.rllib.settings` and
+:mod:`training.rllib.export` work without it. See ``docs/scale-out.md``.
+"""

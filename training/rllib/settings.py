@@ -1,0 +1,99 @@
+"""The ``rllib`` section of a training config, validated without importing Ray.
+
+A config trains on RLlib when it says ``backend: rllib``; everything else (game, env, opponents,
+policy, ppo, eval) keeps its meaning from :mod:`training.config`. The ``rllib`` section holds
+what only Ray needs::
+
+    rllib:
+      address: null                 # Ray cluster address; null: $RAY_ADDRESS, else a local Ray
+      num_env_runners: 2            # sampling actors (processes), anywhere in the cluster
+      num_envs_per_env_runner: 4    # envs stepped together by one runner (batched inference)
+      num_cpus_per_env_runner: 1
+      num_learners: 0               # 0: learn in the driver; N: N learner actors (DDP)
+      num_gpus_per_learner: 0
+      train_batch_size: 8192        # env steps (all seats) sampled per training iteration
+      num_cpus: null                # local Ray only: CPUs to offer (default: enough for all)
+
+PPO keys keep SB3's names in ``ppo`` and are translated (``learning_rate`` → ``lr``,
+``batch_size`` → ``minibatch_size``, ``n_epochs`` → ``num_epochs``, ``gae_lambda`` →
+``lambda_``, ``clip_range`` → ``clip_param``, ``ent_coef`` → ``entropy_coeff``, ``vf_coef``
+→ ``vf_loss_coeff``, ``max_grad_norm`` → ``grad_clip``); ``n_steps`` has no RLlib meaning
+(use ``rllib.train_batch_size``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from training.config import TrainConfig
+
+PPO_TO_RLLIB = {"learning_rate": "lr", "batch_size": "minibatch_size", "n_epochs": "num_epochs",
+                "gamma": "gamma", "gae_lambda": "lambda_", "clip_range": "clip_param",
+                "ent_coef": "entropy_coeff", "vf_coef": "vf_loss_coeff",
+                "max_grad_norm": "grad_clip"}
+LEAGUE_KEYS = ("random", "heuristic", "snapshots", "self")
+
+
+@dataclass
+class RLlibSettings:
+    address: str | None = None
+    num_env_runners: int = 2
+    num_envs_per_env_runner: int = 4
+    num_cpus_per_env_runner: int = 1
+    num_learners: int = 0
+    num_gpus_per_learner: float = 0
+    train_batch_size: int = 8192
+    num_cpus: int | None = None
+
+
+def _non_negative_int(value: Any, what: str, minimum: int = 0) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"rllib.{what} must be an integer >= {minimum}, got {value!r}")
+
+
+def rllib_settings(cfg: TrainConfig) -> RLlibSettings:
+    """The checked ``rllib`` section of ``cfg`` (``ValueError`` naming the bad key)."""
+    data = cfg.rllib or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"config section 'rllib' must be a mapping, got {data!r}")
+    known = [f.name for f in dataclasses.fields(RLlibSettings)]
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in 'rllib'; "
+                         f"allowed: {', '.join(known)}")
+    s = RLlibSettings(**data)
+    if s.address is not None and not isinstance(s.address, str):
+        raise ValueError(f"rllib.address must be a Ray address string or null, got {s.address!r}")
+    _non_negative_int(s.num_env_runners, "num_env_runners")
+    _non_negative_int(s.num_envs_per_env_runner, "num_envs_per_env_runner", 1)
+    _non_negative_int(s.num_cpus_per_env_runner, "num_cpus_per_env_runner")
+    _non_negative_int(s.num_learners, "num_learners")
+    _non_negative_int(s.train_batch_size, "train_batch_size", 1)
+    if s.num_cpus is not None:
+        _non_negative_int(s.num_cpus, "num_cpus", 1)
+    gpus = s.num_gpus_per_learner
+    if isinstance(gpus, bool) or not isinstance(gpus, (int, float)) or gpus < 0:
+        raise ValueError(f"rllib.num_gpus_per_learner must be >= 0, got {gpus!r}")
+    return s
+
+
+def check_rllib_config(cfg: TrainConfig) -> None:
+    """Everything an RLlib run needs beyond :func:`training.config.validate`."""
+    rllib_settings(cfg)
+    untranslated = sorted(set(cfg.ppo) - set(PPO_TO_RLLIB))
+    if untranslated:
+        raise ValueError(f"ppo key(s) {', '.join(untranslated)} have no RLlib counterpart; "
+                         f"with backend: rllib use {', '.join(PPO_TO_RLLIB)} (and "
+                         "rllib.train_batch_size for the rollout size)")
+    for key in cfg.opponents.weights:
+        if key not in LEAGUE_KEYS and not isinstance(key, str):
+            raise ValueError(f"opponents.weights: bad entry {key!r}")
+    if cfg.init is not None and not isinstance(cfg.init, str):
+        raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
+
+
+def ppo_options(cfg: TrainConfig) -> dict[str, Any]:
+    """``cfg.ppo`` under RLlib's names (see module doc)."""
+    return {PPO_TO_RLLIB[k]: v for k, v in cfg.ppo.items()}

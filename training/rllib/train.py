@@ -1,0 +1,352 @@
+"""Multi-agent PPO self-play on Ray RLlib's new API stack (``backend: rllib`` in a config).
+
+``roundtable train --config configs/<game>_rllib.yaml`` lands here. The run writes what an SB3
+run writes (:mod:`training.train`): ``config.yaml``, TensorBoard logs in ``tb/``, ``curve.csv``
+and ``curve.png`` from periodic duplicate evaluation against the config's baselines
+(:mod:`training.evaluate`, :mod:`training.curves`), and ``best`` / ``final`` checkpoints in the
+project's format (:mod:`training.rllib.export`).
+
+The algorithm: RLlib PPO with RLModules, EnvRunners and a LearnerGroup. Env runners sample
+:class:`~training.rllib.league.LeagueTableEnv` (table size and learner seat drawn per
+episode); :class:`~training.rllib.league.LeagueMapping` seats the learning module at the
+learner's seat and league entries elsewhere: fixed players (random, heuristic, checkpoints) as
+:class:`~training.rllib.modules.FixedPolicyModule`, frozen snapshots of the learner (added
+with ``Algorithm.add_module`` every ``opponents.snapshot_every`` learner steps, up to
+``opponents.max_snapshots`` slots, the oldest slot overwritten after that), and the learner
+itself (``self``). Only the learner is trained (``policies_to_train``).
+
+Ray: a local Ray is started when neither ``rllib.address`` nor ``$RAY_ADDRESS`` names a
+cluster, and shut down at the end; otherwise the run connects to that cluster (every node must
+have this project installed) and leaves it running.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from training import checkpoint
+from training.config import TrainConfig
+from training.curves import CurvePoint, plot, write_csv
+from training.evaluate import SHIPPING_BARS, EvalResult, evaluation_summary
+from training.numpy_net import limit_blas_threads
+from training.policies import PolicySpec, parse_spec
+from training.rllib import export
+from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
+from training.train import TrainResult, evaluate_against, prepare_run_dir, selection_score
+
+ALGORITHM = "PPO (RLlib)"
+
+
+def policy_card(cfg: TrainConfig) -> dict[str, Any]:
+    return {"algorithm": ALGORITHM, "backend": "rllib", "net_arch": list(cfg.policy.net_arch),
+            "activation": cfg.policy.activation, "include_mask": cfg.env.include_mask,
+            "act": cfg.policy.act}
+
+
+def connect_ray(settings: RLlibSettings) -> bool:
+    """Connect to the configured cluster or start a local Ray; True when this call started
+    Ray (so the run shuts it down). ``rllib.address`` wins over ``$RAY_ADDRESS``."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    address = settings.address or os.environ.get("RAY_ADDRESS") or None
+    if address:
+        ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+        return True
+    runners = settings.num_env_runners * settings.num_cpus_per_env_runner
+    cpus = settings.num_cpus or max(os.cpu_count() or 1, runners + 1 + settings.num_learners)
+    ray.init(num_cpus=cpus, include_dashboard=False, logging_level="WARNING",
+             log_to_driver=False)
+    return True
+
+
+def fixed_entries(cfg: TrainConfig) -> dict[str, tuple[str, PolicySpec]]:
+    """League entries played by fixed modules: entry name → (module id, parsed spec)."""
+    from training.rllib.league import SELF, SNAPSHOTS
+
+    entries = {}
+    for i, name in enumerate(k for k in cfg.opponents.weights if k not in (SELF, SNAPSHOTS)):
+        parsed = parse_spec(name, cfg.game)
+        module_id = name if parsed.kind != "checkpoint" else f"checkpoint_{i}"
+        entries[name] = (module_id, parsed)
+    return entries
+
+
+def build_config(cfg: TrainConfig, settings: RLlibSettings) -> Any:
+    """The PPOConfig of a run (no Ray connection needed to build it)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    from training.rllib.league import LeagueCallbacks, LeagueMapping, LeagueTableEnv
+    from training.rllib.modules import LEARNER, fixed_spec, learner_spec
+
+    obs_size, _, _ = checkpoint.game_sizes(cfg.game)
+    include = cfg.env.include_mask
+    specs = {LEARNER: learner_spec(cfg.policy.net_arch, cfg.policy.activation)}
+    modules = {}
+    for name, (module_id, parsed) in fixed_entries(cfg).items():
+        modules[name] = module_id
+        policy = parsed.card.get("policy", {})
+        specs[module_id] = fixed_spec(
+            cfg.game, name, include_mask=include, obs_size=obs_size, actor=parsed.actor,
+            act=policy.get("act", "greedy"), actor_include_mask=policy.get("include_mask", False))
+    o = cfg.opponents
+    mapping = LeagueMapping(o.weights, modules, [], o.per_seat, cfg.seed)
+    batch = settings.train_batch_size // max(1, settings.num_learners)
+    env_config = {"game": cfg.game, "table_sizes": cfg.env.table_sizes, "rules": cfg.env.rules,
+                  "include_mask": include, "seed": cfg.seed}
+    return (
+        PPOConfig()
+        .environment(LeagueTableEnv, env_config=env_config, disable_env_checking=True)
+        .env_runners(num_env_runners=settings.num_env_runners,
+                     num_envs_per_env_runner=settings.num_envs_per_env_runner,
+                     num_cpus_per_env_runner=settings.num_cpus_per_env_runner,
+                     rollout_fragment_length="auto")
+        .learners(num_learners=settings.num_learners,
+                  num_gpus_per_learner=settings.num_gpus_per_learner)
+        .training(train_batch_size_per_learner=batch, use_kl_loss=False, **ppo_options(cfg))
+        .multi_agent(policies=set(specs), policy_mapping_fn=mapping,
+                     policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .callbacks(LeagueCallbacks)
+        .debugging(seed=cfg.seed, log_level="WARN")
+    )
+
+
+class RLlibRun:
+    """One training run: the algorithm, the league, evaluations, checkpoints and logs."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        from training.rllib.league import LeagueMapping
+        from training.rllib.modules import LEARNER
+
+        self.cfg, self.run_dir = cfg, run_dir
+        self.settings = rllib_settings(cfg)
+        self.config = build_config(cfg, self.settings)
+        self.algo = self.config.build_algo()
+        self.mapping: LeagueMapping = self.config.policy_mapping_fn
+        self.learner_id = LEARNER
+        self.prior: dict[str, Any] = {}
+        if cfg.init:
+            self._load_init(cfg.init)
+        self.writer = SummaryWriter(str(run_dir / "tb"))
+        self.points: list[CurvePoint] = []
+        self.last_results: dict[str, dict[int, EvalResult]] = {}
+        self.best_score = -np.inf
+        self.snapshots = 0
+        self.steps = 0
+        self.env_steps = 0
+        self.start = time.perf_counter()
+        self.timers: dict[str, float] = {}
+        self.bar: Any = None
+        if progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=cfg.total_steps, unit="step", smoothing=0.05,
+                            desc=f"train {cfg.game} (rllib)")
+
+    # -- the learner ---------------------------------------------------------------------------
+    def learner_state(self) -> dict[str, Any]:
+        weights = self.algo.learner_group.get_weights(module_ids=[self.learner_id])
+        return weights[self.learner_id]
+
+    def learner_spec(self, label: str = "learner") -> PolicySpec:
+        actor = export.numpy_actor(self.learner_state(), self.cfg.policy.activation)
+        return PolicySpec(label, "checkpoint", self.cfg.game, actor,
+                          {"policy": policy_card(self.cfg)})
+
+    def _set_module_state(self, module_id: str, state: dict[str, Any]) -> None:
+        self.algo.set_state({"learner_group": {"learner": {"rl_module": {module_id: state}}}})
+
+    def _load_init(self, path: str) -> None:
+        state, card = export.load_module_state(path, self.cfg.game)
+        current = self.learner_state()
+        if set(state) != set(current) or any(np.shape(state[k]) != np.shape(current[k])
+                                             for k in state):
+            raise checkpoint.CheckpointError(
+                f"{path}: its RLlib module does not fit this config's network "
+                f"({card['policy'].get('net_arch')} vs {self.cfg.policy.net_arch})")
+        self._set_module_state(self.learner_id, state)
+        self.prior = card.get("training", {})
+
+    # -- league ----------------------------------------------------------------------------------
+    def add_snapshot(self) -> None:
+        """Freeze the learner into the league: a new slot until ``max_snapshots``, then the
+        oldest slot is overwritten (slots are never removed: episodes in flight may use them)."""
+        import gymnasium
+
+        from training.rllib.adapter import masked_space
+        from training.rllib.league import LeagueMapping
+        from training.rllib.modules import learner_spec
+
+        cfg = self.cfg
+        slot = f"snapshot_{self.snapshots % cfg.opponents.max_snapshots}"
+        self.snapshots += 1
+        state = self.learner_state()
+        if slot not in self.mapping.snapshots:
+            m = self.mapping
+            self.mapping = LeagueMapping(m.weights, {k: v for k, v in m.modules.items()
+                                                     if k != "self"},
+                                         [*m.snapshots, slot], m.per_seat, m.seed)
+            spec = learner_spec(cfg.policy.net_arch, cfg.policy.activation)
+            spec.observation_space = masked_space(cfg.game, cfg.env.include_mask)
+            spec.action_space = gymnasium.spaces.Discrete(checkpoint.game_sizes(cfg.game)[1])
+            self.algo.add_module(
+                module_id=slot, module_spec=spec,
+                new_agent_to_module_mapping_fn=self.mapping,
+                new_should_module_be_updated=[self.learner_id])
+        self._set_module_state(slot, state)
+
+    # -- evaluation and checkpoints ----------------------------------------------------------------
+    def run_evaluation(self) -> None:
+        cfg = self.cfg
+        results = evaluate_against(self.learner_spec(), cfg)
+        wall = time.perf_counter() - self.start
+        for baseline, by_size in results.items():
+            for n, r in by_size.items():
+                me = r.players[0]
+                self.points.append(CurvePoint(self.steps, round(wall, 1), baseline, n, r.games,
+                                              me.win_rate, *me.ci95, me.mean_score,
+                                              me.mean_rank))
+                self.writer.add_scalar(f"eval/win_vs_{_tag(baseline)}_{n}p", me.win_rate,
+                                       self.steps)
+        score = selection_score(results, cfg.eval.select)
+        self.writer.add_scalar("eval/selection_score", score, self.steps)
+        self.last_results = results
+        if score > self.best_score:
+            self.best_score = score
+            self.save("best", wall)
+        write_csv(self.points, self.run_dir / "curve.csv")
+        plot(self.points, self.run_dir / "curve.png",
+             f"{cfg.game}: RLlib learner vs baselines ({Path(cfg.run_dir).name})", SHIPPING_BARS)
+
+    def save(self, name: str, wall: float) -> Path:
+        cfg, prior, steps = self.cfg, self.prior, self.steps
+        card = checkpoint.make_card(
+            cfg.game, policy_card(cfg), cfg.to_dict(),
+            {"steps": steps, "wall_time_s": round(wall, 1),
+             "fps": round(steps / max(wall, 1e-9), 1), "snapshots": self.snapshots,
+             "run_dir": str(self.run_dir), "init": cfg.init, "env_steps": self.env_steps,
+             "total_steps": steps + int(prior.get("total_steps", prior.get("steps", 0))),
+             "total_wall_time_s": round(wall + float(prior.get("total_wall_time_s",
+                                                               prior.get("wall_time_s", 0))), 1),
+             "rllib": {**self.settings.__dict__, "timers_s": {k: round(v, 1) for k, v in
+                                                               self.timers.items()}}},
+            {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
+        )
+        return export.save(self.learner_state(), self.run_dir / name, card)
+
+    # -- the loop ------------------------------------------------------------------------------
+    def train(self) -> None:
+        cfg = self.cfg
+        next_snapshot, next_eval = cfg.opponents.snapshot_every, cfg.eval.every
+        while self.steps < cfg.total_steps:
+            result = self.algo.train()
+            self._record(result)
+            if self.steps >= next_snapshot:
+                next_snapshot += cfg.opponents.snapshot_every
+                self.add_snapshot()
+            if self.steps >= next_eval:
+                next_eval += cfg.eval.every
+                self.run_evaluation()
+        if not self.points or self.points[-1].step != self.steps:
+            self.run_evaluation()
+
+    def _record(self, result: dict[str, Any]) -> None:
+        runners = result.get("env_runners", {})
+        module_steps = runners.get("num_module_steps_sampled_lifetime", {})
+        self.steps = int(module_steps.get(self.learner_id, self.steps))
+        self.env_steps = int(runners.get("num_env_steps_sampled_lifetime", self.env_steps))
+        step = self.steps
+        for key, value in _flat_scalars(result):
+            self.writer.add_scalar(key, value, step)
+        for key, value in _timers(result).items():
+            self.timers[key] = self.timers.get(key, 0.0) + value
+        if self.bar is not None:
+            self.bar.update(step - self.bar.n)
+            wins = runners.get("league", {})
+            self.bar.set_postfix({k.replace("win_vs_", "")[:10]: f"{v:.2f}"
+                                  for k, v in wins.items() if k.startswith("win_vs_")},
+                                 refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        self.writer.close()
+        self.algo.stop()
+
+
+def _tag(name: str) -> str:
+    return Path(name).stem if ("/" in name or name.endswith(".zip")) else name
+
+
+SCALARS = {
+    ("env_runners", "league"): "league",
+    ("learners", "learner"): "learner",
+    ("env_runners",): "env_runners",
+}
+TIMERS = {
+    "sampling": ("timers", "env_runner_sampling_timer"),
+    "learning": ("timers", "learner_update_timer"),
+    "weight_sync": ("timers", "synch_weights"),
+}
+
+
+def _flat_scalars(result: dict[str, Any]) -> list[tuple[str, float]]:
+    """The numbers worth a TensorBoard curve: league win rates, PPO losses, throughput."""
+    out = []
+    for path, prefix in SCALARS.items():
+        node: Any = result
+        for key in path:
+            node = node.get(key, {}) if isinstance(node, dict) else {}
+        for key, value in node.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                out.append((f"{prefix}/{key}", float(value)))
+    return out
+
+
+def _timers(result: dict[str, Any]) -> dict[str, float]:
+    out = {}
+    for name, (section, key) in TIMERS.items():
+        value = result.get(section, {}).get(key)
+        if isinstance(value, (int, float)):
+            out[name] = float(value)
+    return out
+
+
+def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -> TrainResult:
+    """Train ``cfg`` (``backend: rllib``) into ``cfg.run_dir``; the SB3 ``train``'s contract."""
+    import torch
+
+    run_dir = Path(cfg.run_dir)
+    settings = rllib_settings(cfg)
+    prepare_run_dir(run_dir, overwrite)
+    torch.set_num_threads(cfg.torch_threads)
+    limit_blas_threads()
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    started = connect_ray(settings)
+    run = None
+    try:
+        run = RLlibRun(cfg, run_dir, progress)
+        run.train()
+        wall = time.perf_counter() - run.start
+        final = run.save("final", wall)
+    finally:
+        if run is not None:
+            run.close()
+        if started:
+            import ray
+
+            ray.shutdown()
+    return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
+                       run_dir / "curve.png", run.steps, wall, float(run.best_score),
+                       list(run.points))
