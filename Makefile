@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 
-.PHONY: all demo test test-fast bench lint golden docs clean
+.PHONY: all demo test test-fast test-rllib bench lint golden docs clean
 
 all: test
 
@@ -29,6 +29,19 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q -m "not slow"
 
+# The RLlib backend in its own venv: Ray pins gymnasium==1.2.2, older than the main venv's.
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed-stamp
+
+$(RLLIB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -e ".[train,dev,rllib]"
+	touch $(RLLIB_STAMP)
+
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_VENV)/bin/python -m pytest -p no:xdist -q -m rllib
+
 bench: $(STAMP)
 	$(BIN)/roundtable bench
 
@@ -42,4 +55,4 @@ docs: $(STAMP)
 	$(BIN)/python scripts/gen_docs.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache .ruff_cache

@@ -69,7 +69,7 @@ def _tensors(state: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def save(state: Mapping[str, Any], path: str | Path, card: dict[str, Any]) -> Path:
-    """Write ``<path>.zip`` (``policy.pth`` + ``rllib_module.pth``) and its card; returns the zip."""
+    """Write ``<path>.zip`` (``policy.pth``, ``rllib_module.pth``) and its card; returns it."""
     import torch
 
     zip_path = Path(path).with_suffix(".zip")
@@ -86,7 +86,7 @@ def load_module_state(path: str | Path, game: str) -> tuple[dict[str, Any], dict
     """(module state dict, card) of an RLlib checkpoint, checked like any checkpoint."""
     import torch
 
-    zip_path, card_path = checkpoint.find_checkpoint(path)
+    zip_path, _ = checkpoint.find_checkpoint(path)
     _, card = checkpoint.load_actor(zip_path, game)  # every card and hash check
     try:
         with zipfile.ZipFile(zip_path) as archive:

@@ -85,7 +85,7 @@ class LeagueTableEnv(MultiAgentEnv):
         self._to_seat = {agent_name(i): agent_name((i + offset) % n) for i in range(n)}
         self._from_seat = {seat: league for league, seat in self._to_seat.items()}
         self.illegal_actions = 0
-        obs, infos = self.table.reset(seed=int(rng.integers(2**31)), options=options)
+        obs, _ = self.table.reset(seed=int(rng.integers(2**31)), options=options)
         return self._league_obs(obs), {}
 
     def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
@@ -169,6 +169,6 @@ class LeagueCallbacks(RLlibCallback):
         win = 1.0 / ranks.count(1) if learner["rank"] == 1 else 0.0
         metrics_logger.log_value(f"league/win_vs_{opponent_label(episode)}", win, window=200)
         metrics_logger.log_value("league/illegal_actions", learner.get("illegal_actions", 0),
-                                 reduce="sum")
+                                 reduce="lifetime_sum")
         metrics_logger.log_value(f"league/episodes_{learner.get('table_size')}p", 1,
-                                 reduce="sum")
+                                 reduce="lifetime_sum")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
@@ -99,6 +98,3 @@ class FixedPolicyModule(RLModule):
     def set_state(self, state: dict[str, Any]) -> None:
         pass
 
-
-def action_space(num_actions: int) -> gymnasium.spaces.Discrete:
-    return gymnasium.spaces.Discrete(num_actions)

@@ -13,6 +13,8 @@ what only Ray needs::
       num_gpus_per_learner: 0
       train_batch_size: 8192        # env steps (all seats) sampled per training iteration
       num_cpus: null                # local Ray only: CPUs to offer (default: enough for all)
+      custom_resources_per_env_runner: {}   # e.g. {sampler: 1}: runners only on nodes that
+                                            # offer it (ray start --resources='{"sampler": 8}')
 
 PPO keys keep SB3's names in ``ppo`` and are translated (``learning_rate`` → ``lr``,
 ``batch_size`` → ``minibatch_size``, ``n_epochs`` → ``num_epochs``, ``gae_lambda`` →
@@ -33,7 +35,7 @@ PPO_TO_RLLIB = {"learning_rate": "lr", "batch_size": "minibatch_size", "n_epochs
                 "gamma": "gamma", "gae_lambda": "lambda_", "clip_range": "clip_param",
                 "ent_coef": "entropy_coeff", "vf_coef": "vf_loss_coeff",
                 "max_grad_norm": "grad_clip"}
-LEAGUE_KEYS = ("random", "heuristic", "snapshots", "self")
+
 
 
 @dataclass
@@ -46,6 +48,7 @@ class RLlibSettings:
     num_gpus_per_learner: float = 0
     train_batch_size: int = 8192
     num_cpus: int | None = None
+    custom_resources_per_env_runner: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def _non_negative_int(value: Any, what: str, minimum: int = 0) -> None:
@@ -73,6 +76,9 @@ def rllib_settings(cfg: TrainConfig) -> RLlibSettings:
     _non_negative_int(s.train_batch_size, "train_batch_size", 1)
     if s.num_cpus is not None:
         _non_negative_int(s.num_cpus, "num_cpus", 1)
+    if not isinstance(s.custom_resources_per_env_runner, dict):
+        raise ValueError("rllib.custom_resources_per_env_runner must map resource names to "
+                         f"amounts, got {s.custom_resources_per_env_runner!r}")
     gpus = s.num_gpus_per_learner
     if isinstance(gpus, bool) or not isinstance(gpus, (int, float)) or gpus < 0:
         raise ValueError(f"rllib.num_gpus_per_learner must be >= 0, got {gpus!r}")
@@ -87,9 +93,9 @@ def check_rllib_config(cfg: TrainConfig) -> None:
         raise ValueError(f"ppo key(s) {', '.join(untranslated)} have no RLlib counterpart; "
                          f"with backend: rllib use {', '.join(PPO_TO_RLLIB)} (and "
                          "rllib.train_batch_size for the rollout size)")
-    for key in cfg.opponents.weights:
-        if key not in LEAGUE_KEYS and not isinstance(key, str):
-            raise ValueError(f"opponents.weights: bad entry {key!r}")
+    if cfg.env.reward != "rank":
+        raise ValueError(f"env.reward {cfg.env.reward!r}: the RLlib backend trains on the env's "
+                         "own zero-sum rank reward; use reward: rank")
     if cfg.init is not None and not isinstance(cfg.init, str):
         raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
 

@@ -108,6 +108,7 @@ def build_config(cfg: TrainConfig, settings: RLlibSettings) -> Any:
         .env_runners(num_env_runners=settings.num_env_runners,
                      num_envs_per_env_runner=settings.num_envs_per_env_runner,
                      num_cpus_per_env_runner=settings.num_cpus_per_env_runner,
+                     custom_resources_per_env_runner=settings.custom_resources_per_env_runner,
                      rollout_fragment_length="auto")
         .learners(num_learners=settings.num_learners,
                   num_gpus_per_learner=settings.num_gpus_per_learner)
@@ -145,6 +146,7 @@ class RLlibRun:
         self.snapshots = 0
         self.steps = 0
         self.env_steps = 0
+        self.league: dict[str, float] = {}  # the env runners' league metrics (lifetime sums)
         self.start = time.perf_counter()
         self.timers: dict[str, float] = {}
         self.bar: Any = None
@@ -236,6 +238,9 @@ class RLlibRun:
             {"steps": steps, "wall_time_s": round(wall, 1),
              "fps": round(steps / max(wall, 1e-9), 1), "snapshots": self.snapshots,
              "run_dir": str(self.run_dir), "init": cfg.init, "env_steps": self.env_steps,
+             "illegal_actions": int(self.league.get("illegal_actions", 0)),
+             "episodes": {k.removeprefix("episodes_"): int(v) for k, v in self.league.items()
+                          if k.startswith("episodes_")},
              "total_steps": steps + int(prior.get("total_steps", prior.get("steps", 0))),
              "total_wall_time_s": round(wall + float(prior.get("total_wall_time_s",
                                                                prior.get("wall_time_s", 0))), 1),
@@ -266,6 +271,7 @@ class RLlibRun:
         module_steps = runners.get("num_module_steps_sampled_lifetime", {})
         self.steps = int(module_steps.get(self.learner_id, self.steps))
         self.env_steps = int(runners.get("num_env_steps_sampled_lifetime", self.env_steps))
+        self.league = dict(runners.get("league", self.league))
         step = self.steps
         for key, value in _flat_scalars(result):
             self.writer.add_scalar(key, value, step)
