@@ -11,23 +11,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from training.checkpoint import CheckpointError, read_card
+from training.checkpoint import read_card
 
 START = "<!-- leaderboard:start -->"
 END = "<!-- leaderboard:end -->"
 
 
 def shipped_cards(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """(card path, card) of every checkpoint under ``folder``, sorted by game."""
-    cards = []
-    for card_path in sorted(folder.glob("*/*.json")):
-        if not card_path.with_suffix(".zip").exists():
-            continue
-        try:
-            cards.append((card_path, read_card(card_path)))
-        except CheckpointError:
-            continue
-    return cards
+    """(card path, card) of every checkpoint under ``folder``, sorted by game.
+
+    A checkpoint whose card cannot be read raises ``CheckpointError`` instead of being left
+    out: a leaderboard silently missing a shipped checkpoint would go unnoticed."""
+    return [(card_path, read_card(card_path)) for card_path in sorted(folder.glob("*/*.json"))
+            if card_path.with_suffix(".zip").exists()]
 
 
 def _cell(row: dict[str, Any] | None) -> str:

@@ -128,9 +128,17 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
         return PolicySpec(text, text, game)
     path = Path(text)
     if not path.exists() and not path.with_suffix(".zip").exists():
+        # A relative path is looked up from the working directory, which is the usual
+        # surprise ("checkpoints/quests" from another folder): name it.
+        where = f"(looked in {Path.cwd()})" if not path.is_absolute() else ""
+        if len(path.parts) > 1 or path.suffix in (".zip", ".json"):
+            raise ValueError(f"policy spec {spec!r}: no such file or folder {where}; a "
+                             "checkpoint spec names a .zip with its .json card, or a folder "
+                             "holding one")
         raise ValueError(
             f"unknown policy spec {spec!r}: use 'random', 'heuristic' or the path of a "
-            "checkpoint (.zip with its .json card, or a folder holding one)"
+            f"checkpoint (.zip with its .json card, or a folder holding one); no file or "
+            f"folder of that name exists {where}".rstrip()
         )
     actor, card = load_actor(path, game)
     return PolicySpec(text, "checkpoint", game, actor, card)

@@ -152,9 +152,18 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[d
 
 def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str]) -> int:
     from training.numpy_net import limit_blas_threads
+    from training.policies import parse_spec
 
     limit_blas_threads()
     games = games or available_games()
+    for game in games:  # every input is checked before the first (long) measurement
+        if game not in available_games():
+            raise ValueError(f"--games: unknown game {game!r}; available: "
+                             f"{', '.join(available_games())}")
+        _config_for(game)
+        for spec in opponents:
+            if spec != "config":
+                parse_spec(spec, game)
     rows = []
     for game in games:
         print(f"measuring {game} ({repeats} × {steps} steps: trivial env, then the game with "
