@@ -116,7 +116,7 @@ print(layout.describe(mine["observation"]))
 from envs.paladin.cards import KIND_NAMES
 
 hand = layout.view(mine["observation"], "hand")
-print({KIND_NAMES[k]: int(round(c * 4)) for k, c in enumerate(hand) if c > 0})
+print({KIND_NAMES[k]: round(float(c) * 4) for k, c in enumerate(hand) if c > 0})
 print("offset and shape of 'slot':", layout["slot"].offset, layout["slot"].shape)
 
 # %% [markdown]

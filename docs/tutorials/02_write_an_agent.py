@@ -142,7 +142,7 @@ print("BraveKnight chooses:", env.unwrapped.action_name(me.act(obs, mask)))
 illegal = 0
 for seed in range(200):
     env.reset(seed=seed)
-    for agent in env.agent_iter():
+    for _ in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         env.step(None if terminated or truncated
                  else me.act(obs["observation"], obs["action_mask"]))

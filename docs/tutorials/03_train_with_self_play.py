@@ -230,7 +230,7 @@ print("ranks: ", record["ranks"])
 #
 # ```bash
 # roundtable train --config configs/paladin_demo.yaml --run-dir runs/my_paladin --steps 160000
-# roundtable play paladin --players runs/my_paladin/best.zip heuristic   # you + 1 checkpoint + heuristics
+# roundtable play paladin --players runs/my_paladin/best.zip heuristic  # you, it, 2 heuristics
 # ```
 #
 # Tutorial 4 compares checkpoints properly: `roundtable eval`, ratings and the leaderboard.
