@@ -18,7 +18,7 @@
 # and to measure it against the random player and the built-in heuristic with duplicate,
 # seat-rotated games — and to read the resulting confidence intervals correctly.
 #
-# **Time:** about 25 minutes to read; the notebook runs in about 10 seconds on a laptop CPU.
+# **Time:** about 25 minutes to read; the notebook runs in a few seconds on a laptop CPU.
 # Raise `DEALS` below for tighter intervals (the time grows in proportion).
 #
 # The game is **White Knight** (2–5 players; rules in `docs/rules/white_knight.md`). When a
