@@ -90,8 +90,8 @@ print(format_result(mixed))
 # - it grows with the number of games even when the play does not change, as σ shrinks:
 
 # %%
-for games in (GAMES // 4, GAMES):
-    r = evaluate("paladin", ["checkpoints/paladin", "heuristic", "random"], games, 4)
+fewer = evaluate("paladin", ["checkpoints/paladin", "heuristic", "random"], GAMES // 4, 4)
+for r in (fewer, mixed):
     print(f"{r.games:4d} games: " + ", ".join(f"{p.spec} win {p.win_rate:.2f} rating "
                                               f"{p.rating:5.1f}" for p in r.players))
 
