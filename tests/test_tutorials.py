@@ -25,8 +25,8 @@ nbformat = pytest.importorskip("nbformat")
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "docs" / "tutorials"
 CELL_TIMEOUT_S = 180
-#: tutorials that take more than ~20 s on 2 cores (they still run in CI)
-SLOW = {"03_train_with_self_play"}
+#: tutorials that can take more than ~20 s on a busy 2-core machine (they still run in CI)
+SLOW = {"03_train_with_self_play", "04_compare_agents"}
 #: tutorials that need an optional extra: name → module that must import
 NEEDS = {"05_scale_out_rllib": "ray"}
 SKIP_DIRS = {".git", ".venv", "runs", "__pycache__", ".pytest_cache", ".ruff_cache",

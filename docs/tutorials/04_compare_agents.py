@@ -33,7 +33,7 @@ if not Path("envs").is_dir() and Path("../../envs").is_dir():
     os.chdir("../..")  # the repository root
 
 GAMES = 200  # games per evaluation (rounded up to whole deals); try 2000
-REPEATS = 10  # repetitions of the duplicate experiment at the end; try 50
+REPEATS = 8  # repetitions of the duplicate experiment at the end; try 50
 work = tempfile.TemporaryDirectory()  # everything this notebook writes goes here
 WORK = Path(work.name)
 
