@@ -105,9 +105,9 @@ class PolicySpec:
     spec: str
     kind: str  # "random" | "heuristic" | "checkpoint"
     game: str
-    style: str = "default"  # the heuristic's style (``heuristic:<style>``)
     actor: NumpyActor | None = None
     card: dict[str, Any] = field(default_factory=dict)
+    style: str = "default"  # the heuristic's style (``heuristic:<style>``)
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
@@ -138,8 +138,8 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
 
     game = game_entry(game).game
     if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"a policy spec must be 'random', 'heuristic', 'heuristic:<style>' or "
-                         f"a checkpoint path, got {spec!r}")
+        raise ValueError(f"a policy spec must be 'random', 'heuristic' or a checkpoint path, "
+                         f"or 'heuristic:<style>', got {spec!r}")
     text = spec.strip()
     if text in BUILTIN_SPECS:
         return PolicySpec(text, text, game)
