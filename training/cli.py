@@ -171,12 +171,15 @@ def _add_train_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", nargs="+", default=["random", "config", "heuristic"],
                         help="opponent settings: a spec, or 'config' for the config's pool "
                              "(default: random config heuristic)")
+    parser.add_argument("--unbatched", action="store_true",
+                        help="step the game envs in a plain DummyVecEnv even when the config's "
+                             "league.batched is on (to measure what batching saves)")
 
 
 def _run_train_bench(args: argparse.Namespace) -> int:
     from training.throughput import main
 
-    return main(args.games, args.steps, args.repeats, args.opponents)
+    return main(args.games, args.steps, args.repeats, args.opponents, args.unbatched)
 
 
 COMMANDS: dict[str, Command] = {
