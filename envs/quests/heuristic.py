@@ -81,8 +81,8 @@ STYLES: dict[str, QuestsStyle] = {
     "cautious": QuestsStyle(sponsor_threat=14, join_weapons=2, stage_margin=10),
     # sponsors everything, gambles on foe stages being weaker than estimated, bids hard in tests
     "aggressive": QuestsStyle(sponsor_threat=99, stage_margin=-10, bid_extra=4),
-    # keeps its weapons for quests: no sponsoring, nothing spent on tournaments
-    "hoarder": QuestsStyle(sponsor=False, tournament_weapons=False, join_weapons=1),
+    # keeps its weapons for quests: nothing spent on tournaments, a safety margin on foe stages
+    "hoarder": QuestsStyle(tournament_weapons=False, stage_margin=5),
 }
 
 
