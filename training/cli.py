@@ -222,12 +222,38 @@ def _add_train_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", nargs="+", default=["random", "config", "heuristic"],
                         help="opponent settings: a spec, or 'config' for the config's pool "
                              "(default: random config heuristic)")
+    parser.add_argument("--unbatched", action="store_true",
+                        help="step the game envs in a plain DummyVecEnv even when the config's "
+                             "league.batched is on (to measure what batching saves)")
 
 
 def _run_train_bench(args: argparse.Namespace) -> int:
     from training.throughput import main
 
-    return main(args.games, args.steps, args.repeats, args.opponents)
+    return main(args.games, args.steps, args.repeats, args.opponents, args.unbatched)
+
+
+def _add_exploit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", help="checkpoint path (.zip, .json or its folder)")
+    parser.add_argument("--steps", type=int, required=True,
+                        help="learner steps of the best-response training (e.g. 100000)")
+    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
+    parser.add_argument("--games", type=int, default=400,
+                        help="duplicate evaluation games (default 400)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    parser.add_argument("--json", metavar="PATH", help="write the result as JSON")
+    parser.add_argument("--save", metavar="PATH", help="save the exploiter as a checkpoint")
+    parser.add_argument("--record", action="store_true",
+                        help="write the result into the checkpoint's card (leaderboard column)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _run_exploit(args: argparse.Namespace) -> int:
+    from training.exploit import main as exploit_main
+
+    return exploit_main(args.checkpoint, args.steps, args.players, args.games, args.seed,
+                        args.workers, args.json, args.save, args.record, not args.no_progress)
 
 
 COMMANDS: dict[str, Command] = {
@@ -243,6 +269,8 @@ COMMANDS: dict[str, Command] = {
               _add_bench, _run_bench),
     "train-bench": ("training steps per second on each game vs a trivial env",
                     _add_train_bench, _run_train_bench),
+    "exploit": ("exploitability: train a best response to a checkpoint, report its win rate",
+                _add_exploit, _run_exploit),
 }
 
 

@@ -62,6 +62,43 @@ class EvalConfig:
     workers: int = 1
 
 
+# -- league training (issue 8): PFSP opponent draws and batched network opponents ------------
+@dataclass
+class LeagueConfig:
+    """How the opponent pool acts as a league (``league:`` section; all keys optional).
+
+    ``pfsp`` is the power k of the prioritised-fictitious-self-play weight
+    ``f(p) = max((1 - p)^k, pfsp_floor)``, p the learner's win rate over its last ``window``
+    games against an entry (counted once it has ``min_games``); 0 draws by the weights alone.
+    ``batched`` steps the envs together so network opponents act in one batch
+    (:class:`training.league.BatchedSelfPlayVecEnv`).
+    """
+
+    pfsp: float = 0.0
+    pfsp_floor: float = 0.05
+    window: int = 200
+    min_games: int = 20
+    batched: bool = True
+
+
+def validate_league(league: LeagueConfig) -> None:
+    """Check the ``league`` section; errors name the key and what is allowed."""
+    for name in ("pfsp", "pfsp_floor"):
+        value = getattr(league, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ValueError(f"league.{name} must be a number >= 0, got {value!r}")
+    if league.pfsp_floor > 1:
+        raise ValueError(f"league.pfsp_floor must be within [0, 1], got {league.pfsp_floor!r}")
+    _positive_int(league.window, "league.window")
+    _positive_int(league.min_games, "league.min_games")
+    if league.min_games > league.window:
+        raise ValueError(f"league.min_games ({league.min_games}) must not exceed league.window "
+                         f"({league.window})")
+    if not isinstance(league.batched, bool):
+        raise ValueError(f"league.batched must be true or false, got {league.batched!r}")
+# -- end of league block ----------------------------------------------------------------------
+
+
 @dataclass
 class TrainConfig:
     game: str
@@ -76,6 +113,7 @@ class TrainConfig:
     ppo: dict[str, Any] = field(default_factory=dict)
     eval: EvalConfig = field(default_factory=EvalConfig)
     init: str | None = None  # start from this checkpoint's weights (same game and network)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -105,7 +143,7 @@ def _build(cls: type, data: Any, where: str) -> Any:
     kwargs = {}
     for name, value in data.items():
         sub = {"env": EnvConfig, "opponents": OpponentConfig, "policy": PolicyConfig,
-               "eval": EvalConfig}.get(name) if cls is TrainConfig else None
+               "eval": EvalConfig, "league": LeagueConfig}.get(name) if cls is TrainConfig else None
         kwargs[name] = _build(sub, value, f"{where}.{name}" if where else name) if sub else value
     try:
         return cls(**kwargs)
@@ -232,8 +270,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     _flag(cfg.env.include_mask, "env.include_mask")
     o = cfg.opponents
     if not isinstance(o.weights, dict) or not o.weights:
-        raise ValueError("opponents.weights must map specs (random, heuristic, a checkpoint "
-                         "path, snapshots) to weights")
+        raise ValueError("opponents.weights must map specs (random, heuristic, "
+                         "heuristic:<style>, a checkpoint path, snapshots) to weights")
     _check_specs(list(o.weights), "opponents.weights")
     for spec, weight in o.weights.items():
         if not _is_number(weight) or weight < 0:
@@ -269,6 +307,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if e.select not in e.baselines:
         raise ValueError(f"eval.select ({e.select!r}) must be one of eval.baselines "
                          f"{e.baselines}")
+    validate_league(cfg.league)
     return cfg
 
 

@@ -34,6 +34,7 @@ from training import checkpoint
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
+from training.league import BatchedSelfPlayVecEnv, LeagueTracker
 from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 from training.rundir import check_run_dir, fresh_run_dir
@@ -63,9 +64,16 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
     o = cfg.opponents
     seed = cfg.seed * 1000 + index
     pool = OpponentPool(cfg.game, o.weights, max_snapshots=o.max_snapshots,
-                        snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed)
+                        snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed,
+                        pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
     return SelfPlayEnv(cfg.game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
                        reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed)
+
+
+def make_vec_env(cfg: TrainConfig) -> Any:
+    """``n_envs`` SelfPlayEnvs: batched opponents (``league.batched``) or a plain DummyVecEnv."""
+    fns = [lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]
+    return BatchedSelfPlayVecEnv(fns) if cfg.league.batched else DummyVecEnv(fns)
 
 
 def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) -> Any:
@@ -115,6 +123,7 @@ class SelfPlayCallback(BaseCallback):
         self.next_eval = cfg.eval.every
         self.snapshots = 0
         self.outcomes: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
+        self.league = LeagueTracker(cfg.league.window, cfg.league.min_games)
         self.bar: Any = None
         self.postfix: dict[str, str] = {}
 
@@ -126,9 +135,11 @@ class SelfPlayCallback(BaseCallback):
                             desc=f"train {self.cfg.game}")
 
     def _on_step(self) -> bool:
-        for info in self.locals.get("infos", ()):
+        infos = self.locals.get("infos", ())
+        for info in infos:
             if "win" in info:
                 self.outcomes[info["opponents"]].append(info["win"])
+        self.league.record(infos)
         steps = self.num_timesteps
         if self.bar is not None:
             self.bar.update(steps - self.bar.n)
@@ -144,6 +155,8 @@ class SelfPlayCallback(BaseCallback):
         for name, wins in self.outcomes.items():
             if wins:
                 self.logger.record(f"selfplay/win_vs_{_tag(name)}", float(np.mean(wins)))
+        if self.cfg.league.pfsp > 0:  # PFSP: the pools draw by the learner's recent failures
+            self.training_env.env_method("set_win_rates", self.league.win_rates())
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
@@ -154,6 +167,9 @@ class SelfPlayCallback(BaseCallback):
         self.snapshots += 1
         actor = NumpyActor.from_sb3(self.model.policy, self.cfg.policy.activation)
         self.training_env.env_method("add_snapshot", f"snapshot_{self.snapshots}", actor)
+        keep = [*self.cfg.opponents.weights, *(f"snapshot_{k}" for k in range(
+            max(1, self.snapshots - self.cfg.opponents.max_snapshots + 1), self.snapshots + 1))]
+        self.league.forget(keep)
 
     def run_evaluation(self) -> dict[str, dict[int, EvalResult]]:
         """Evaluate now: curve point, TensorBoard scalars, best checkpoint, CSV and PNG."""
@@ -216,7 +232,7 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path) -> tuple[Any, Any, dict[s
             cfg.init, cfg.game, cfg.policy.net_arch, cfg.policy.activation,
             cfg.env.include_mask)
         prior = init_card.get("training", {})
-    vec_env = VecMonitor(DummyVecEnv([lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]))
+    vec_env = VecMonitor(make_vec_env(cfg))
     try:
         try:
             model = build_model(cfg, vec_env, tensorboard_dir)
