@@ -85,7 +85,7 @@ def test_shipped_configs_are_valid() -> None:
     assert any(p.name == "paladin.yaml" for p in paths)
     assert any(p.name == "paladin_demo.yaml" for p in paths)
     for path in paths:
-        game = path.stem.removesuffix("_demo")
+        game = path.stem.removesuffix("_demo").removesuffix("_rllib")  # <game>[_rllib][_demo]
         try:
             cfg = load_config(path)
         except ValueError as err:

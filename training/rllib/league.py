@@ -167,8 +167,9 @@ class LeagueCallbacks(RLlibCallback):
             return
         ranks = [i["rank"] for i in infos.values() if "rank" in i]
         win = 1.0 / ranks.count(1) if learner["rank"] == 1 else 0.0
-        metrics_logger.log_value(f"league/win_vs_{opponent_label(episode)}", win, window=200)
-        metrics_logger.log_value("league/illegal_actions", learner.get("illegal_actions", 0),
+        metrics_logger.log_value(("league", f"win_vs_{opponent_label(episode)}"), win,
+                                 window=200)
+        metrics_logger.log_value(("league", "illegal_actions"), learner.get("illegal_actions", 0),
                                  reduce="lifetime_sum")
-        metrics_logger.log_value(f"league/episodes_{learner.get('table_size')}p", 1,
+        metrics_logger.log_value(("league", f"episodes_{learner.get('table_size')}p"), 1,
                                  reduce="lifetime_sum")

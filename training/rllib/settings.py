@@ -96,6 +96,10 @@ def check_rllib_config(cfg: TrainConfig) -> None:
     if cfg.env.reward != "rank":
         raise ValueError(f"env.reward {cfg.env.reward!r}: the RLlib backend trains on the env's "
                          "own zero-sum rank reward; use reward: rank")
+    if cfg.league.pfsp:
+        raise ValueError(f"league.pfsp {cfg.league.pfsp!r}: PFSP draws are an SB3-backend feature; "
+                         "with backend: rllib the league draws by opponents.weights (set "
+                         "league.pfsp: 0 or leave the league section out)")
     if cfg.init is not None and not isinstance(cfg.init, str):
         raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
 

@@ -38,7 +38,8 @@ from training.numpy_net import limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 from training.rllib import export
 from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
-from training.train import TrainResult, evaluate_against, prepare_run_dir, selection_score
+from training.rundir import check_run_dir, fresh_run_dir
+from training.train import TrainResult, evaluate_against, selection_score
 
 ALGORITHM = "PPO (RLlib)"
 
@@ -125,8 +126,6 @@ class RLlibRun:
     """One training run: the algorithm, the league, evaluations, checkpoints and logs."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool) -> None:
-        from torch.utils.tensorboard import SummaryWriter
-
         from training.rllib.league import LeagueMapping
         from training.rllib.modules import LEARNER
 
@@ -139,7 +138,7 @@ class RLlibRun:
         self.prior: dict[str, Any] = {}
         if cfg.init:
             self._load_init(cfg.init)
-        self.writer = SummaryWriter(str(run_dir / "tb"))
+        self.writer: Any = None  # a SummaryWriter, opened by start_logging() in the run dir
         self.points: list[CurvePoint] = []
         self.last_results: dict[str, dict[int, EvalResult]] = {}
         self.best_score = -np.inf
@@ -149,12 +148,20 @@ class RLlibRun:
         self.league: dict[str, float] = {}  # the env runners' league metrics (lifetime sums)
         self.start = time.perf_counter()
         self.timers: dict[str, float] = {}
+        self.progress = progress
         self.bar: Any = None
-        if progress:
+
+    def start_logging(self) -> None:
+        """Open TensorBoard and the progress bar (once the run directory is in place)."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.writer = SummaryWriter(str(self.run_dir / "tb"))
+        self.start = time.perf_counter()
+        if self.progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=cfg.total_steps, unit="step", smoothing=0.05,
-                            desc=f"train {cfg.game} (rllib)")
+            self.bar = tqdm(total=self.cfg.total_steps, unit="step", smoothing=0.05,
+                            desc=f"train {self.cfg.game} (rllib)")
 
     # -- the learner ---------------------------------------------------------------------------
     def learner_state(self) -> dict[str, Any]:
@@ -287,7 +294,8 @@ class RLlibRun:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-        self.writer.close()
+        if self.writer is not None:
+            self.writer.close()
         self.algo.stop()
 
 
@@ -330,22 +338,30 @@ def _timers(result: dict[str, Any]) -> dict[str, float]:
 
 
 def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -> TrainResult:
-    """Train ``cfg`` (``backend: rllib``) into ``cfg.run_dir``; the SB3 ``train``'s contract."""
+    """Train ``cfg`` (``backend: rllib``) into ``cfg.run_dir``; the SB3 ``train``'s contract.
+
+    The run directory is checked first, and the algorithm is built (Ray started, the ``init``
+    checkpoint loaded) before it is touched; an existing run is replaced only through
+    :func:`training.rundir.fresh_run_dir`, which keeps it until the new run has finished.
+    """
     import torch
 
     run_dir = Path(cfg.run_dir)
     settings = rllib_settings(cfg)
-    prepare_run_dir(run_dir, overwrite)
+    check_run_dir(run_dir, overwrite)
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     started = connect_ray(settings)
     run = None
     try:
         run = RLlibRun(cfg, run_dir, progress)
-        run.train()
-        wall = time.perf_counter() - run.start
-        final = run.save("final", wall)
+        with fresh_run_dir(run_dir, overwrite):
+            (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+            run.start_logging()
+            run.train()
+            wall = time.perf_counter() - run.start
+            final = run.save("final", wall)
+            run.writer.close()  # TensorBoard files complete before the run is in place
     finally:
         if run is not None:
             run.close()
