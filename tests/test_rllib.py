@@ -167,15 +167,19 @@ def test_end_to_end_two_runners_checkpoint_and_eval(tmp_path: Path, capsys) -> N
 @pytest.fixture
 def two_node_cluster():
     """A head node (driver and learner) and a worker node offering the ``sampler`` resource,
-    both on 127.0.0.1; torn down even when the test fails."""
+    both on this machine; torn down even when the test fails.
+
+    The nodes bind to the address Ray picks for this machine (as ``ray start`` would), not to
+    127.0.0.1: a driver given a loopback address rewrites it to that address before it
+    connects, and would wait forever on a GCS listening only on the loopback.
+    """
     import ray
     from ray.cluster_utils import Cluster
 
     cluster = Cluster(initialize_head=True, head_node_args={
-        "num_cpus": 1, "node_ip_address": "127.0.0.1", "include_dashboard": False})
+        "num_cpus": 1, "include_dashboard": False})
     try:
-        worker = cluster.add_node(num_cpus=2, resources={"sampler": 2},
-                                  node_ip_address="127.0.0.1")
+        worker = cluster.add_node(num_cpus=2, resources={"sampler": 2})
         cluster.wait_for_nodes()
         ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
         yield cluster, worker

@@ -260,6 +260,8 @@ class RLlibRun:
     # -- the loop ------------------------------------------------------------------------------
     def train(self) -> None:
         cfg = self.cfg
+        if self.writer is None:
+            self.start_logging()
         next_snapshot, next_eval = cfg.opponents.snapshot_every, cfg.eval.every
         while self.steps < cfg.total_steps:
             result = self.algo.train()
