@@ -48,6 +48,8 @@ def repo_files() -> set[str]:
 
 def _param(path: Path):
     marks = [pytest.mark.slow] if path.stem in SLOW else []
+    if NEEDS.get(path.stem) == "ray":  # `make test-rllib` runs it, where Ray is installed
+        marks.append(pytest.mark.rllib)
     return pytest.param(path, id=path.stem, marks=marks)
 
 
