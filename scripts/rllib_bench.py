@@ -28,7 +28,7 @@ def rllib_figures(game: str, runners: int, iterations: int) -> dict[str, float]:
 
     from training.config import load_config
     from training.rllib.settings import rllib_settings
-    from training.rllib.train import build_config
+    from training.rllib.train import _timers, build_config, iteration_times
 
     cfg = load_config(f"configs/{game}_rllib_demo.yaml", {"run_dir": "/tmp/unused"})
     cfg.rllib = dict(cfg.rllib, num_env_runners=runners)
@@ -47,13 +47,17 @@ def rllib_figures(game: str, runners: int, iterations: int) -> dict[str, float]:
         start = algo.train()
         start_env, start_learner = counts(start)
         start_modules = dict(start["env_runners"]["num_module_steps_sampled_lifetime"])
-        sampling, learning = [], []
-        t0 = time.perf_counter()
+        reported = _timers(start)
+        walls, sampling, learning = [], [], []
         for _ in range(iterations):
+            t0 = time.perf_counter()
             result = algo.train()
-            sampling.append(float(result["timers"]["env_runner_sampling_timer"]))
-            learning.append(float(result["timers"]["learner_update_timer"]))
-        wall = time.perf_counter() - t0
+            walls.append(time.perf_counter() - t0)
+            times = iteration_times(reported, _timers(result))
+            reported = _timers(result)
+            sampling.append(times["sampling"])
+            learning.append(times["learning"])
+        wall = sum(walls)
         env_steps, learner_steps = counts(result)
         modules = {k: v - start_modules.get(k, 0)
                    for k, v in result["env_runners"]["num_module_steps_sampled_lifetime"].items()}
@@ -63,8 +67,8 @@ def rllib_figures(game: str, runners: int, iterations: int) -> dict[str, float]:
     total = sum(modules.values())
     return {"runners": runners, "env_steps_per_s": round((env_steps - start_env) / wall),
             "learner_steps_per_s": round((learner_steps - start_learner) / wall),
-            "wall_s_per_iter": round(wall / iterations, 2),
-            # RLlib's timers are smoothed across iterations: the per-iteration list shows it
+            "wall_s_per_iter": [round(t, 2) for t in walls],
+            # RLlib's own timers, each iteration's time recovered from its moving averages
             "sampling_s_per_iter": [round(t, 2) for t in sampling],
             "learning_s_per_iter": [round(t, 2) for t in learning],
             "decisions_per_iter": {k: round(v / iterations) for k, v in modules.items()},

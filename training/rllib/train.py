@@ -147,7 +147,8 @@ class RLlibRun:
         self.env_steps = 0
         self.league: dict[str, float] = {}  # the env runners' league metrics (lifetime sums)
         self.start = time.perf_counter()
-        self.timers: dict[str, float] = {}
+        self.timers: dict[str, float] = {}  # seconds spent so far, by part (see _record)
+        self._ray_timers: dict[str, float] = {}  # RLlib's last reported (averaged) timers
         self.progress = progress
         self.bar: Any = None
 
@@ -264,16 +265,26 @@ class RLlibRun:
             self.start_logging()
         next_snapshot, next_eval = cfg.opponents.snapshot_every, cfg.eval.every
         while self.steps < cfg.total_steps:
+            t0 = time.perf_counter()
             result = self.algo.train()
+            self._add_time("iterations", time.perf_counter() - t0)
             self._record(result)
             if self.steps >= next_snapshot:
                 next_snapshot += cfg.opponents.snapshot_every
                 self.add_snapshot()
             if self.steps >= next_eval:
                 next_eval += cfg.eval.every
-                self.run_evaluation()
+                self._timed_evaluation()
         if not self.points or self.points[-1].step != self.steps:
-            self.run_evaluation()
+            self._timed_evaluation()
+
+    def _add_time(self, part: str, seconds: float) -> None:
+        self.timers[part] = self.timers.get(part, 0.0) + seconds
+
+    def _timed_evaluation(self) -> None:
+        t0 = time.perf_counter()
+        self.run_evaluation()
+        self._add_time("evaluation", time.perf_counter() - t0)
 
     def _record(self, result: dict[str, Any]) -> None:
         runners = result.get("env_runners", {})
@@ -284,8 +295,10 @@ class RLlibRun:
         step = self.steps
         for key, value in _flat_scalars(result):
             self.writer.add_scalar(key, value, step)
-        for key, value in _timers(result).items():
-            self.timers[key] = self.timers.get(key, 0.0) + value
+        reported = _timers(result)
+        for key, value in iteration_times(self._ray_timers, reported).items():
+            self._add_time(key, value)
+        self._ray_timers = reported
         if self.bar is not None:
             self.bar.update(step - self.bar.n)
             wins = runners.get("league", {})
@@ -315,6 +328,25 @@ TIMERS = {
     "learning": ("timers", "learner_update_timer"),
     "weight_sync": ("timers", "synch_weights"),
 }
+
+
+#: RLlib 2.60 reports each timer as an exponential moving average over the whole run
+#: (``MetricsLogger.log_time``: reduce "ema", coefficient 0.01), dominated for dozens of
+#: iterations by the first one (which starts the actors). Each iteration's own time is recovered
+#: from two consecutive averages: v_t = (1 - a) v_{t-1} + a x_t.
+TIMER_EMA = 0.01
+
+
+def iteration_times(previous: dict[str, float], current: dict[str, float],
+                    coeff: float = TIMER_EMA) -> dict[str, float]:
+    """The last iteration's time per timer, from RLlib's averages before and after it."""
+    out = {}
+    for name, value in current.items():
+        if name in previous:
+            out[name] = max(0.0, (value - (1 - coeff) * previous[name]) / coeff)
+        else:  # the first report is the first iteration's own time
+            out[name] = value
+    return out
 
 
 def _flat_scalars(result: dict[str, Any]) -> list[tuple[str, float]]:
