@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -101,17 +102,26 @@ def opponent_us(game: str, decisions: int = 3000) -> dict[str, float]:
     return out
 
 
-def sb3_figures(game: str, steps: int) -> dict[str, float]:
-    """``roundtable train``'s SB3 learner on ``configs/<game>_demo.yaml`` (its league, its
-    ``n_envs``, batched opponents as configured), evaluation and snapshots left out."""
+def sb3_figures(game: str, steps: int, like_rllib: bool = False) -> dict[str, Any]:
+    """``roundtable train``'s SB3 learner on ``configs/<game>_demo.yaml`` (its ``n_envs``,
+    batched opponents as configured; evaluation and snapshots left out, so its league is its
+    fixed players: random and heuristic styles). ``like_rllib`` swaps in the RLlib demo's
+    table sizes and fixed players (what the RLlib figures sample, before any snapshot; its
+    ``self`` entry has no SB3 counterpart and is left out)."""
     from training.config import load_config
     from training.throughput import trainer_fps
     from training.train import make_env
 
     cfg = load_config(f"configs/{game}_demo.yaml", {"run_dir": "/tmp/unused"})
+    label = f"configs/{game}_demo.yaml"
+    if like_rllib:
+        rl = load_config(f"configs/{game}_rllib_demo.yaml", {"run_dir": "/tmp/unused"})
+        cfg.env.table_sizes = rl.env.table_sizes
+        cfg.opponents.weights = {k: v for k, v in rl.opponents.weights.items()
+                                 if k not in ("snapshots", "self")}
+        label += f" with the RLlib demo's table sizes and opponents {cfg.opponents.weights}"
     fps = trainer_fps(lambda i: make_env(cfg, i), cfg, steps, batched=cfg.league.batched)
-    return {"config": f"configs/{game}_demo.yaml", "n_envs": cfg.n_envs,
-            "learner_steps_per_s": round(fps)}
+    return {"config": label, "n_envs": cfg.n_envs, "learner_steps_per_s": round(fps)}
 
 
 def main() -> None:
@@ -124,7 +134,8 @@ def main() -> None:
     us = opponent_us(args.game)
     report = {"game": args.game, "cpus": os.cpu_count(), "load_before": os.getloadavg()[0],
               "opponent_us_per_decision": us,
-              "sb3": sb3_figures(args.game, args.sb3_steps),
+              "sb3": [sb3_figures(args.game, args.sb3_steps),
+                      sb3_figures(args.game, args.sb3_steps, like_rllib=True)],
               "rllib": [rllib_figures(args.game, n, args.iterations) for n in args.runners]}
     for row in report["rllib"]:
         # CPU seconds per iteration the fixed players' own decisions cost (summed over runners)
