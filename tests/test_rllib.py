@@ -156,6 +156,9 @@ def test_end_to_end_two_runners_checkpoint_and_eval(tmp_path: Path, capsys) -> N
     t = card["training"]
     assert result.steps >= 1500 and t["illegal_actions"] == 0 and sum(t["episodes"].values())
     assert t["snapshots"] >= 2 and card["policy"]["algorithm"] == "PPO (RLlib)"
+    timers = t["rllib"]["timers_s"]  # sampling and learning happen inside the timed iterations
+    assert 0 < timers["sampling"] + timers["learning"] <= timers["iterations"] * 1.05 + 0.2
+    assert timers["evaluation"] > 0
     for name in ("best.zip", "best.json", "final.zip", "curve.csv", "curve.png", "config.yaml"):
         assert (result.run_dir / name).exists(), name
     assert list((result.run_dir / "tb").glob("events.out.tfevents.*"))

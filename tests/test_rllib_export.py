@@ -139,3 +139,15 @@ def test_rllib_config_checks_without_ray() -> None:
     with pytest.raises(ValueError, match="backend must be one of"):
         config_from_dict({**base, "backend": "tf"})
     assert json.dumps(config_from_dict(base).to_dict())  # the card's config is plain JSON
+
+
+def test_iteration_times_undo_rllibs_run_long_moving_average() -> None:
+    from training.rllib.train import TIMER_EMA, iteration_times
+
+    own = [30.0, 5.0, 6.5, 4.0]  # a slow first iteration (actors starting), then steady ones
+    previous: dict[str, float] = {}
+    for i, x in enumerate(own):
+        average = x if i == 0 else (1 - TIMER_EMA) * previous["sampling"] + TIMER_EMA * x
+        times = iteration_times(previous, {"sampling": average})
+        assert times["sampling"] == pytest.approx(x)
+        previous = {"sampling": average}

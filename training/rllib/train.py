@@ -298,6 +298,7 @@ class RLlibRun:
         reported = _timers(result)
         for key, value in iteration_times(self._ray_timers, reported).items():
             self._add_time(key, value)
+            self.writer.add_scalar(f"time/{key}_s_per_iteration", value, step)
         self._ray_timers = reported
         if self.bar is not None:
             self.bar.update(step - self.bar.n)
