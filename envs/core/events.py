@@ -17,9 +17,13 @@ Event texts use absolute seat names (``player_2``) so they read the same for eve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+#: ``SEAT[k]`` is ``"player_k"``: event texts name seats absolutely (cheaper than formatting)
+SEAT: tuple[str, ...] = tuple(f"player_{k}" for k in range(8))
 
 
 @dataclass(frozen=True)
@@ -57,33 +61,90 @@ class EventLog:
 
     ``step`` is kept by the engine's owner (the AEC adapter sets it before each ``apply``) so
     that emitting code in the engines never has to pass it.
+
+    Emitting is on the engines' hot path, so the log stores plain tuples and builds
+    :class:`Event` objects only when read; :meth:`emit_lazy` also defers the text, a
+    ``str.format`` template over the event's data, until somebody reads it.
     """
 
     __slots__ = ("_events", "step")
 
     def __init__(self) -> None:
-        self._events: list[Event] = []
+        #: (step, kind, text or template, to, data, whether text is a template)
+        self._events: list[tuple[int, str, str, int | None, dict[str, Any], bool]] = []
         self.step = 0
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EventLog:
+        """Copies share the (never mutated) entries: cloning an engine for search stays cheap."""
+        new = EventLog()
+        new._events = self._events[:]
+        new.step = self.step
+        return new
 
     def clear(self) -> None:
         self._events.clear()
         self.step = 0
 
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
-        self._events.append(Event(self.step, kind, text, to, data))
+        """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
+        self._events.append((self.step, kind, text, to, data, False))
+
+    def emit_lazy(self, kind: str, template: str, to: int | None = None, **data: Any) -> None:
+        """As :meth:`emit`, with the text ``template.format_map(data)`` built when first read
+        (``"player_{player} led mission {mission}"``): the cheap way for frequent events."""
+        self._events.append((self.step, kind, template, to, data, True))
+
+    @staticmethod
+    def _event(entry: tuple[int, str, str, int | None, dict[str, Any], bool]) -> Event:
+        step, kind, text, to, data, lazy = entry
+        return Event(step, kind, text.format_map(data) if lazy else text, to, data)
 
     def __len__(self) -> int:
         return len(self._events)
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self._events)
+        return map(self._event, self._events)
 
     def __getitem__(self, index: int) -> Event:
-        return self._events[index]
+        return self._event(self._events[index])
 
     def visible(self, seat: int | None, start: int = 0) -> list[Event]:
         """Events from index ``start`` on that ``seat`` may see (``None``: all of them)."""
-        return [e for e in self._events[start:] if e.visible_to(seat)]
+        return [self._event(e) for e in self._events[start:]
+                if seat is None or e[3] is None or e[3] == seat]
 
     def as_dicts(self) -> list[dict[str, Any]]:
-        return [e.as_dict() for e in self._events]
+        """Every event as :meth:`Event.as_dict` (what game records store)."""
+        return [e.as_dict() for e in self]
+
+
+def seat_list(seats: Sequence[int]) -> str:
+    """``"player_1"``, ``"player_1 and player_3"``, ``"player_0, player_1 and player_2"``."""
+    names = [SEAT[s] for s in seats]
+    if len(names) <= 1:
+        return names[0] if names else "nobody"
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def emit_game_over(log: EventLog, scores: Sequence[float], ranks: Sequence[int],
+                   how: str = "", unit: str = "points") -> None:
+    """The public ``game_over`` event every engine ends with: winners, scores and ranks.
+
+    ``how`` says why it ended when that is not obvious (``"the city fell"``); ``unit`` names
+    the score (``"VP"``, ``"progress"``).
+    """
+    winners = [s for s, r in enumerate(ranks) if r == 1]
+    table = ", ".join(f"{SEAT[s]} {score:g}" for s, score in enumerate(scores))
+    text = f"game over{' (' + how + ')' if how else ''}: {seat_list(winners)} won; {unit}: {table}"
+    log.emit("game_over", text, winners=winners, scores=[float(x) for x in scores],
+             ranks=list(ranks), how=how)
+
+
+def second_person(text: str, seat: int) -> str:
+    """The text as ``seat`` reads it: ``player_k's`` becomes "your", ``player_k`` "you".
+
+    Event texts are written in the past tense so that "you" needs no other change.
+    """
+    name = SEAT[seat]
+    text = re.sub(rf"\b{name}'s\b", "your", text)
+    return re.sub(rf"\b{name}\b", "you", text)

@@ -20,6 +20,7 @@ import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
+from envs.core.events import SEAT, emit_game_over
 from envs.paladin import actions as A
 from envs.paladin.cards import (
     KIND_NAMES,
@@ -40,6 +41,8 @@ PHASE_NAMES = (*PHASES, "over")
 _PENDING, _RESOLVING, _RESOLVED = range(len(MISSION_STATES))
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))
 _RED = 10  # index of the red flag in a slot value
+_LED = "player_{player} led mission {mission} face down"
+_PLACED = "player_{player} placed a card on mission {mission} face down"
 
 
 class PaladinEngine(GameEngine):
@@ -129,6 +132,7 @@ class PaladinEngine(GameEngine):
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
         n = self.num_players
         self.rng = rng
+        self.events.clear()
         paladins = Composition(self.paladin_cards)
         rigged_hands = paladins.take_hands(setup.hands)
         for seat, kinds in rigged_hands.items():
@@ -175,6 +179,7 @@ class PaladinEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(skip=set(rigged_hands))
+        self._announce_deal([self._hand_names(s) for s in range(n)], first=True)
         self._start_round()
 
     def _start_round(self) -> None:
@@ -214,6 +219,13 @@ class PaladinEngine(GameEngine):
         for seat in range(n):
             w[self.i_dealer[seat]] = 1.0 if seat == self.dealer else 0.0
         self._write_piles()
+        honours = self.mission_honour[:n]
+        self.events.emit(
+            "round",
+            f"round {self.rounds_played + 1}/{self.num_rounds}, dealer {SEAT[self.dealer]}; "
+            "missions " + ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(honours)),
+            round=self.rounds_played + 1, dealer=self.dealer, missions=honours,
+        )
         self._set_turn(CHOOSE_START, self.dealer)
 
     # -- cards moving ------------------------------------------------------------------------------
@@ -240,6 +252,8 @@ class PaladinEngine(GameEngine):
         if not self.deck:
             if not self.discard:
                 return None
+            self.events.emit("reshuffle", f"the {len(self.discard)} discarded paladins were "
+                             "shuffled into a new paladin deck", cards=len(self.discard))
             self.deck = shuffled(self.discard, self.rng)
             self.discard = []
             self.discard_up = [0] * NUM_KINDS
@@ -247,11 +261,13 @@ class PaladinEngine(GameEngine):
                 self.w[i] = 0.0
         return self.deck.pop()
 
-    def _deal(self, skip: set[int] | None = None) -> None:
-        """Deal one card at a time clockwise from the dealer's left up to H cards each."""
+    def _deal(self, skip: set[int] | None = None) -> list[list[str]]:
+        """Deal one card at a time clockwise from the dealer's left up to H cards each;
+        returns the names of the cards each seat received."""
         n = self.num_players
         order = [(self.dealer + 1 + i) % n for i in range(n)]
         order = [p for p in order if not skip or p not in skip]
+        received: list[list[str]] = [[] for _ in range(n)]
         dealt = True
         while dealt:
             dealt = False
@@ -261,8 +277,31 @@ class PaladinEngine(GameEngine):
                     if kind is None:
                         break
                     self._gain(seat, kind)
+                    received[seat].append(KIND_NAMES[kind])
                     dealt = True
         self._write_piles()
+        return received
+
+    def _hand_names(self, seat: int) -> list[str]:
+        hand = self.hands[seat]
+        return [KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(hand[k])]
+
+    def _announce_deal(self, received: list[list[str]], first: bool) -> None:
+        """Public: how many cards each seat got (hand sizes are public); private: which."""
+        events = self.events
+        counts = [len(cards) for cards in received]
+        events.emit(
+            "deal",
+            f"{SEAT[self.dealer]} dealt " + ", ".join(
+                f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c) if any(counts)
+            else "nobody needed new cards",
+            dealer=self.dealer, counts=counts,
+        )
+        for seat, cards in enumerate(received):
+            if cards or first:
+                events.emit("hand", f"{SEAT[seat]} received {' '.join(cards) or 'no cards'}; "
+                            f"hand {' '.join(self._hand_names(seat))}", to=seat, player=seat,
+                            cards=cards, hand=self._hand_names(seat))
 
     def _write_piles(self) -> None:
         w = self.w
@@ -342,12 +381,18 @@ class PaladinEngine(GameEngine):
             if action != A.NO_PEEK:
                 mission, rel = divmod(action - A.PEEK, A.MAX_PLAYERS - 1)
                 self._peek(mission, (self.current_player + rel + 1) % self.num_players)
+            else:
+                self.events.emit_lazy("no_peek", "player_{player} did not peek",
+                                      player=self.current_player)
             self._set_turn(PLACE, self.current_player)
         elif phase == RESOLVE:
             self._resolve_choice(action)
         elif phase == CHOOSE_START:
             self.start_player = (self.dealer + action) % self.num_players
             self.w[self.i_start[self.start_player]] = 1.0
+            self.events.emit("start_player", f"{SEAT[self.dealer]} chose "
+                             f"{SEAT[self.start_player]} to start", dealer=self.dealer,
+                             player=self.start_player)
             self._set_turn(LEAD, self.start_player)
         else:
             raise ValueError("the game is over")
@@ -375,10 +420,16 @@ class PaladinEngine(GameEngine):
         w[slot[_FACE_DOWN]] = 1.0
         w[slot[_ORDER]] = (self.placed + 1) / (n * n)
         self._write_value(self.pw[p], mission, p, kind)
-        if self.phase == LEAD:
+        lead = self.phase == LEAD
+        if lead:
             w[self.i_lead[mission][len(self.lead_order)]] = 1.0
             self.lead_order.append(mission)
             self._no_leader[mission] = 0
+        events = self.events
+        events.emit_lazy("place", _LED if lead else _PLACED, player=p, mission=mission,
+                         lead=lead)
+        events.emit_lazy("place_card", "player_{player} placed {card} on mission {mission}",
+                         to=p, player=p, mission=mission, card=KIND_NAMES[kind])
         self.placed += 1
         if self.placed == n * n:
             self.res_index = 0
@@ -391,7 +442,14 @@ class PaladinEngine(GameEngine):
         peeker = self.current_player
         self.peeks.append((peeker, mission, owner))
         self.w[self.i_peeked[mission][owner][peeker]] = 1.0
-        self._write_value(self.pw[peeker], mission, owner, self.slot_kind[mission][owner])
+        kind = self.slot_kind[mission][owner]
+        self._write_value(self.pw[peeker], mission, owner, kind)
+        events = self.events
+        events.emit_lazy("peek", "player_{player} peeked at player_{owner}'s card on mission "
+                         "{mission}", player=peeker, owner=owner, mission=mission)
+        events.emit_lazy("peek_card", "player_{player} saw player_{owner}'s {card} on mission "
+                         "{mission}", to=peeker, player=peeker, owner=owner, mission=mission,
+                         card=KIND_NAMES[kind])
 
     def _open_mission(self) -> None:
         """Reveal the leader of the next mission and ask the first further card's owner."""
@@ -400,6 +458,10 @@ class PaladinEngine(GameEngine):
         leader = self.slot_order[mission][0]
         self.leader_pos = 0
         self._reveal(mission, leader)
+        self.events.emit_lazy(
+            "reveal", "player_{player}'s card leading mission {mission} (M{honour}) was "
+            "revealed: {card}", mission=mission, honour=self.mission_honour[mission],
+            player=leader, card=KIND_NAMES[self.slot_kind[mission][leader]])
         self.res_pos = 1
         self._ask(mission)
 
@@ -438,12 +500,20 @@ class PaladinEngine(GameEngine):
             self._clear_slot(mission, old)
             self._reveal(mission, owner)
             self.leader_pos = self.res_pos
+            self.events.emit_lazy(
+                "beat", "player_{player} revealed {card} and beat player_{beaten}'s "
+                "{beaten_card} on mission {mission}", player=owner, card=KIND_NAMES[kind],
+                beaten=old, beaten_card=KIND_NAMES[old_kind], mission=mission)
         elif action == A.TAKE_BACK:
             self._clear_slot(mission, owner)
             self._gain(owner, kind)
+            self.events.emit_lazy("take_back", "player_{player} took back a card from mission "
+                                  "{mission}", player=owner, mission=mission)
         else:  # discard, face down
             self.discard.append(kind)
             self._clear_slot(mission, owner)
+            self.events.emit_lazy("discard", "player_{player} discarded a card from mission "
+                                  "{mission} face down", player=owner, mission=mission)
         self.w[self.i_piles[1]] = len(self.discard) / float(self.paladin_cards.total)
         self.res_pos += 1
         if self.res_pos < len(self.slot_order[mission]):
@@ -475,16 +545,26 @@ class PaladinEngine(GameEngine):
         w[self.i_kept[kind]] = kept / 4.0
         w[self.i_won[winner]] = self.won[winner] / 10.0
         w[self.i_reds[winner]] = self.reds[winner] / 5.0
-        w[self.i_score[winner]] = self._score(winner) / 20.0
+        score = self._score(winner)
+        w[self.i_score[winner]] = score / 20.0
+        self.events.emit_lazy(
+            "mission_won", "player_{player} won mission {mission} (M{honour}, {honour} honour) "
+            "with {card}; score {score}", player=winner, mission=mission, honour=honour,
+            card=KIND_NAMES[kind], score=score)
 
     def _end_round(self) -> None:
         n = self.num_players
         self.rounds_played += 1
+        scores = [self._score(s) for s in range(n)]
+        self.events.emit("round_over", f"round {self.rounds_played} over; scores " + ", ".join(
+            f"{SEAT[s]} {score}" for s, score in enumerate(scores)),
+            round=self.rounds_played, scores=scores)
         if len(self.mission_deck) < n:
             self.over = True
             self.w[self.i_round[0]] = 1.0
             self.w[self.i_round[1]] = 0.0
             self._set_turn(OVER, -1)
+            emit_game_over(self.events, self.scores(), self.ranks())
             return
         # Next dealer: fewest honour; ties go to the tied player nearest clockwise after the
         # previous dealer.
@@ -493,7 +573,7 @@ class PaladinEngine(GameEngine):
         self.dealer = next(
             s for s in ((previous + i) % n for i in range(1, n + 1)) if self.honour[s] == fewest
         )
-        self._deal()
+        self._announce_deal(self._deal(), first=False)
         self._start_round()
 
     # -- scores ------------------------------------------------------------------------------------
