@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.events import SEAT
 from envs.quests import actions as A
 from envs.quests.bidding import TestFlow
 from envs.quests.cards import (
@@ -28,6 +29,7 @@ from envs.quests.cards import (
     ROUND_TABLE,
     STORY_NAMES,
     STORY_TYPE,
+    TOURNAMENT,
 )
 from envs.quests.events import EventFlow
 from envs.quests.quest import QuestFlow
@@ -106,6 +108,11 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         self._write_piles()
         self._push(self._end_turn)
         kind = STORY_TYPE[story]
+        what = "quest" if kind == QUEST else "tournament" if kind == TOURNAMENT else "event"
+        self.events.emit(
+            "story", f"turn {self.turn}: {SEAT[self.drawer]} turned over {STORY_NAMES[story]} "
+            f"({what})", player=self.drawer, turn=self.turn, story=STORY_NAMES[story],
+            type=what)
         if kind == QUEST:
             self._start_quest()
         elif kind == EVENT:
@@ -138,9 +145,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         if action >= A.DISCARD:
             self._discard_from_hand(seat, action - A.DISCARD)
         else:
-            kind = action - A.PLAY
-            self._lose(seat, kind)
-            self._set_ally(seat, kind, True)
+            self._play_ally(seat, action - A.PLAY)
         excess = self.hand_n[seat] - HAND_LIMIT_SIZE
         self.w[self.i_owed] = max(0, excess) / 12.0
         if excess <= 0:

@@ -30,6 +30,7 @@ import numpy as np
 
 from envs.core.cards import Composition, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
+from envs.core.events import SEAT, emit_game_over, seat_list
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ACTION_NAMES,
@@ -39,10 +40,12 @@ from envs.white_knight.cards import (
     FIRE_FLASK,
     FIRST_MONSTER,
     HOLY_SWORD,
+    MONSTER_NAMES,
     NUM_ATTACK,
     NUM_MONSTERS,
     NUM_TREASURES,
     POTION,
+    TREASURE_NAMES,
     action_catalog,
     treasure_catalog,
 )
@@ -58,6 +61,8 @@ PHASE_NAMES = (*PHASES, "over", "between turns")
 #: why the game ended, in the spec's order (when several hold at once the first is recorded)
 END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")
 CITY_FELL, ALL_RESOLVED, VP_THRESHOLD, ALL_RETIRED, EMPTY_DECK = range(len(END_REASONS))
+END_TEXTS = ("the city fell", "every monster was resolved", "a player reached the VP threshold",
+             "every player retired", "the action deck ran out")
 
 #: observation pieces that describe the current battle (a contiguous block of the layout)
 BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
@@ -273,6 +278,14 @@ class WhiteKnightEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(start, skip=set(rigged_hands))
+        events = self.events
+        events.clear()
+        events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
+                    f"city durability {self.city}; {SEAT[start]} draws first",
+                    hand_size=self.rules.hand_size, city=self.city, start=start)
+        for seat in range(n):
+            events.emit("hand", f"{SEAT[seat]} was dealt {self._hand_text(seat)}", to=seat,
+                        player=seat, hand=self._hand_text(seat).split())
         self._turn(start)
 
     def _new_battle_state(self) -> None:
@@ -436,6 +449,10 @@ class WhiteKnightEngine(GameEngine):
     def _write_vp(self, seat: int) -> None:
         self.w[self.i_vp[seat]] = self.vp(seat) / self.threshold
 
+    def _hand_text(self, seat: int) -> str:
+        hand = self.hands[seat]
+        return " ".join(ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(hand[k]))
+
     def _write_piles(self) -> None:
         w = self.w
         piles = self.i_piles
@@ -464,7 +481,7 @@ class WhiteKnightEngine(GameEngine):
                     and self.tbits[seat] & _HEAL_BITS):
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
                 return
-            heal_done = False
+            chosen, heal_done = heal_done, False  # a draw after the heal decision was chosen
             if not deck:
                 self._end(EMPTY_DECK)
                 return
@@ -477,6 +494,11 @@ class WhiteKnightEngine(GameEngine):
                     return
             else:
                 self._gain(seat, card)
+                events = self.events
+                events.emit_lazy("draw", "player_{player} drew an attack card", player=seat,
+                                 forced=not chosen)
+                events.emit_lazy("draw_card", "player_{player} drew {card}", to=seat,
+                                 player=seat, card=ATTACK_NAMES[card])
             seat = self._next_seat(seat)
 
     def _heal(self, action: int) -> None:
@@ -489,6 +511,8 @@ class WhiteKnightEngine(GameEngine):
             else:
                 self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
             self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
+            self.events.emit_lazy("heal", "player_{player} used {item} and has {hp} HP",
+                                  player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
             if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
                 return
@@ -507,6 +531,11 @@ class WhiteKnightEngine(GameEngine):
         w[stats[1]] = self.monster_attack[monster] / 10.0
         w[stats[2]] = self.monster_chests[monster] / 10.0
         w[stats[3]] = self.monster_vp[monster] / 10.0
+        self.events.emit_lazy(
+            "monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
+            "chests, {vp} VP)", player=self.turn_player, monster=MONSTER_NAMES[monster],
+            hp=self.monster_hp[monster], attack=self.monster_attack[monster],
+            chests=self.monster_chests[monster], vp=self.monster_vp[monster])
         self.join_order = [
             s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
         ]
@@ -520,9 +549,17 @@ class WhiteKnightEngine(GameEngine):
 
     def _join(self, action: int) -> None:
         seat = self.current_player
+        events = self.events
         if action != A.STAY_OUT:
             self._commit(seat, action - A.COMMIT)
             self.w[self.p_joined[seat]] = 1.0
+            events.emit_lazy("join_card", "player_{player} joined face down with {card}",
+                             to=seat, player=seat, card=ATTACK_NAMES[action - A.COMMIT])
+        else:
+            events.emit_lazy("join_card", "player_{player} stayed out", to=seat, player=seat,
+                             card=None)
+        events.emit_lazy("join_decided", "player_{player} chose face down whether to join",
+                         player=seat)
         self.w[self.i_decided[seat]] = 1.0
         self.join_pos += 1
         if self.join_pos < len(self.join_order):
@@ -541,6 +578,12 @@ class WhiteKnightEngine(GameEngine):
                 w[self.i_joined[s]] = 1.0
                 w[self.i_ccount[s]] = 0.1
         self.participants = participants
+        stayed = [s for s in self.join_order if s not in participants]
+        self.events.emit(
+            "joined", (f"{seat_list(participants)} joined the battle" if participants
+                       else "nobody joined the battle")
+            + (f"; {seat_list(stayed)} stayed out" if stayed else ""),
+            players=participants, stayed_out=stayed)
         if not participants:
             self._not_defeated()
             return
@@ -559,6 +602,8 @@ class WhiteKnightEngine(GameEngine):
                 return
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
+            self.events.emit_lazy("pass", "player_{player} passed (no cards left)",
+                                  player=seat, forced=True)
             if self.passes >= count:
                 self._reveal()
                 return
@@ -575,12 +620,18 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
+            self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
             if self.passes >= len(self.participants):
                 self._reveal()
                 return
         else:
             self._commit(seat, action - A.RAISE)
             self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
+            events = self.events
+            events.emit_lazy("raise", "player_{player} raised with a card face down",
+                             player=seat, cards=self.committed_n[seat])
+            events.emit_lazy("raise_card", "player_{player} raised with {card}", to=seat,
+                             player=seat, card=ATTACK_NAMES[action - A.RAISE])
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -602,12 +653,25 @@ class WhiteKnightEngine(GameEngine):
             total += self.committed_sum[seat]
         self.card_total = total
         w[self.i_battle[0]] = total / 20.0
+        self._emit_reveal(total)
         if total > self.monster_hp[self.monster]:
             self._defeated()
             return
         self.pos = 0
         self.passes = 0
         self._next_item_user()
+
+    def _emit_reveal(self, total: int) -> None:
+        cards = {
+            s: [ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.committed[s][k])]
+            for s in self.participants
+        }
+        hp = self.monster_hp[self.monster]
+        self.events.emit(
+            "reveal", "the committed cards were revealed: " + "; ".join(
+                f"{SEAT[s]} {' '.join(c)}" for s, c in cards.items())
+            + f"; total {total} against {MONSTER_NAMES[self.monster]}'s HP {hp}",
+            cards={SEAT[s]: c for s, c in cards.items()}, total=total, hp=hp)
 
     def _next_item_user(self) -> None:
         """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
@@ -629,6 +693,7 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
+            self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
             if self.passes >= len(self.participants):
                 self._clear_passed()
                 self._not_defeated()
@@ -638,6 +703,10 @@ class WhiteKnightEngine(GameEngine):
             self._use_item(seat, kind)
             self.item_damage += self.item_amount[kind]
             self.w[self.i_battle[1]] = self.item_damage / 20.0
+            self.events.emit_lazy(
+                "item_damage", "player_{player} used {item} for {amount} damage; total {total}",
+                player=seat, item=TREASURE_NAMES[kind], amount=self.item_amount[kind],
+                total=self.card_total + self.item_damage)
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -667,6 +736,10 @@ class WhiteKnightEngine(GameEngine):
         self._write_vp(best)
         deck = self.treasure_deck
         drawn = min(self.monster_chests[monster], len(deck))
+        self.events.emit_lazy(
+            "defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} VP); "
+            "{treasures} treasures for the draft", monster=MONSTER_NAMES[monster], mvp=best,
+            vp=self.monster_vp[monster], treasures=drawn)
         if drawn == 0:
             self._end_battle()
             return
@@ -697,6 +770,10 @@ class WhiteKnightEngine(GameEngine):
             cells = self.p_dhand[seat]
             for kind in kinds:
                 w[cells[kind]] = packet[kind] * 0.25
+            self.events.emit(
+                "draft_offer", f"{SEAT[seat]} was passed " + ", ".join(
+                    f"{packet[k]}× {TREASURE_NAMES[k]}" for k in kinds), to=seat,
+                player=seat, treasures={TREASURE_NAMES[k]: packet[k] for k in kinds})
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.p_dseen[seat]
@@ -709,6 +786,7 @@ class WhiteKnightEngine(GameEngine):
 
     def _take(self, kind: int, seat: int | None = None) -> None:
         """The participant at ``pos`` keeps one treasure; the rest goes to the next one."""
+        forced = seat is not None
         if seat is None:
             seat = self.current_player
         w = self.w
@@ -720,6 +798,8 @@ class WhiteKnightEngine(GameEngine):
         if self.packet[kind] == 0:
             self.packet_bits &= ~(1 << kind)
         self._gain_treasure(seat, kind)
+        self.events.emit_lazy("draft", "player_{player} kept {treasure}", player=seat,
+                              treasure=TREASURE_NAMES[kind], forced=forced)
         self.w[self.i_dleft] = self.packet_n * 0.1
         self.pos = (self.pos + 1) % len(self.participants)
 
@@ -727,10 +807,18 @@ class WhiteKnightEngine(GameEngine):
         """Participants lose HP equal to the attack (the city, if nobody joined)."""
         attack = self.monster_attack[self.monster]
         w = self.w
+        name = MONSTER_NAMES[self.monster]
         if not self.participants:
             self.city = max(0, self.city - attack)
             w[self.i_city] = self.city * 0.1
+            self.events.emit_lazy("city_damage", "{monster} attacked the city for {attack}; "
+                                  "city durability {city}", monster=name, attack=attack,
+                                  city=self.city)
         else:
+            self.events.emit(
+                "not_defeated", f"{name} was not defeated and hit "
+                f"{seat_list(self.participants)} for {attack} HP", monster=name,
+                attack=attack, players=list(self.participants))
             for seat in self.participants:
                 self.hp[seat] = max(0, self.hp[seat] - attack)
                 w[self.i_hp[seat]] = self.hp[seat] * 0.1
@@ -742,6 +830,9 @@ class WhiteKnightEngine(GameEngine):
     def _retire(self, seat: int) -> None:
         """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
         self.retired[seat] = True
+        self.events.emit("retired", f"{SEAT[seat]} fell to 0 HP and retired; hand "
+                         f"{self._hand_text(seat) or '(empty)'} discarded face up",
+                         player=seat, hand=self._hand_text(seat).split())
         w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]
@@ -812,6 +903,10 @@ class WhiteKnightEngine(GameEngine):
             w[self.i_drawer[self.turn_player]] = 0.0
         for seat in range(self.num_players):
             self._write_vp(seat)  # monster VP void if the city fell
+        how = END_TEXTS[reason]
+        if self.white_knights():
+            how += f"; {seat_list(self.white_knights())} earned the title of White Knight"
+        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="VP")
 
     # -- scores ------------------------------------------------------------------------------------
     def vp(self, seat: int) -> int:
