@@ -522,6 +522,23 @@ class Table(GameEngine):
             kind, f"{SEAT[seat]} revealed {', '.join(cards) or 'no cards'}: {bp} BP{verdict}",
             player=seat, cards=cards, bp=bp)
 
+    def _emit_face_down(self, seat: int) -> None:
+        """A face-down choice is complete: the count is public, the cards private."""
+        cards = [KIND_NAMES[k] for k in self.played[seat]]
+        events = self.events
+        events.emit_lazy("face_down", "player_{player} played {count} card(s) face down",
+                         player=seat, count=len(cards))
+        if cards:
+            events.emit("face_down_cards", f"{SEAT[seat]} played {', '.join(cards)} face down",
+                        to=seat, player=seat, cards=cards)
+
+    def _emit_stage_revealed(self, stage: int) -> None:
+        cards = [KIND_NAMES[k] for k in self.stages[stage]]
+        bp = self.stage_value[stage]
+        self.events.emit("stage_revealed", f"stage {stage + 1} was revealed: "
+                         f"{', '.join(cards)}" + (f" ({bp} BP)" if bp else ""),
+                         stage=stage + 1, cards=cards, bp=bp)
+
     def _reveal_played(self, seats: list[int]) -> None:
         """Turn everyone's face-down cards up: allies and Amours go into play."""
         self.reveals += 1
@@ -639,9 +656,10 @@ class Table(GameEngine):
         lost = min(amount, self.shields[seat])
         self.shields[seat] -= lost
         self._write_rank(seat)
-        self.events.emit_lazy("shields_lost", "player_{player} lost {amount} shield(s); "
-                              "progress {progress}", player=seat, amount=lost,
-                              progress=self.progress(seat))
+        if lost:
+            self.events.emit_lazy("shields_lost", "player_{player} lost {amount} shield(s); "
+                                  "progress {progress}", player=seat, amount=lost,
+                                  progress=self.progress(seat))
 
     def _set_recognition(self, count: int) -> None:
         """Pending King's Recognitions (each worth +2 shields per completer when stacking)."""
