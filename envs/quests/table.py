@@ -523,11 +523,11 @@ class Table(GameEngine):
             player=seat, cards=cards, bp=bp)
 
     def _emit_face_down(self, seat: int) -> None:
-        """A face-down choice is complete: the count is public, the cards private."""
+        """A face-down choice is complete: public that it is (not how many cards: hand sizes
+        count face-down cards until the reveal), the cards private."""
         cards = [KIND_NAMES[k] for k in self.played[seat]]
         events = self.events
-        events.emit_lazy("face_down", "player_{player} played {count} card(s) face down",
-                         player=seat, count=len(cards))
+        events.emit_lazy("face_down", "player_{player} made a face-down choice", player=seat)
         if cards:
             events.emit("face_down_cards", f"{SEAT[seat]} played {', '.join(cards)} face down",
                         to=seat, player=seat, cards=cards)

@@ -540,6 +540,8 @@ class WhiteKnightEngine(GameEngine):
             s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
         ]
         if not self.join_order:
+            self.events.emit("nobody_could_join", "nobody could join the battle (no attack "
+                             "cards in any hand)")
             self._not_defeated()
             return
         self.join_pos = 0
