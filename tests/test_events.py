@@ -182,7 +182,7 @@ def test_paladin_twins_other_hands_and_deck_order() -> None:
             assert a.events_since(viewer) == b.events_since(viewer)
         a.step(a.action_from_name(name))
         b.step(b.action_from_name(name))
-    first_hand = [[e for e in env.events("player_1") if e.kind == "hand"][0] for env in (a, b)]
+    first_hand = [next(e for e in env.events("player_1") if e.kind == "hand") for env in (a, b)]
     assert first_hand[0] != first_hand[1]  # the owner knows it was dealt another card
     kinds = {e.kind for e in a.events()}
     assert {"deal", "hand", "place", "place_card", "peek", "peek_card", "no_peek", "reveal",
