@@ -7,6 +7,7 @@ foes to discard). Players are served from the drawer clockwise.
 
 from __future__ import annotations
 
+from envs.core.events import SEAT
 from envs.quests import actions as A
 from envs.quests.cards import (
     CALL_TO_ARMS,
@@ -52,8 +53,8 @@ class EventFlow(Table):
                         self._remove_ally(seat, FIRST_ALLY + i)
                         lost.append(KIND_NAMES[FIRST_ALLY + i])
                 if lost:
-                    self.events.emit_lazy("allies_lost", "player_{player} lost {text}",
-                                          player=seat, allies=lost, text=", ".join(lost))
+                    self.events.emit("allies_lost", f"{SEAT[seat]} lost {', '.join(lost)}",
+                                     player=seat, allies=lost)
         elif story == POX:
             for seat in order[1:]:
                 self._lose_shields(seat, 1)
