@@ -375,3 +375,22 @@ def test_every_documented_kind_is_emitted_and_nothing_else(game: str) -> None:
     assert not missing, f"never emitted: {missing}"
     for kind, private in seen.items():
         assert private == {documented[kind] != "public"}, kind
+
+
+@pytest.mark.parametrize("game", sorted(MODULES))
+def test_events_off_emits_nothing_and_plays_the_same_game(game: str) -> None:
+    envs = [MODULES[game].raw_env(num_players=3, events=on) for on in (True, False)]
+    for env in envs:
+        env.reset(seed=4)
+    rng = random.Random(4)
+    while envs[0].agents:
+        agent = envs[0].agent_selection
+        assert agent == envs[1].agent_selection
+        obs = [env.observe(agent) for env in envs]
+        np.testing.assert_array_equal(obs[0]["observation"], obs[1]["observation"])
+        done = envs[0].terminations[agent] or envs[0].truncations[agent]
+        action = None if done else int(rng.choice(np.flatnonzero(obs[0]["action_mask"])))
+        for env in envs:
+            env.step(action)
+    assert envs[0].events() and envs[1].events() == [] and envs[1].events_since("player_0") == []
+    assert [e.kind for e in envs[0].events()][-1] == "game_over"

@@ -62,21 +62,26 @@ class EventLog:
     ``step`` is kept by the engine's owner (the AEC adapter sets it before each ``apply``) so
     that emitting code in the engines never has to pass it.
 
-    Emitting is on the engines' hot path, so the log stores plain tuples and builds
+    Emitting is on the engines' hot path. Engines emit only while :attr:`on` is true (the
+    AEC env's ``events=False`` and the training envs turn it off). The log stores plain
+    tuples and builds
     :class:`Event` objects only when read; :meth:`emit_lazy` also defers the text, a
     ``str.format`` template over the event's data, until somebody reads it.
     """
 
-    __slots__ = ("_events", "step")
+    __slots__ = ("_events", "on", "step")
 
-    def __init__(self) -> None:
+    def __init__(self, on: bool = True) -> None:
         #: (step, kind, text or template, to, data, whether text is a template)
         self._events: list[tuple[int, str, str, int | None, dict[str, Any], bool]] = []
         self.step = 0
+        #: whether engines emit at all: they test it before building an event's fields, so
+        #: that training (which reads no events) pays nothing for them
+        self.on = on
 
     def __deepcopy__(self, memo: dict[int, Any]) -> EventLog:
         """Copies share the (never mutated) entries: cloning an engine for search stays cheap."""
-        new = EventLog()
+        new = EventLog(self.on)
         new._events = self._events[:]
         new.step = self.step
         return new
@@ -133,6 +138,8 @@ def emit_game_over(log: EventLog, scores: Sequence[float], ranks: Sequence[int],
     ``how`` says why it ended when that is not obvious (``"the city fell"``); ``unit`` names
     the score (``"VP"``, ``"progress"``).
     """
+    if not log.on:
+        return
     winners = [s for s, r in enumerate(ranks) if r == 1]
     table = ", ".join(f"{SEAT[s]} {score:g}" for s, score in enumerate(scores))
     text = f"game over{' (' + how + ')' if how else ''}: {seat_list(winners)} won; {unit}: {table}"

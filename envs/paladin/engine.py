@@ -220,12 +220,14 @@ class PaladinEngine(GameEngine):
             w[self.i_dealer[seat]] = 1.0 if seat == self.dealer else 0.0
         self._write_piles()
         honours = self.mission_honour[:n]
-        self.events.emit(
-            "round",
-            f"round {self.rounds_played + 1}/{self.num_rounds}, dealer {SEAT[self.dealer]}; "
-            "missions " + ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(honours)),
-            round=self.rounds_played + 1, dealer=self.dealer, missions=honours,
-        )
+        if self.events.on:
+            self.events.emit(
+                "round",
+                f"round {self.rounds_played + 1}/{self.num_rounds}, dealer {SEAT[self.dealer]}; "
+                "missions "
+                + ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(honours)),
+                round=self.rounds_played + 1, dealer=self.dealer, missions=honours,
+            )
         self._set_turn(CHOOSE_START, self.dealer)
 
     # -- cards moving ------------------------------------------------------------------------------
@@ -252,8 +254,9 @@ class PaladinEngine(GameEngine):
         if not self.deck:
             if not self.discard:
                 return None
-            self.events.emit("reshuffle", f"the {len(self.discard)} discarded paladins were "
-                             "shuffled into a new paladin deck", cards=len(self.discard))
+            if self.events.on:
+                self.events.emit("reshuffle", f"the {len(self.discard)} discarded paladins were "
+                                 "shuffled into a new paladin deck", cards=len(self.discard))
             self.deck = shuffled(self.discard, self.rng)
             self.discard = []
             self.discard_up = [0] * NUM_KINDS
@@ -290,15 +293,16 @@ class PaladinEngine(GameEngine):
         """Public: how many cards each seat got (hand sizes are public); private: which."""
         events = self.events
         counts = [len(cards) for cards in received]
-        events.emit(
-            "deal",
-            f"{SEAT[self.dealer]} dealt " + ", ".join(
-                f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c) if any(counts)
-            else "nobody needed new cards",
-            dealer=self.dealer, counts=counts,
-        )
+        if events.on:
+            events.emit(
+                "deal",
+                f"{SEAT[self.dealer]} dealt " + ", ".join(
+                    f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c) if any(counts)
+                else "nobody needed new cards",
+                dealer=self.dealer, counts=counts,
+            )
         for seat, cards in enumerate(received):
-            if cards or first:
+            if events.on and (cards or first):
                 events.emit("hand", f"{SEAT[seat]} received {' '.join(cards) or 'no cards'}; "
                             f"hand {' '.join(self._hand_names(seat))}", to=seat, player=seat,
                             cards=cards, hand=self._hand_names(seat))
@@ -382,17 +386,19 @@ class PaladinEngine(GameEngine):
                 mission, rel = divmod(action - A.PEEK, A.MAX_PLAYERS - 1)
                 self._peek(mission, (self.current_player + rel + 1) % self.num_players)
             else:
-                self.events.emit_lazy("no_peek", "player_{player} did not peek",
-                                      player=self.current_player)
+                if self.events.on:
+                    self.events.emit_lazy("no_peek", "player_{player} did not peek",
+                                          player=self.current_player)
             self._set_turn(PLACE, self.current_player)
         elif phase == RESOLVE:
             self._resolve_choice(action)
         elif phase == CHOOSE_START:
             self.start_player = (self.dealer + action) % self.num_players
             self.w[self.i_start[self.start_player]] = 1.0
-            self.events.emit("start_player", f"{SEAT[self.dealer]} chose "
-                             f"{SEAT[self.start_player]} to start", dealer=self.dealer,
-                             player=self.start_player)
+            if self.events.on:
+                self.events.emit("start_player", f"{SEAT[self.dealer]} chose "
+                                 f"{SEAT[self.start_player]} to start", dealer=self.dealer,
+                                 player=self.start_player)
             self._set_turn(LEAD, self.start_player)
         else:
             raise ValueError("the game is over")
@@ -426,10 +432,11 @@ class PaladinEngine(GameEngine):
             self.lead_order.append(mission)
             self._no_leader[mission] = 0
         events = self.events
-        events.emit_lazy("place", _LED if lead else _PLACED, player=p, mission=mission,
-                         lead=lead)
-        events.emit_lazy("place_card", "player_{player} placed {card} on mission {mission}",
-                         to=p, player=p, mission=mission, card=KIND_NAMES[kind])
+        if events.on:
+            events.emit_lazy("place", _LED if lead else _PLACED, player=p, mission=mission,
+                             lead=lead)
+            events.emit_lazy("place_card", "player_{player} placed {card} on mission {mission}",
+                             to=p, player=p, mission=mission, card=KIND_NAMES[kind])
         self.placed += 1
         if self.placed == n * n:
             self.res_index = 0
@@ -445,11 +452,12 @@ class PaladinEngine(GameEngine):
         kind = self.slot_kind[mission][owner]
         self._write_value(self.pw[peeker], mission, owner, kind)
         events = self.events
-        events.emit_lazy("peek", "player_{player} peeked at player_{owner}'s card on mission "
-                         "{mission}", player=peeker, owner=owner, mission=mission)
-        events.emit_lazy("peek_card", "player_{player} saw player_{owner}'s {card} on mission "
-                         "{mission}", to=peeker, player=peeker, owner=owner, mission=mission,
-                         card=KIND_NAMES[kind])
+        if events.on:
+            events.emit_lazy("peek", "player_{player} peeked at player_{owner}'s card on mission "
+                             "{mission}", player=peeker, owner=owner, mission=mission)
+            events.emit_lazy("peek_card", "player_{player} saw player_{owner}'s {card} on mission "
+                             "{mission}", to=peeker, player=peeker, owner=owner, mission=mission,
+                             card=KIND_NAMES[kind])
 
     def _open_mission(self) -> None:
         """Reveal the leader of the next mission and ask the first further card's owner."""
@@ -458,10 +466,11 @@ class PaladinEngine(GameEngine):
         leader = self.slot_order[mission][0]
         self.leader_pos = 0
         self._reveal(mission, leader)
-        self.events.emit_lazy(
-            "reveal", "player_{player}'s card leading mission {mission} (M{honour}) was "
-            "revealed: {card}", mission=mission, honour=self.mission_honour[mission],
-            player=leader, card=KIND_NAMES[self.slot_kind[mission][leader]])
+        if self.events.on:
+            self.events.emit_lazy(
+                "reveal", "player_{player}'s card leading mission {mission} (M{honour}) was "
+                "revealed: {card}", mission=mission, honour=self.mission_honour[mission],
+                player=leader, card=KIND_NAMES[self.slot_kind[mission][leader]])
         self.res_pos = 1
         self._ask(mission)
 
@@ -500,20 +509,23 @@ class PaladinEngine(GameEngine):
             self._clear_slot(mission, old)
             self._reveal(mission, owner)
             self.leader_pos = self.res_pos
-            self.events.emit_lazy(
-                "beat", "player_{player} revealed {card} and beat player_{beaten}'s "
-                "{beaten_card} on mission {mission}", player=owner, card=KIND_NAMES[kind],
-                beaten=old, beaten_card=KIND_NAMES[old_kind], mission=mission)
+            if self.events.on:
+                self.events.emit_lazy(
+                    "beat", "player_{player} revealed {card} and beat player_{beaten}'s "
+                    "{beaten_card} on mission {mission}", player=owner, card=KIND_NAMES[kind],
+                    beaten=old, beaten_card=KIND_NAMES[old_kind], mission=mission)
         elif action == A.TAKE_BACK:
             self._clear_slot(mission, owner)
             self._gain(owner, kind)
-            self.events.emit_lazy("take_back", "player_{player} took back a card from mission "
-                                  "{mission}", player=owner, mission=mission)
+            if self.events.on:
+                self.events.emit_lazy("take_back", "player_{player} took back a card from mission "
+                                      "{mission}", player=owner, mission=mission)
         else:  # discard, face down
             self.discard.append(kind)
             self._clear_slot(mission, owner)
-            self.events.emit_lazy("discard", "player_{player} discarded a card from mission "
-                                  "{mission} face down", player=owner, mission=mission)
+            if self.events.on:
+                self.events.emit_lazy("discard", "player_{player} discarded a card from mission "
+                                      "{mission} face down", player=owner, mission=mission)
         self.w[self.i_piles[1]] = len(self.discard) / float(self.paladin_cards.total)
         self.res_pos += 1
         if self.res_pos < len(self.slot_order[mission]):
@@ -547,18 +559,20 @@ class PaladinEngine(GameEngine):
         w[self.i_reds[winner]] = self.reds[winner] / 5.0
         score = self._score(winner)
         w[self.i_score[winner]] = score / 20.0
-        self.events.emit_lazy(
-            "mission_won", "player_{player} won mission {mission} (M{honour}, {honour} honour) "
-            "with {card}; score {score}", player=winner, mission=mission, honour=honour,
-            card=KIND_NAMES[kind], score=score)
+        if self.events.on:
+            self.events.emit_lazy(
+                "mission_won", "player_{player} won mission {mission} (M{honour}, {honour} honour) "
+                "with {card}; score {score}", player=winner, mission=mission, honour=honour,
+                card=KIND_NAMES[kind], score=score)
 
     def _end_round(self) -> None:
         n = self.num_players
         self.rounds_played += 1
         scores = [self._score(s) for s in range(n)]
-        self.events.emit("round_over", f"round {self.rounds_played} over; scores " + ", ".join(
-            f"{SEAT[s]} {score}" for s, score in enumerate(scores)),
-            round=self.rounds_played, scores=scores)
+        if self.events.on:
+            self.events.emit("round_over", f"round {self.rounds_played} over; scores " + ", ".join(
+                f"{SEAT[s]} {score}" for s, score in enumerate(scores)),
+                round=self.rounds_played, scores=scores)
         if len(self.mission_deck) < n:
             self.over = True
             self.w[self.i_round[0]] = 1.0

@@ -69,13 +69,15 @@ class TestFlow(Table):
             self._play_ally(seat, action - A.PLAY)
             return
         if action == A.DROP_OUT:
-            self.events.emit_lazy("drop_out", "player_{player} dropped out of the test",
-                                  player=seat)
+            if self.events.on:
+                self.events.emit_lazy("drop_out", "player_{player} dropped out of the test",
+                                      player=seat)
             self._drop_out(seat)
             return
         amount = action - A.BID + 1
-        self.events.emit_lazy("bid", "player_{player} bid {amount}", player=seat,
-                              amount=amount)
+        if self.events.on:
+            self.events.emit_lazy("bid", "player_{player} bid {amount}", player=seat,
+                                  amount=amount)
         self.bids[seat] = amount
         self.highest, self.high_bidder = amount, seat
         self.w[self.i_bids[seat]] = amount / A.MAX_BID
@@ -93,7 +95,8 @@ class TestFlow(Table):
         self.participants.remove(seat)
         self.w[self.i_in_quest[seat]] = 0.0
         if not bidders:
-            self.events.emit("test_lost", "everyone dropped out of the test")
+            if self.events.on:
+                self.events.emit("test_lost", "everyone dropped out of the test")
             self._release()  # nobody passes; the quest ends
         elif len(bidders) == 1 and self.high_bidder == bidders[0]:
             self._test_won(bidders[0])
@@ -102,8 +105,9 @@ class TestFlow(Table):
 
     def _test_won(self, seat: int) -> None:
         self.participants = [seat]
-        self.events.emit_lazy("test_won", "player_{player} won the test with a bid of {bid}",
-                              player=seat, bid=self.bids[seat])
+        if self.events.on:
+            self.events.emit_lazy("test_won", "player_{player} won the test with a bid of {bid}",
+                                  player=seat, bid=self.bids[seat])
         self.owed = min(self.hand_n[seat], max(0, self.bids[seat] - self._free_bids(seat)))
         if self.owed:
             self.w[self.i_owed] = self.owed / 12.0

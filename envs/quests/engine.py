@@ -109,10 +109,11 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         self._push(self._end_turn)
         kind = STORY_TYPE[story]
         what = "quest" if kind == QUEST else "tournament" if kind == TOURNAMENT else "event"
-        self.events.emit(
-            "story", f"turn {self.turn}: {SEAT[self.drawer]} turned over {STORY_NAMES[story]} "
-            f"({what})", player=self.drawer, turn=self.turn, story=STORY_NAMES[story],
-            type=what)
+        if self.events.on:
+            self.events.emit(
+                "story", f"turn {self.turn}: {SEAT[self.drawer]} turned over {STORY_NAMES[story]} "
+                f"({what})", player=self.drawer, turn=self.turn, story=STORY_NAMES[story],
+                type=what)
         if kind == QUEST:
             self._start_quest()
         elif kind == EVENT:

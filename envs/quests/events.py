@@ -40,8 +40,9 @@ class EventFlow(Table):
         if story == KINGS_RECOGNITION:
             stacked = self.recognition + 1 if self.rules.recognition_stacks else 1
             self._set_recognition(min(stacked, 2))
-            self.events.emit_lazy("recognition", "the next completed quest gives {bonus} bonus "
-                                  "shield(s)", bonus=2 * self.recognition)
+            if self.events.on:
+                self.events.emit_lazy("recognition", "the next completed quest gives {bonus} bonus "
+                                      "shield(s)", bonus=2 * self.recognition)
         elif story == QUEENS_FAVOR:
             lowest = min(self.rank)
             self._then(*self._draws([s for s in order if self.rank[s] == lowest], 2))
@@ -52,7 +53,7 @@ class EventFlow(Table):
                     if present:
                         self._remove_ally(seat, FIRST_ALLY + i)
                         lost.append(KIND_NAMES[FIRST_ALLY + i])
-                if lost:
+                if lost and self.events.on:
                     self.events.emit("allies_lost", f"{SEAT[seat]} lost {', '.join(lost)}",
                                      player=seat, allies=lost)
         elif story == POX:

@@ -96,7 +96,8 @@ class QuestFlow(Table):
             self.offer_index = offset
             self._ask(SPONSOR, (self.drawer + offset) % self.num_players)
         else:  # nobody sponsored: the quest card is discarded at the end of the turn
-            self.events.emit("no_sponsor", "nobody sponsored the quest")
+            if self.events.on:
+                self.events.emit("no_sponsor", "nobody sponsored the quest")
 
     def _mask_sponsor(self, seat: int) -> None:
         self._mw[A.DECLINE] = 1
@@ -106,11 +107,13 @@ class QuestFlow(Table):
     def _apply_sponsor(self, action: int) -> None:
         seat = self.current_player
         if action == A.SPONSOR:
-            self.events.emit_lazy("sponsor", "player_{player} sponsored the quest", player=seat)
+            if self.events.on:
+                self.events.emit_lazy("sponsor", "player_{player} sponsored the quest", player=seat)
             self._begin_build(seat)
         else:
-            self.events.emit_lazy("decline_sponsor", "player_{player} declined to sponsor",
-                                  player=seat)
+            if self.events.on:
+                self.events.emit_lazy("decline_sponsor", "player_{player} declined to sponsor",
+                                      player=seat)
             self._release()
             self._push(self._offer_sponsorship, self.offer_index + 1)
 
@@ -243,12 +246,14 @@ class QuestFlow(Table):
         private to the sponsor: the cards and BP."""
         cards = [KIND_NAMES[k] for k in self.stages[stage]]
         events, sponsor = self.events, self.sponsor
-        events.emit_lazy("stage_built", "player_{player} built stage {stage} face down "
-                         "({count} card(s))", player=sponsor, stage=stage + 1, count=len(cards))
+        if events.on:
+            events.emit_lazy("stage_built", "player_{player} built stage {stage} face down "
+                             "({count} card(s))", player=sponsor, stage=stage + 1, count=len(cards))
         bp = self.stage_value[stage]
-        events.emit("stage_cards", f"{SEAT[sponsor]} built stage {stage + 1} from "
-                    f"{', '.join(cards)}" + (f" ({bp} BP)" if bp else ""), to=sponsor,
-                    player=sponsor, stage=stage + 1, cards=cards, bp=bp)
+        if events.on:
+            events.emit("stage_cards", f"{SEAT[sponsor]} built stage {stage + 1} from "
+                        f"{', '.join(cards)}" + (f" ({bp} BP)" if bp else ""), to=sponsor,
+                        player=sponsor, stage=stage + 1, cards=cards, bp=bp)
 
     def _next_build_stage(self) -> None:
         self._emit_stage_built(self.cur_stage)
@@ -279,10 +284,12 @@ class QuestFlow(Table):
             self.joined[seat] = True
             self.w[self.i_joined[seat]] = 1.0
             self.w[self.i_in_quest[seat]] = 1.0
-            self.events.emit_lazy("join", "player_{player} joined the quest", player=seat)
+            if self.events.on:
+                self.events.emit_lazy("join", "player_{player} joined the quest", player=seat)
         else:
-            self.events.emit_lazy("decline_join", "player_{player} declined the quest",
-                                  player=seat)
+            if self.events.on:
+                self.events.emit_lazy("decline_join", "player_{player} declined the quest",
+                                      player=seat)
         self._release()
         self._push(self._offer_join, self.offer_index + 1)
 
@@ -292,7 +299,8 @@ class QuestFlow(Table):
         self.participants = [seat for seat in order if self.joined[seat]]
         self._push(self._end_quest)
         if not self.participants:
-            self.events.emit("nobody_joined", "nobody joined the quest")
+            if self.events.on:
+                self.events.emit("nobody_joined", "nobody joined the quest")
             return  # nobody joined: the quest ends (the sponsor still refills)
         draws = self._draws(self.participants, 1) if self.rules.quest_draws == "join_and_pass" \
             else []
@@ -311,10 +319,11 @@ class QuestFlow(Table):
         is_test = self.stage_test[stage] >= 0
         self.announced = stage + 1
         self.w[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
-        self.events.emit_lazy("stage", "stage {stage} of {stages} begins: a {type} stage for "
-                              "{players}", stage=stage + 1, stages=self.num_stages,
-                              type="test" if is_test else "foe",
-                              players=seat_list(participants))
+        if self.events.on:
+            self.events.emit_lazy("stage", "stage {stage} of {stages} begins: a {type} stage for "
+                                  "{players}", stage=stage + 1, stages=self.num_stages,
+                                  type="test" if is_test else "foe",
+                                  players=seat_list(participants))
         tasks = []
         if self.rules.quest_draws == "each_stage":
             tasks.extend(self._draws(participants, 1))
@@ -360,12 +369,14 @@ class QuestFlow(Table):
             self.w[self.i_previewed[seat][stage]] = 1.0
             self._know_stage(self.pw[seat], stage)
             events = self.events
-            events.emit_lazy("preview", "player_{player} used Merlin to look at stage {stage}",
-                             player=seat, stage=stage + 1)
+            if events.on:
+                events.emit_lazy("preview", "player_{player} used Merlin to look at stage {stage}",
+                                 player=seat, stage=stage + 1)
             cards = [KIND_NAMES[k] for k in self.stages[stage]]
-            events.emit("preview_cards", f"{SEAT[seat]} saw stage {stage + 1}: "
-                        f"{', '.join(cards)}", to=seat, player=seat, stage=stage + 1,
-                        cards=cards, bp=self.stage_value[stage])
+            if events.on:
+                events.emit("preview_cards", f"{SEAT[seat]} saw stage {stage + 1}: "
+                            f"{', '.join(cards)}", to=seat, player=seat, stage=stage + 1,
+                            cards=cards, bp=self.stage_value[stage])
         self._ask(self.after_preview, seat)
 
     def _know_stage(self, writer: memoryview, stage: int) -> None:
@@ -416,10 +427,11 @@ class QuestFlow(Table):
             self._emit_shown("shown", seat, bp, " (passed)" if bp >= target else " (failed)")
         self._discard_played_weapons(participants)
         failed = [s for s in participants if s not in passed]
-        self.events.emit("stage_result", f"stage {stage + 1}: "
-                         + (f"{seat_list(passed)} passed" if passed else "nobody passed")
-                         + (f"; {seat_list(failed)} failed" if failed else ""),
-                         stage=stage + 1, passed=passed, failed=failed)
+        if self.events.on:
+            self.events.emit("stage_result", f"stage {stage + 1}: "
+                             + (f"{seat_list(passed)} passed" if passed else "nobody passed")
+                             + (f"; {seat_list(failed)} failed" if failed else ""),
+                             stage=stage + 1, passed=passed, failed=failed)
         self.participants = passed
         if self.rules.quest_draws == "join_and_pass":
             self._then(*self._draws(passed, 1))
@@ -428,7 +440,7 @@ class QuestFlow(Table):
     def _end_quest(self) -> None:
         """Shields for completers, discards, the sponsor's refill (spec "Quests" 7)."""
         completers = self.participants  # non-empty only if every stage was passed
-        if self.sponsor >= 0:
+        if self.sponsor >= 0 and self.events.on:
             self.events.emit(
                 "quest_over", (f"the quest is over: {seat_list(completers)} completed it"
                                if completers else "the quest is over: nobody completed it"),

@@ -283,6 +283,8 @@ class Table(GameEngine):
         """The deal's events: public table facts, each player's own hand."""
         events = self.events
         events.clear()  # the setup's shield and ally writes are facts of the deal, not events
+        if not events.on:
+            return
         events.emit("deal", f"{HAND_LIMIT_SIZE} adventure cards each; {SEAT[self.drawer]} "
                     "draws the first story card", start=self.drawer)
         for seat in range(self.num_players):
@@ -432,8 +434,9 @@ class Table(GameEngine):
     def _discard_from_hand(self, seat: int, kind: int) -> None:
         self._lose(seat, kind)
         self._to_discard(kind)
-        self.events.emit_lazy("discard", "player_{player} discarded {card}", player=seat,
-                              card=KIND_NAMES[kind])
+        if self.events.on:
+            self.events.emit_lazy("discard", "player_{player} discarded {card}", player=seat,
+                                  card=KIND_NAMES[kind])
 
     def _draw_card(self) -> int:
         """Top adventure card, reshuffling the discard pile when the deck is empty (−1: none)."""
@@ -446,8 +449,9 @@ class Table(GameEngine):
             for i in self.i_discard:
                 self.w[i] = 0.0
             self.stats["reshuffles"] += 1
-            self.events.emit("reshuffle", "the adventure discard pile was shuffled into a new "
-                             "deck")
+            if self.events.on:
+                self.events.emit("reshuffle", "the adventure discard pile was shuffled into a new "
+                                 "deck")
         return self.deck.pop()
 
     def _draw_task(self, seat: int, count: int) -> None:
@@ -458,13 +462,15 @@ class Table(GameEngine):
             if kind < 0:
                 break  # every card is in hands or in play: nothing left to draw
             self._gain(seat, kind)
-            drawn.append(KIND_NAMES[kind])
+            drawn.append(kind)
         events = self.events
-        events.emit_lazy("draw", "player_{player} drew {count} card(s)", player=seat,
-                         count=len(drawn))
-        if drawn:
-            events.emit("draw_cards", f"{SEAT[seat]} drew {', '.join(drawn)}", to=seat,
-                        player=seat, cards=drawn)
+        if events.on:
+            events.emit_lazy("draw", "player_{player} drew {count} card(s)", player=seat,
+                             count=len(drawn))
+            if drawn:
+                names = [KIND_NAMES[k] for k in drawn]
+                events.emit("draw_cards", f"{SEAT[seat]} drew {', '.join(names)}", to=seat,
+                            player=seat, cards=names)
         self.w[self.i_piles[0]] = len(self.deck) / 125.0
         if self.hand_n[seat] > HAND_LIMIT_SIZE:
             self._ask_hand_limit(seat)
@@ -488,8 +494,9 @@ class Table(GameEngine):
         """An ally played face up from the hand (to meet the hand limit): public."""
         self._lose(seat, kind)
         self._set_ally(seat, kind, True)
-        self.events.emit_lazy("ally_played", "player_{player} put {ally} into play",
-                              player=seat, ally=KIND_NAMES[kind])
+        if self.events.on:
+            self.events.emit_lazy("ally_played", "player_{player} put {ally} into play",
+                                  player=seat, ally=KIND_NAMES[kind])
 
     def _remove_ally(self, seat: int, kind: int) -> None:
         self._set_ally(seat, kind, False)
@@ -517,6 +524,8 @@ class Table(GameEngine):
     def _emit_shown(self, kind: str, seat: int, bp: int, verdict: str = "") -> None:
         """A revealed face-down choice and its BP (cleared from the observation at the next
         stage or round, so the event keeps it)."""
+        if not self.events.on:
+            return
         cards = [KIND_NAMES[k] for k in self.shown[seat]]
         self.events.emit(
             kind, f"{SEAT[seat]} revealed {', '.join(cards) or 'no cards'}: {bp} BP{verdict}",
@@ -525,14 +534,18 @@ class Table(GameEngine):
     def _emit_face_down(self, seat: int) -> None:
         """A face-down choice is complete: public that it is (not how many cards: hand sizes
         count face-down cards until the reveal), the cards private."""
-        cards = [KIND_NAMES[k] for k in self.played[seat]]
         events = self.events
+        if not events.on:
+            return
         events.emit_lazy("face_down", "player_{player} made a face-down choice", player=seat)
-        if cards:
+        if self.played[seat]:
+            cards = [KIND_NAMES[k] for k in self.played[seat]]
             events.emit("face_down_cards", f"{SEAT[seat]} played {', '.join(cards)} face down",
                         to=seat, player=seat, cards=cards)
 
     def _emit_stage_revealed(self, stage: int) -> None:
+        if not self.events.on:
+            return
         cards = [KIND_NAMES[k] for k in self.stages[stage]]
         bp = self.stage_value[stage]
         self.events.emit("stage_revealed", f"stage {stage + 1} was revealed: "
@@ -645,18 +658,20 @@ class Table(GameEngine):
         self.rank[seat], self.shields[seat] = rank, shields
         self._write_rank(seat)
         events = self.events
-        events.emit_lazy("shields", "player_{player} gained {amount} shield(s); progress "
-                         "{progress}", player=seat, amount=amount, progress=self.progress(seat))
-        if rank != before:
-            events.emit_lazy("rank_up", "player_{player} became {rank_name}", player=seat,
-                             rank=rank, rank_name=RANK_NAMES[rank])
+        if events.on:
+            events.emit_lazy("shields", "player_{player} gained {amount} shield(s); progress "
+                             "{progress}", player=seat, amount=amount,
+                             progress=self.progress(seat))
+            if rank != before:
+                events.emit_lazy("rank_up", "player_{player} became {rank_name}", player=seat,
+                                 rank=rank, rank_name=RANK_NAMES[rank])
 
     def _lose_shields(self, seat: int, amount: int) -> None:
         """Lose shields, never below 0; ranks never go down."""
         lost = min(amount, self.shields[seat])
         self.shields[seat] -= lost
         self._write_rank(seat)
-        if lost:
+        if lost and self.events.on:
             self.events.emit_lazy("shields_lost", "player_{player} lost {amount} shield(s); "
                                   "progress {progress}", player=seat, amount=lost,
                                   progress=self.progress(seat))
@@ -698,9 +713,10 @@ class Table(GameEngine):
         self._lose(seat, MORDRED)
         self._to_discard(MORDRED)
         self._remove_ally(target, FIRST_ALLY + ally)
-        self.events.emit_lazy("mordred", "player_{player} played Mordred and removed "
-                              "player_{target}'s {ally}", player=seat, target=target,
-                              ally=KIND_NAMES[FIRST_ALLY + ally])
+        if self.events.on:
+            self.events.emit_lazy("mordred", "player_{player} played Mordred and removed "
+                                  "player_{target}'s {ally}", player=seat, target=target,
+                                  ally=KIND_NAMES[FIRST_ALLY + ally])
         self._mask_ok = False
         if self.phase == HAND_LIMIT:  # the sacrifice also brings the hand down
             excess = self.hand_n[seat] - HAND_LIMIT_SIZE

@@ -42,20 +42,23 @@ class TournamentFlow(Table):
         if action == A.ENTER:
             self.entrants.append(seat)
             self.w[self.i_entrants[seat]] = 1.0
-            self.events.emit_lazy("enter", "player_{player} entered the tournament",
-                                  player=seat)
+            if self.events.on:
+                self.events.emit_lazy("enter", "player_{player} entered the tournament",
+                                      player=seat)
         else:
-            self.events.emit_lazy("decline_enter", "player_{player} stayed out of the "
-                                  "tournament", player=seat)
+            if self.events.on:
+                self.events.emit_lazy("decline_enter", "player_{player} stayed out of the "
+                                      "tournament", player=seat)
         self._release()
         self._push(self._offer_entry, self.offer_index + 1)
 
     def _begin_tournament(self) -> None:
         entrants = self.entrants
         if len(entrants) < 2:
-            self.events.emit("tournament_not_held", "the tournament was not held ("
-                             + (f"{seat_list(entrants)} alone entered" if entrants
-                                else "nobody entered") + ")", entrants=list(entrants))
+            if self.events.on:
+                self.events.emit("tournament_not_held", "the tournament was not held ("
+                                 + (f"{seat_list(entrants)} alone entered" if entrants
+                                    else "nobody entered") + ")", entrants=list(entrants))
             if entrants and self.rules.lone_entrant == "wins":
                 seat = entrants[0]
                 self._then((self._draw_task, (seat, 1)), (self._lone_win, (seat,)))
@@ -93,12 +96,14 @@ class TournamentFlow(Table):
                 tied.append(seat)
         self._discard_played_weapons(players)
         entrants, bonus = len(self.entrants), STORY_BONUS[self.story]
-        if len(tied) == 1 or round_ > 0:
-            events.emit("tournament_won", f"{seat_list(tied)} won the tournament with {best} BP",
-                        winners=list(tied), bp=best, round=round_ + 1)
+        if not events.on:
+            pass
+        elif len(tied) == 1 or round_ > 0:
+            events.emit("tournament_won", f"{seat_list(tied)} won the tournament with {best} "
+                        "BP", winners=list(tied), bp=best, round=round_ + 1)
         else:
-            events.emit("tournament_tie", f"{seat_list(tied)} tied with {best} BP and play "
-                        "one more round", players=list(tied), bp=best)
+            events.emit("tournament_tie", f"{seat_list(tied)} tied with {best} BP and play one "
+                        "more round", players=list(tied), bp=best)
         if len(tied) == 1:
             self._gain_shields(tied[0], entrants + bonus)
         elif round_ == 0:
@@ -124,9 +129,10 @@ class TournamentFlow(Table):
     # -- the final tournament ----------------------------------------------------------------------
     def _start_final(self, contenders: list[int]) -> None:
         self.contenders = contenders
-        self.events.emit("final_tournament", f"{seat_list(contenders)} became Knights of the "
-                         "Round Table in the same turn: a final tournament decides",
-                         players=list(contenders))
+        if self.events.on:
+            self.events.emit("final_tournament", f"{seat_list(contenders)} became Knights of the "
+                             "Round Table in the same turn: a final tournament decides",
+                             players=list(contenders))
         for seat in contenders:
             self.w[self.i_contenders[seat]] = 1.0
         self._then(

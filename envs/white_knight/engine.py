@@ -280,12 +280,14 @@ class WhiteKnightEngine(GameEngine):
         self._deal(start, skip=set(rigged_hands))
         events = self.events
         events.clear()
-        events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
-                    f"city durability {self.city}; {SEAT[start]} draws first",
-                    hand_size=self.rules.hand_size, city=self.city, start=start)
-        for seat in range(n):
-            events.emit("hand", f"{SEAT[seat]} was dealt {self._hand_text(seat)}", to=seat,
-                        player=seat, hand=self._hand_text(seat).split())
+        if events.on:
+            events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
+                        f"city durability {self.city}; {SEAT[start]} draws first",
+                        hand_size=self.rules.hand_size, city=self.city, start=start)
+            for seat in range(n):
+                hand = self._hand_text(seat)
+                events.emit("hand", f"{SEAT[seat]} was dealt {hand}", to=seat, player=seat,
+                            hand=hand.split())
         self._turn(start)
 
     def _new_battle_state(self) -> None:
@@ -495,10 +497,11 @@ class WhiteKnightEngine(GameEngine):
             else:
                 self._gain(seat, card)
                 events = self.events
-                events.emit_lazy("draw", "player_{player} drew an attack card", player=seat,
-                                 forced=not chosen)
-                events.emit_lazy("draw_card", "player_{player} drew {card}", to=seat,
-                                 player=seat, card=ATTACK_NAMES[card])
+                if events.on:
+                    events.emit_lazy("draw", "player_{player} drew an attack card", player=seat,
+                                     forced=not chosen)
+                    events.emit_lazy("draw_card", "player_{player} drew {card}", to=seat,
+                                     player=seat, card=ATTACK_NAMES[card])
             seat = self._next_seat(seat)
 
     def _heal(self, action: int) -> None:
@@ -511,8 +514,9 @@ class WhiteKnightEngine(GameEngine):
             else:
                 self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
             self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
-            self.events.emit_lazy("heal", "player_{player} used {item} and has {hp} HP",
-                                  player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
+            if self.events.on:
+                self.events.emit_lazy("heal", "player_{player} used {item} and has {hp} HP",
+                                      player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
             if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
                 return
@@ -531,17 +535,19 @@ class WhiteKnightEngine(GameEngine):
         w[stats[1]] = self.monster_attack[monster] / 10.0
         w[stats[2]] = self.monster_chests[monster] / 10.0
         w[stats[3]] = self.monster_vp[monster] / 10.0
-        self.events.emit_lazy(
-            "monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
-            "chests, {vp} VP)", player=self.turn_player, monster=MONSTER_NAMES[monster],
-            hp=self.monster_hp[monster], attack=self.monster_attack[monster],
-            chests=self.monster_chests[monster], vp=self.monster_vp[monster])
+        if self.events.on:
+            self.events.emit_lazy(
+                "monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
+                "chests, {vp} VP)", player=self.turn_player, monster=MONSTER_NAMES[monster],
+                hp=self.monster_hp[monster], attack=self.monster_attack[monster],
+                chests=self.monster_chests[monster], vp=self.monster_vp[monster])
         self.join_order = [
             s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
         ]
         if not self.join_order:
-            self.events.emit("nobody_could_join", "nobody could join the battle (no attack "
-                             "cards in any hand)")
+            if self.events.on:
+                self.events.emit("nobody_could_join", "nobody could join the battle (no attack "
+                                 "cards in any hand)")
             self._not_defeated()
             return
         self.join_pos = 0
@@ -551,17 +557,19 @@ class WhiteKnightEngine(GameEngine):
 
     def _join(self, action: int) -> None:
         seat = self.current_player
-        events = self.events
         if action != A.STAY_OUT:
             self._commit(seat, action - A.COMMIT)
             self.w[self.p_joined[seat]] = 1.0
-            events.emit_lazy("join_card", "player_{player} joined face down with {card}",
-                             to=seat, player=seat, card=ATTACK_NAMES[action - A.COMMIT])
-        else:
-            events.emit_lazy("join_card", "player_{player} stayed out", to=seat, player=seat,
-                             card=None)
-        events.emit_lazy("join_decided", "player_{player} chose face down whether to join",
-                         player=seat)
+        events = self.events
+        if events.on:
+            if action != A.STAY_OUT:
+                events.emit_lazy("join_card", "player_{player} joined face down with {card}",
+                                 to=seat, player=seat, card=ATTACK_NAMES[action - A.COMMIT])
+            else:
+                events.emit_lazy("join_card", "player_{player} stayed out", to=seat,
+                                 player=seat, card=None)
+            events.emit_lazy("join_decided", "player_{player} chose face down whether to join",
+                             player=seat)
         self.w[self.i_decided[seat]] = 1.0
         self.join_pos += 1
         if self.join_pos < len(self.join_order):
@@ -580,12 +588,13 @@ class WhiteKnightEngine(GameEngine):
                 w[self.i_joined[s]] = 1.0
                 w[self.i_ccount[s]] = 0.1
         self.participants = participants
-        stayed = [s for s in self.join_order if s not in participants]
-        self.events.emit(
-            "joined", (f"{seat_list(participants)} joined the battle" if participants
-                       else "nobody joined the battle")
-            + (f"; {seat_list(stayed)} stayed out" if stayed else ""),
-            players=participants, stayed_out=stayed)
+        if self.events.on:
+            stayed = [s for s in self.join_order if s not in participants]
+            self.events.emit(
+                "joined", (f"{seat_list(participants)} joined the battle" if participants
+                           else "nobody joined the battle")
+                + (f"; {seat_list(stayed)} stayed out" if stayed else ""),
+                players=participants, stayed_out=stayed)
         if not participants:
             self._not_defeated()
             return
@@ -604,8 +613,9 @@ class WhiteKnightEngine(GameEngine):
                 return
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
-            self.events.emit_lazy("pass", "player_{player} passed (no cards left)",
-                                  player=seat, forced=True)
+            if self.events.on:
+                self.events.emit_lazy("pass", "player_{player} passed (no cards left)",
+                                      player=seat, forced=True)
             if self.passes >= count:
                 self._reveal()
                 return
@@ -622,7 +632,8 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
-            self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
+            if self.events.on:
+                self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
             if self.passes >= len(self.participants):
                 self._reveal()
                 return
@@ -630,10 +641,11 @@ class WhiteKnightEngine(GameEngine):
             self._commit(seat, action - A.RAISE)
             self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
             events = self.events
-            events.emit_lazy("raise", "player_{player} raised with a card face down",
-                             player=seat, cards=self.committed_n[seat])
-            events.emit_lazy("raise_card", "player_{player} raised with {card}", to=seat,
-                             player=seat, card=ATTACK_NAMES[action - A.RAISE])
+            if events.on:
+                events.emit_lazy("raise", "player_{player} raised with a card face down",
+                                 player=seat, cards=self.committed_n[seat])
+                events.emit_lazy("raise_card", "player_{player} raised with {card}", to=seat,
+                                 player=seat, card=ATTACK_NAMES[action - A.RAISE])
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -664,6 +676,8 @@ class WhiteKnightEngine(GameEngine):
         self._next_item_user()
 
     def _emit_reveal(self, total: int) -> None:
+        if not self.events.on:
+            return
         cards = {
             s: [ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.committed[s][k])]
             for s in self.participants
@@ -695,7 +709,8 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
-            self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
+            if self.events.on:
+                self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
             if self.passes >= len(self.participants):
                 self._clear_passed()
                 self._not_defeated()
@@ -705,10 +720,11 @@ class WhiteKnightEngine(GameEngine):
             self._use_item(seat, kind)
             self.item_damage += self.item_amount[kind]
             self.w[self.i_battle[1]] = self.item_damage / 20.0
-            self.events.emit_lazy(
-                "item_damage", "player_{player} used {item} for {amount} damage; total {total}",
-                player=seat, item=TREASURE_NAMES[kind], amount=self.item_amount[kind],
-                total=self.card_total + self.item_damage)
+            if self.events.on:
+                self.events.emit_lazy(
+                    "item_damage", "player_{player} used {item} for {amount} damage; total {total}",
+                    player=seat, item=TREASURE_NAMES[kind], amount=self.item_amount[kind],
+                    total=self.card_total + self.item_damage)
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -738,10 +754,11 @@ class WhiteKnightEngine(GameEngine):
         self._write_vp(best)
         deck = self.treasure_deck
         drawn = min(self.monster_chests[monster], len(deck))
-        self.events.emit_lazy(
-            "defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} VP); "
-            "{treasures} treasures for the draft", monster=MONSTER_NAMES[monster], mvp=best,
-            vp=self.monster_vp[monster], treasures=drawn)
+        if self.events.on:
+            self.events.emit_lazy(
+                "defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} VP); "
+                "{treasures} treasures for the draft", monster=MONSTER_NAMES[monster], mvp=best,
+                vp=self.monster_vp[monster], treasures=drawn)
         if drawn == 0:
             self._end_battle()
             return
@@ -772,10 +789,11 @@ class WhiteKnightEngine(GameEngine):
             cells = self.p_dhand[seat]
             for kind in kinds:
                 w[cells[kind]] = packet[kind] * 0.25
-            self.events.emit(
-                "draft_offer", f"{SEAT[seat]} was passed " + ", ".join(
-                    f"{packet[k]}× {TREASURE_NAMES[k]}" for k in kinds), to=seat,
-                player=seat, treasures={TREASURE_NAMES[k]: packet[k] for k in kinds})
+            if self.events.on:
+                self.events.emit(
+                    "draft_offer", f"{SEAT[seat]} was passed " + ", ".join(
+                        f"{packet[k]}× {TREASURE_NAMES[k]}" for k in kinds), to=seat,
+                    player=seat, treasures={TREASURE_NAMES[k]: packet[k] for k in kinds})
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.p_dseen[seat]
@@ -800,8 +818,9 @@ class WhiteKnightEngine(GameEngine):
         if self.packet[kind] == 0:
             self.packet_bits &= ~(1 << kind)
         self._gain_treasure(seat, kind)
-        self.events.emit_lazy("draft", "player_{player} kept {treasure}", player=seat,
-                              treasure=TREASURE_NAMES[kind], forced=forced)
+        if self.events.on:
+            self.events.emit_lazy("draft", "player_{player} kept {treasure}", player=seat,
+                                  treasure=TREASURE_NAMES[kind], forced=forced)
         self.w[self.i_dleft] = self.packet_n * 0.1
         self.pos = (self.pos + 1) % len(self.participants)
 
@@ -813,14 +832,16 @@ class WhiteKnightEngine(GameEngine):
         if not self.participants:
             self.city = max(0, self.city - attack)
             w[self.i_city] = self.city * 0.1
-            self.events.emit_lazy("city_damage", "{monster} attacked the city for {attack}; "
-                                  "city durability {city}", monster=name, attack=attack,
-                                  city=self.city)
+            if self.events.on:
+                self.events.emit_lazy("city_damage", "{monster} attacked the city for {attack}; "
+                                      "city durability {city}", monster=name, attack=attack,
+                                      city=self.city)
         else:
-            self.events.emit(
-                "not_defeated", f"{name} was not defeated and hit "
-                f"{seat_list(self.participants)} for {attack} HP", monster=name,
-                attack=attack, players=list(self.participants))
+            if self.events.on:
+                self.events.emit(
+                    "not_defeated", f"{name} was not defeated and hit "
+                    f"{seat_list(self.participants)} for {attack} HP", monster=name,
+                    attack=attack, players=list(self.participants))
             for seat in self.participants:
                 self.hp[seat] = max(0, self.hp[seat] - attack)
                 w[self.i_hp[seat]] = self.hp[seat] * 0.1
@@ -832,9 +853,10 @@ class WhiteKnightEngine(GameEngine):
     def _retire(self, seat: int) -> None:
         """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
         self.retired[seat] = True
-        self.events.emit("retired", f"{SEAT[seat]} fell to 0 HP and retired; hand "
-                         f"{self._hand_text(seat) or '(empty)'} discarded face up",
-                         player=seat, hand=self._hand_text(seat).split())
+        if self.events.on:
+            self.events.emit("retired", f"{SEAT[seat]} fell to 0 HP and retired; hand "
+                             f"{self._hand_text(seat) or '(empty)'} discarded face up",
+                             player=seat, hand=self._hand_text(seat).split())
         w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]
