@@ -28,7 +28,7 @@ import pytest
 
 from envs import paladin_v0, quests_v0, white_knight_v0
 from envs.core.engine import Setup
-from envs.core.events import Event, EventLog, seat_list, second_person
+from envs.core.events import Event, EventLog, narration, seat_list, second_person
 from envs.quests.scenario import act, start
 from envs.white_knight.cards import ACTION_NAMES, TREASURE_NAMES
 from tests.helpers import engine_states
@@ -394,3 +394,67 @@ def test_events_off_emits_nothing_and_plays_the_same_game(game: str) -> None:
             env.step(action)
     assert envs[0].events() and envs[1].events() == [] and envs[1].events_since("player_0") == []
     assert [e.kind for e in envs[0].events()][-1] == "game_over"
+
+
+# -- records and narration -----------------------------------------------------------------------
+@pytest.mark.parametrize("game", sorted(MODULES))
+def test_records_hold_the_events_and_replay_checks_them(game: str) -> None:
+    from envs.core.record import replay
+
+    env = MODULES[game].raw_env(num_players=3)
+    env.reset(seed=8)
+    rng = random.Random(8)
+    for _ in range(60):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        env.step(int(rng.choice(env.legal_actions())))
+    record = json.loads(json.dumps(env.record()))
+    assert record["events"] == [e.as_dict() for e in env.events()] != []
+    assert replay(record).record() == record
+    record["events"][-1]["text"] = "something else happened"
+    with pytest.raises(ValueError, match="events differ"):
+        replay(record)
+    off = MODULES[game].raw_env(num_players=3, events=False)
+    off.reset(seed=8)
+    assert "events" not in off.record()
+
+
+def test_narration_is_second_person_and_tells_own_moves_once() -> None:
+    log = EventLog()
+    log.emit_lazy("raise", "player_{player} raised with a card face down", player=1)
+    log.emit_lazy("raise_card", "player_{player} raised with {card}", to=1, player=1, card="A3")
+    log.emit_lazy("raise", "player_{player} raised with a card face down", player=2)
+    log.emit("hand", "player_1 was dealt A1 A2", to=1, player=1)
+    assert narration(log.visible(1), 1) == ["you raised with A3", "player_2 raised with a card "
+                                            "face down", "you were dealt A1 A2"]
+    assert narration(log.visible(2), 2) == ["player_1 raised with a card face down",
+                                            "you raised with a card face down"]
+
+
+@pytest.mark.parametrize("game", sorted(MODULES))
+def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
+    import io
+
+    from training.play import play
+
+    module, made = MODULES[game], []
+    original = module.raw_env
+
+    def spy(*args, **kwargs):
+        env = original(*args, **kwargs)
+        made.append(env)
+        return env
+
+    monkeypatch.setattr(module, "raw_env", spy)
+    out = io.StringIO()
+    answers = iter(["1"] * 5000)
+    assert play(game, ["random"], num_players=3, seat=1, seed=2,
+                input_fn=lambda _: next(answers), out=out) == 0
+    lines = set(out.getvalue().splitlines())
+    events = made[0].events()
+    told = [e for e in events if e.visible_to(1)]
+    assert any(e.to == 1 for e in told)
+    hidden = {f"  {e.text}" for e in events if not e.visible_to(1)}
+    assert not lines & hidden
+    for line in narration(told, 1):  # everything the seat may see is told
+        assert f"  {line}" in lines

@@ -301,6 +301,8 @@ class CardGameEnv(AECEnv, EzPickle):
             record["ranks"] = dict(zip(self.possible_agents, engine.ranks()))
         if self._illegal:
             record["illegal"] = dict(self._illegal)
+        if engine.events.on:  # what happened, every event (docs/events.md); replay rebuilds them
+            record["events"] = engine.events.as_dicts()
         return record
 
     def __str__(self) -> str:

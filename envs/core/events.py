@@ -154,4 +154,22 @@ def second_person(text: str, seat: int) -> str:
     """
     name = SEAT[seat]
     text = re.sub(rf"\b{name}'s\b", "your", text)
-    return re.sub(rf"\b{name}\b", "you", text)
+    text = re.sub(rf"\b{name}\b", "you", text)
+    return re.sub(r"\byou was\b", "you were", text)
+
+
+#: private kind -> the public kind it details (same step, same player): a seat's own move is
+#: emitted twice, publicly ("player_1 raised with a card face down") and privately with the card
+TWINS = {"draw_card": "draw", "draw_cards": "draw", "raise_card": "raise",
+         "place_card": "place", "peek_card": "peek", "preview_cards": "preview",
+         "face_down_cards": "face_down", "join_card": "join_decided", "stage_cards": "stage_built"}
+
+
+def narration(events: Sequence[Event], seat: int) -> list[str]:
+    """Lines telling ``seat`` what happened, in the second person; of its own moves emitted
+    twice (:data:`TWINS`) only the private, detailed event is told."""
+    detailed = {(e.step, TWINS[e.kind]) for e in events
+                if e.to == seat and e.kind in TWINS and e.data.get("player") == seat}
+    return [second_person(e.text, seat) for e in events
+            if e.to is not None or e.data.get("player") != seat
+            or (e.step, e.kind) not in detailed]

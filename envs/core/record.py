@@ -2,7 +2,8 @@
 
 A record is the JSON dict from ``env.unwrapped.record()``. Replaying builds a raw env with the
 recorded table size and rule options, resets it with the recorded seed and options and steps the
-recorded actions; the result is the same game, step for step.
+recorded actions; the result is the same game, step for step, with the same ``"events"`` (every
+event as ``Event.as_dict``, each with its ``to``: a viewer filters them per seat).
 
 A *playthrough* is an OpenSpiel-style readable text of one seeded game: at every decision each
 seat's observation digest, the actor's observation as named non-zero pieces, the legal action
@@ -66,7 +67,11 @@ def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
 
 
 def replay(record: dict[str, Any]) -> CardGameEnv:
-    """Replay a record and return the raw env in the recorded final state."""
+    """Replay a record and return the raw env in the recorded final state.
+
+    A record that holds ``"events"`` must get the same events back: a mismatch means the record
+    was edited or made by other code, and the events a viewer shows would not be this game's.
+    """
     env = None
     for env, _ in replay_steps(record):  # noqa: B007 - the env after the last step is wanted
         pass
@@ -76,6 +81,14 @@ def replay(record: dict[str, Any]) -> CardGameEnv:
             num_players=record["num_players"], **record.get("rules", {})
         )
         env.reset(seed=record["seed"], options=record["options"] or None)
+    if "events" in record:
+        replayed = env.engine.events.as_dicts()
+        if replayed != record["events"]:
+            first = next((i for i, (a, b) in enumerate(zip(replayed, record["events"]))
+                          if a != b), min(len(replayed), len(record["events"])))
+            raise ValueError(f"the record's events differ from the replayed game's at event "
+                             f"{first} ({len(record['events'])} recorded, {len(replayed)} "
+                             "replayed)")
     return env
 
 
