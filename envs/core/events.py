@@ -18,7 +18,7 @@ Event texts use absolute seat names (``player_2``) so they read the same for eve
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,15 +94,20 @@ class EventLog:
         """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
         self._events.append((self.step, kind, text, to, data, False))
 
-    def emit_lazy(self, kind: str, template: str, to: int | None = None, **data: Any) -> None:
-        """As :meth:`emit`, with the text ``template.format_map(data)`` built when first read
-        (``"player_{player} led mission {mission}"``): the cheap way for frequent events."""
+    def emit_lazy(self, kind: str, template: str | Callable[[dict[str, Any]], str],
+                  to: int | None = None, **data: Any) -> None:
+        """As :meth:`emit`, with the text built when read: ``template.format_map(data)``
+        (``"player_{player} led mission {mission}"``), or ``template(data)`` for a function
+        (texts that join lists of cards or seats). The cheap way: building texts on the hot
+        path cost up to a third of an env step."""
         self._events.append((self.step, kind, template, to, data, True))
 
     @staticmethod
-    def _event(entry: tuple[int, str, str, int | None, dict[str, Any], bool]) -> Event:
+    def _event(entry: tuple) -> Event:
         step, kind, text, to, data, lazy = entry
-        return Event(step, kind, text.format_map(data) if lazy else text, to, data)
+        if lazy:
+            text = text.format_map(data) if text.__class__ is str else text(data)
+        return Event(step, kind, text, to, data)
 
     def __len__(self) -> int:
         return len(self._events)

@@ -26,6 +26,8 @@ sets of the kinds a player holds.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.core.cards import Composition, stack_deck
@@ -63,6 +65,38 @@ END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retire
 CITY_FELL, ALL_RESOLVED, VP_THRESHOLD, ALL_RETIRED, EMPTY_DECK = range(len(END_REASONS))
 END_TEXTS = ("the city fell", "every monster was resolved", "a player reached the VP threshold",
              "every player retired", "the action deck ran out")
+
+# -- event texts, built only when an event is read (see envs.core.events) -------------------------
+def _dealt_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} was dealt {' '.join(d['hand'])}"
+
+
+def _joined_text(d: dict[str, Any]) -> str:
+    players, stayed = d["players"], d["stayed_out"]
+    text = f"{seat_list(players)} joined the battle" if players else "nobody joined the battle"
+    return text + (f"; {seat_list(stayed)} stayed out" if stayed else "")
+
+
+def _reveal_text(d: dict[str, Any]) -> str:
+    cards = "; ".join(f"{seat} {' '.join(c)}" for seat, c in d["cards"].items())
+    return (f"the committed cards were revealed: {cards}; total {d['total']} against "
+            f"{d['monster']}'s HP {d['hp']}")
+
+
+def _offer_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} was passed " + ", ".join(
+        f"{count}× {name}" for name, count in d["treasures"].items())
+
+
+def _not_defeated_text(d: dict[str, Any]) -> str:
+    return (f"{d['monster']} was not defeated and hit {seat_list(d['players'])} for "
+            f"{d['attack']} HP")
+
+
+def _retired_text(d: dict[str, Any]) -> str:
+    return (f"{SEAT[d['player']]} fell to 0 HP and retired; hand "
+            f"{' '.join(d['hand']) or '(empty)'} discarded face up")
+
 
 #: observation pieces that describe the current battle (a contiguous block of the layout)
 BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
@@ -285,9 +319,8 @@ class WhiteKnightEngine(GameEngine):
                         f"city durability {self.city}; {SEAT[start]} draws first",
                         hand_size=self.rules.hand_size, city=self.city, start=start)
             for seat in range(n):
-                hand = self._hand_text(seat)
-                events.emit("hand", f"{SEAT[seat]} was dealt {hand}", to=seat, player=seat,
-                            hand=hand.split())
+                events.emit_lazy("hand", _dealt_text, to=seat, player=seat,
+                                 hand=self._hand_names(seat))
         self._turn(start)
 
     def _new_battle_state(self) -> None:
@@ -451,9 +484,9 @@ class WhiteKnightEngine(GameEngine):
     def _write_vp(self, seat: int) -> None:
         self.w[self.i_vp[seat]] = self.vp(seat) / self.threshold
 
-    def _hand_text(self, seat: int) -> str:
+    def _hand_names(self, seat: int) -> list[str]:
         hand = self.hands[seat]
-        return " ".join(ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(hand[k]))
+        return [ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(hand[k])]
 
     def _write_piles(self) -> None:
         w = self.w
@@ -589,12 +622,8 @@ class WhiteKnightEngine(GameEngine):
                 w[self.i_ccount[s]] = 0.1
         self.participants = participants
         if self.events.on:
-            stayed = [s for s in self.join_order if s not in participants]
-            self.events.emit(
-                "joined", (f"{seat_list(participants)} joined the battle" if participants
-                           else "nobody joined the battle")
-                + (f"; {seat_list(stayed)} stayed out" if stayed else ""),
-                players=participants, stayed_out=stayed)
+            self.events.emit_lazy("joined", _joined_text, players=participants, stayed_out=[
+                s for s in self.join_order if s not in participants])
         if not participants:
             self._not_defeated()
             return
@@ -678,16 +707,12 @@ class WhiteKnightEngine(GameEngine):
     def _emit_reveal(self, total: int) -> None:
         if not self.events.on:
             return
-        cards = {
-            s: [ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(self.committed[s][k])]
-            for s in self.participants
-        }
-        hp = self.monster_hp[self.monster]
-        self.events.emit(
-            "reveal", "the committed cards were revealed: " + "; ".join(
-                f"{SEAT[s]} {' '.join(c)}" for s, c in cards.items())
-            + f"; total {total} against {MONSTER_NAMES[self.monster]}'s HP {hp}",
-            cards={SEAT[s]: c for s, c in cards.items()}, total=total, hp=hp)
+        committed = self.committed
+        cards = {SEAT[s]: [ATTACK_NAMES[k] for k in range(NUM_ATTACK)
+                           for _ in range(committed[s][k])] for s in self.participants}
+        self.events.emit_lazy("reveal", _reveal_text, cards=cards, total=total,
+                              hp=self.monster_hp[self.monster],
+                              monster=MONSTER_NAMES[self.monster])
 
     def _next_item_user(self) -> None:
         """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
@@ -790,10 +815,8 @@ class WhiteKnightEngine(GameEngine):
             for kind in kinds:
                 w[cells[kind]] = packet[kind] * 0.25
             if self.events.on:
-                self.events.emit(
-                    "draft_offer", f"{SEAT[seat]} was passed " + ", ".join(
-                        f"{packet[k]}× {TREASURE_NAMES[k]}" for k in kinds), to=seat,
-                    player=seat, treasures={TREASURE_NAMES[k]: packet[k] for k in kinds})
+                self.events.emit_lazy("draft_offer", _offer_text, to=seat, player=seat,
+                                      treasures={TREASURE_NAMES[k]: packet[k] for k in kinds})
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.p_dseen[seat]
@@ -838,10 +861,8 @@ class WhiteKnightEngine(GameEngine):
                                       city=self.city)
         else:
             if self.events.on:
-                self.events.emit(
-                    "not_defeated", f"{name} was not defeated and hit "
-                    f"{seat_list(self.participants)} for {attack} HP", monster=name,
-                    attack=attack, players=list(self.participants))
+                self.events.emit_lazy("not_defeated", _not_defeated_text, monster=name,
+                                      attack=attack, players=list(self.participants))
             for seat in self.participants:
                 self.hp[seat] = max(0, self.hp[seat] - attack)
                 w[self.i_hp[seat]] = self.hp[seat] * 0.1
@@ -854,9 +875,8 @@ class WhiteKnightEngine(GameEngine):
         """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
         self.retired[seat] = True
         if self.events.on:
-            self.events.emit("retired", f"{SEAT[seat]} fell to 0 HP and retired; hand "
-                             f"{self._hand_text(seat) or '(empty)'} discarded face up",
-                             player=seat, hand=self._hand_text(seat).split())
+            self.events.emit_lazy("retired", _retired_text, player=seat,
+                                  hand=self._hand_names(seat))
         w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]
