@@ -56,6 +56,53 @@ class Event:
                    dict(raw.get("data") or {}))
 
 
+Data = dict[str, Any]
+Text = str | Callable[[Data], str]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One kind of event, declared once per engine so that emitting passes raw values only.
+
+    ``fields`` name the values given to :meth:`EventLog.note` (in order); ``decode``, if any,
+    turns those raw values (card ids, tuples) into the event's JSON-friendly ``data`` when the
+    event is read, so the hot path never builds names or lists; ``text`` is a ``str.format``
+    template over ``data`` or a function of it.
+    """
+
+    kind: str
+    text: Text
+    fields: tuple[str, ...]
+    decode: Callable[..., Data] | None = None
+
+    def data(self, values: tuple) -> Data:
+        return self.decode(*values) if self.decode else dict(zip(self.fields, values))
+
+    def event(self, step: int, to: int | None, data: Data) -> Event:
+        text = self.text
+        return Event(step, self.kind, text.format_map(data) if text.__class__ is str
+                     else text(data), to, data)
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A seat's hidden move, stored once and read as two events: ``public`` for everyone
+    ("player_1 raised with a card face down") and ``private`` to the seat, with the card. The
+    values are decoded once (``decode`` or ``fields`` as for :class:`Spec`); each half keeps
+    the data fields its own spec names."""
+
+    public: Spec
+    private: Spec
+    fields: tuple[str, ...]
+    decode: Callable[..., Data] | None = None
+
+    def events(self, step: int, seat: int, values: tuple) -> tuple[Event, Event]:
+        full = self.decode(*values) if self.decode else dict(zip(self.fields, values))
+        public, private = self.public, self.private
+        return (public.event(step, None, {f: full[f] for f in public.fields}),
+                private.event(step, seat, {f: full[f] for f in private.fields}))
+
+
 class EventLog:
     """The ordered events of one game; engines append, readers filter by seat.
 
@@ -63,17 +110,19 @@ class EventLog:
     that emitting code in the engines never has to pass it.
 
     Emitting is on the engines' hot path. Engines emit only while :attr:`on` is true (the
-    AEC env's ``events=False`` and the training envs turn it off). The log stores plain
-    tuples and builds
-    :class:`Event` objects only when read; :meth:`emit_lazy` also defers the text, a
-    ``str.format`` template over the event's data, until somebody reads it.
+    AEC env's ``events=False`` and the training envs turn it off), and the log stores plain
+    tuples: :class:`Event` objects, texts and decoded data are built only when read.
+    :meth:`note` (a :class:`Spec` and raw values) and :meth:`twin` (a public event and its
+    private detail in one entry) are the cheap ways for frequent events; :meth:`emit` and
+    :meth:`emit_lazy` take ready texts or templates and keyword data for the rare ones.
     """
 
     __slots__ = ("_events", "on", "step")
 
     def __init__(self, on: bool = True) -> None:
-        #: (step, kind, text or template, to, data, whether text is a template)
-        self._events: list[tuple[int, str, str, int | None, dict[str, Any], bool]] = []
+        #: entries: (step, Spec | Twin, to, raw values) or (step, kind, text or template, to,
+        #: data, whether text is a template)
+        self._events: list[tuple] = []
         self.step = 0
         #: whether engines emit at all: they test it before building an event's fields, so
         #: that training (which reads no events) pays nothing for them
@@ -90,38 +139,55 @@ class EventLog:
         self._events.clear()
         self.step = 0
 
+    def note(self, spec: Spec, to: int | None, *values: Any) -> None:
+        """Record an event of ``spec`` from raw values (``to=None``: public)."""
+        self._events.append((self.step, spec, to, values))
+
+    def twin(self, twin: Twin, seat: int, *values: Any) -> None:
+        """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
+        self._events.append((self.step, twin, seat, values))
+
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
         """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
         self._events.append((self.step, kind, text, to, data, False))
 
-    def emit_lazy(self, kind: str, template: str | Callable[[dict[str, Any]], str],
-                  to: int | None = None, **data: Any) -> None:
+    def emit_lazy(self, kind: str, template: Text, to: int | None = None, **data: Any) -> None:
         """As :meth:`emit`, with the text built when read: ``template.format_map(data)``
         (``"player_{player} led mission {mission}"``), or ``template(data)`` for a function
-        (texts that join lists of cards or seats). The cheap way: building texts on the hot
-        path cost up to a third of an env step."""
+        (texts that join lists of cards or seats)."""
         self._events.append((self.step, kind, template, to, data, True))
 
     @staticmethod
-    def _event(entry: tuple) -> Event:
+    def _expand(entry: tuple, seat: int | None) -> Iterator[Event]:
+        """The events of one entry that ``seat`` may see (``None``: all)."""
+        if len(entry) == 4:
+            step, spec, to, values = entry
+            if spec.__class__ is Twin:
+                public, private = spec.events(step, to, values)
+                yield public
+                if seat is None or seat == to:
+                    yield private
+            elif seat is None or to is None or to == seat:
+                yield spec.event(step, to, spec.data(values))
+            return
         step, kind, text, to, data, lazy = entry
-        if lazy:
-            text = text.format_map(data) if text.__class__ is str else text(data)
-        return Event(step, kind, text, to, data)
+        if seat is None or to is None or to == seat:
+            if lazy:
+                text = text.format_map(data) if text.__class__ is str else text(data)
+            yield Event(step, kind, text, to, data)
 
     def __len__(self) -> int:
+        """The number of entries (a twin is one): positions for :meth:`visible`'s ``start``."""
         return len(self._events)
 
     def __iter__(self) -> Iterator[Event]:
-        return map(self._event, self._events)
-
-    def __getitem__(self, index: int) -> Event:
-        return self._event(self._events[index])
+        for entry in self._events:
+            yield from self._expand(entry, None)
 
     def visible(self, seat: int | None, start: int = 0) -> list[Event]:
-        """Events from index ``start`` on that ``seat`` may see (``None``: all of them)."""
-        return [self._event(e) for e in self._events[start:]
-                if seat is None or e[3] is None or e[3] == seat]
+        """Events from entry ``start`` on that ``seat`` may see (``None``: all of them)."""
+        expand = self._expand
+        return [event for entry in self._events[start:] for event in expand(entry, seat)]
 
     def as_dicts(self) -> list[dict[str, Any]]:
         """Every event as :meth:`Event.as_dict` (what game records store)."""

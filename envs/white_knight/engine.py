@@ -32,7 +32,7 @@ import numpy as np
 
 from envs.core.cards import Composition, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
-from envs.core.events import SEAT, emit_game_over, seat_list
+from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ACTION_NAMES,
@@ -71,6 +71,16 @@ def _dealt_text(d: dict[str, Any]) -> str:
     return f"{SEAT[d['player']]} was dealt {' '.join(d['hand'])}"
 
 
+def _join_card_text(d: dict[str, Any]) -> str:
+    card = d["card"]
+    return (f"{SEAT[d['player']]} joined face down with {card}" if card
+            else f"{SEAT[d['player']]} stayed out")
+
+
+def _pass_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} passed" + (" (no cards left)" if d["forced"] else "")
+
+
 def _joined_text(d: dict[str, Any]) -> str:
     players, stayed = d["players"], d["stayed_out"]
     text = f"{seat_list(players)} joined the battle" if players else "nobody joined the battle"
@@ -97,6 +107,47 @@ def _retired_text(d: dict[str, Any]) -> str:
     return (f"{SEAT[d['player']]} fell to 0 HP and retired; hand "
             f"{' '.join(d['hand']) or '(empty)'} discarded face up")
 
+
+# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+def _attack_list(counts: tuple[int, ...]) -> list[str]:
+    return [ATTACK_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
+
+
+_DRAW = Twin(Spec("draw", "player_{player} drew an attack card", ("player", "forced")),
+             Spec("draw_card", "player_{player} drew {card}", ("player", "card")),
+             ("player", "forced", "card"),
+             lambda p, forced, card: {"player": p, "forced": forced, "card": ATTACK_NAMES[card]})
+_JOIN = Twin(Spec("join_decided", "player_{player} chose face down whether to join",
+                  ("player",)),
+             Spec("join_card", _join_card_text, ("player", "card")), ("player", "card"),
+             lambda p, card: {"player": p, "card": ATTACK_NAMES[card] if card >= 0 else None})
+_RAISE = Twin(Spec("raise", "player_{player} raised with a card face down", ("player", "cards")),
+              Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
+              ("player", "cards", "card"),
+              lambda p, n, card: {"player": p, "cards": n, "card": ATTACK_NAMES[card]})
+_PASS = Spec("pass", _pass_text, ("player", "forced"))
+_MONSTER = Spec("monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
+                "chests, {vp} VP)", ("player", "monster", "hp", "attack", "chests", "vp"),
+                lambda p, m, hp, attack, chests, vp: {
+                    "player": p, "monster": MONSTER_NAMES[m], "hp": hp, "attack": attack,
+                    "chests": chests, "vp": vp})
+_JOINED = Spec("joined", _joined_text, ("players", "stayed_out"),
+               lambda players, order: {"players": list(players),
+                                       "stayed_out": [s for s in order if s not in players]})
+_REVEAL = Spec("reveal", _reveal_text, ("cards", "total", "hp", "monster"),
+               lambda cards, total, hp, m: {
+                   "cards": {SEAT[s]: _attack_list(c) for s, c in cards}, "total": total,
+                   "hp": hp, "monster": MONSTER_NAMES[m]})
+_DEFEATED = Spec("defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} "
+                 "VP); {treasures} treasures for the draft", ("monster", "mvp", "vp", "treasures"),
+                 lambda m, mvp, vp, n: {"monster": MONSTER_NAMES[m], "mvp": mvp, "vp": vp,
+                                        "treasures": n})
+_OFFER = Spec("draft_offer", _offer_text, ("player", "treasures"),
+              lambda p, packet: {"player": p, "treasures": {
+                  TREASURE_NAMES[k]: n for k, n in enumerate(packet) if n}})
+_DRAFT = Spec("draft", "player_{player} kept {treasure}", ("player", "treasure", "forced"),
+              lambda p, kind, forced: {"player": p, "treasure": TREASURE_NAMES[kind],
+                                       "forced": forced})
 
 #: observation pieces that describe the current battle (a contiguous block of the layout)
 BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
@@ -529,12 +580,8 @@ class WhiteKnightEngine(GameEngine):
                     return
             else:
                 self._gain(seat, card)
-                events = self.events
-                if events.on:
-                    events.emit_lazy("draw", "player_{player} drew an attack card", player=seat,
-                                     forced=not chosen)
-                    events.emit_lazy("draw_card", "player_{player} drew {card}", to=seat,
-                                     player=seat, card=ATTACK_NAMES[card])
+                if self.events.on:
+                    self.events.twin(_DRAW, seat, seat, not chosen, card)
             seat = self._next_seat(seat)
 
     def _heal(self, action: int) -> None:
@@ -569,11 +616,9 @@ class WhiteKnightEngine(GameEngine):
         w[stats[2]] = self.monster_chests[monster] / 10.0
         w[stats[3]] = self.monster_vp[monster] / 10.0
         if self.events.on:
-            self.events.emit_lazy(
-                "monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
-                "chests, {vp} VP)", player=self.turn_player, monster=MONSTER_NAMES[monster],
-                hp=self.monster_hp[monster], attack=self.monster_attack[monster],
-                chests=self.monster_chests[monster], vp=self.monster_vp[monster])
+            self.events.note(_MONSTER, None, self.turn_player, monster, self.monster_hp[monster],
+                             self.monster_attack[monster], self.monster_chests[monster],
+                             self.monster_vp[monster])
         self.join_order = [
             s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
         ]
@@ -593,16 +638,8 @@ class WhiteKnightEngine(GameEngine):
         if action != A.STAY_OUT:
             self._commit(seat, action - A.COMMIT)
             self.w[self.p_joined[seat]] = 1.0
-        events = self.events
-        if events.on:
-            if action != A.STAY_OUT:
-                events.emit_lazy("join_card", "player_{player} joined face down with {card}",
-                                 to=seat, player=seat, card=ATTACK_NAMES[action - A.COMMIT])
-            else:
-                events.emit_lazy("join_card", "player_{player} stayed out", to=seat,
-                                 player=seat, card=None)
-            events.emit_lazy("join_decided", "player_{player} chose face down whether to join",
-                             player=seat)
+        if self.events.on:
+            self.events.twin(_JOIN, seat, seat, -1 if action == A.STAY_OUT else action - A.COMMIT)
         self.w[self.i_decided[seat]] = 1.0
         self.join_pos += 1
         if self.join_pos < len(self.join_order):
@@ -622,8 +659,7 @@ class WhiteKnightEngine(GameEngine):
                 w[self.i_ccount[s]] = 0.1
         self.participants = participants
         if self.events.on:
-            self.events.emit_lazy("joined", _joined_text, players=participants, stayed_out=[
-                s for s in self.join_order if s not in participants])
+            self.events.note(_JOINED, None, tuple(participants), tuple(self.join_order))
         if not participants:
             self._not_defeated()
             return
@@ -643,8 +679,7 @@ class WhiteKnightEngine(GameEngine):
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
             if self.events.on:
-                self.events.emit_lazy("pass", "player_{player} passed (no cards left)",
-                                      player=seat, forced=True)
+                self.events.note(_PASS, None, seat, True)
             if self.passes >= count:
                 self._reveal()
                 return
@@ -662,19 +697,15 @@ class WhiteKnightEngine(GameEngine):
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
             if self.events.on:
-                self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
+                self.events.note(_PASS, None, seat, False)
             if self.passes >= len(self.participants):
                 self._reveal()
                 return
         else:
             self._commit(seat, action - A.RAISE)
             self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
-            events = self.events
-            if events.on:
-                events.emit_lazy("raise", "player_{player} raised with a card face down",
-                                 player=seat, cards=self.committed_n[seat])
-                events.emit_lazy("raise_card", "player_{player} raised with {card}", to=seat,
-                                 player=seat, card=ATTACK_NAMES[action - A.RAISE])
+            if self.events.on:
+                self.events.twin(_RAISE, seat, seat, self.committed_n[seat], action - A.RAISE)
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -708,11 +739,8 @@ class WhiteKnightEngine(GameEngine):
         if not self.events.on:
             return
         committed = self.committed
-        cards = {SEAT[s]: [ATTACK_NAMES[k] for k in range(NUM_ATTACK)
-                           for _ in range(committed[s][k])] for s in self.participants}
-        self.events.emit_lazy("reveal", _reveal_text, cards=cards, total=total,
-                              hp=self.monster_hp[self.monster],
-                              monster=MONSTER_NAMES[self.monster])
+        self.events.note(_REVEAL, None, tuple((s, tuple(committed[s])) for s in self.participants),
+                         total, self.monster_hp[self.monster], self.monster)
 
     def _next_item_user(self) -> None:
         """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
@@ -780,10 +808,7 @@ class WhiteKnightEngine(GameEngine):
         deck = self.treasure_deck
         drawn = min(self.monster_chests[monster], len(deck))
         if self.events.on:
-            self.events.emit_lazy(
-                "defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} VP); "
-                "{treasures} treasures for the draft", monster=MONSTER_NAMES[monster], mvp=best,
-                vp=self.monster_vp[monster], treasures=drawn)
+            self.events.note(_DEFEATED, None, monster, best, self.monster_vp[monster], drawn)
         if drawn == 0:
             self._end_battle()
             return
@@ -815,8 +840,7 @@ class WhiteKnightEngine(GameEngine):
             for kind in kinds:
                 w[cells[kind]] = packet[kind] * 0.25
             if self.events.on:
-                self.events.emit_lazy("draft_offer", _offer_text, to=seat, player=seat,
-                                      treasures={TREASURE_NAMES[k]: packet[k] for k in kinds})
+                self.events.note(_OFFER, seat, seat, tuple(packet))
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.p_dseen[seat]
@@ -842,8 +866,7 @@ class WhiteKnightEngine(GameEngine):
             self.packet_bits &= ~(1 << kind)
         self._gain_treasure(seat, kind)
         if self.events.on:
-            self.events.emit_lazy("draft", "player_{player} kept {treasure}", player=seat,
-                                  treasure=TREASURE_NAMES[kind], forced=forced)
+            self.events.note(_DRAFT, None, seat, kind, forced)
         self.w[self.i_dleft] = self.packet_n * 0.1
         self.pos = (self.pos + 1) % len(self.participants)
 
