@@ -16,11 +16,13 @@ who knows it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
-from envs.core.events import SEAT, emit_game_over
+from envs.core.events import SEAT, Spec, Twin, emit_game_over
 from envs.paladin import actions as A
 from envs.paladin.cards import (
     KIND_NAMES,
@@ -41,8 +43,50 @@ PHASE_NAMES = (*PHASES, "over")
 _PENDING, _RESOLVING, _RESOLVED = range(len(MISSION_STATES))
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))
 _RED = 10  # index of the red flag in a slot value
-_LED = "player_{player} led mission {mission} face down"
-_PLACED = "player_{player} placed a card on mission {mission} face down"
+# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+def _place_text(d: dict[str, Any]) -> str:
+    verb = "led" if d["lead"] else "placed a card on"
+    return f"player_{d['player']} {verb} mission {d['mission']} face down"
+
+
+def _hand_text(d: dict[str, Any]) -> str:
+    return (f"player_{d['player']} received {' '.join(d['cards']) or 'no cards'}; hand "
+            f"{' '.join(d['hand'])}")
+
+
+_PLACE = Twin(Spec("place", _place_text, ("player", "mission", "lead")),
+              Spec("place_card", "player_{player} placed {card} on mission {mission}",
+                   ("player", "mission", "card")),
+              ("player", "mission", "lead", "card"),
+              lambda p, m, lead, kind: {"player": p, "mission": m, "lead": lead,
+                                        "card": KIND_NAMES[kind]})
+_PEEK = Twin(Spec("peek", "player_{player} peeked at player_{owner}'s card on mission {mission}",
+                  ("player", "owner", "mission")),
+             Spec("peek_card", "player_{player} saw player_{owner}'s {card} on mission "
+                  "{mission}", ("player", "owner", "mission", "card")),
+             ("player", "owner", "mission", "card"),
+             lambda p, owner, m, kind: {"player": p, "owner": owner, "mission": m,
+                                        "card": KIND_NAMES[kind]})
+_NO_PEEK = Spec("no_peek", "player_{player} did not peek", ("player",))
+_REVEAL = Spec("reveal", "player_{player}'s card leading mission {mission} (M{honour}) was "
+               "revealed: {card}", ("mission", "honour", "player", "card"),
+               lambda m, honour, p, kind: {"mission": m, "honour": honour, "player": p,
+                                           "card": KIND_NAMES[kind]})
+_BEAT = Spec("beat", "player_{player} revealed {card} and beat player_{beaten}'s {beaten_card} "
+             "on mission {mission}", ("player", "card", "beaten", "beaten_card", "mission"),
+             lambda p, kind, beaten, old, m: {"player": p, "card": KIND_NAMES[kind],
+                                              "beaten": beaten, "beaten_card": KIND_NAMES[old],
+                                              "mission": m})
+_TAKE_BACK = Spec("take_back", "player_{player} took back a card from mission {mission}",
+                  ("player", "mission"))
+_DISCARD = Spec("discard", "player_{player} discarded a card from mission {mission} face down",
+                ("player", "mission"))
+_MISSION_WON = Spec("mission_won", "player_{player} won mission {mission} (M{honour}, {honour} "
+                    "honour) with {card}; score {score}",
+                    ("player", "mission", "honour", "card", "score"),
+                    lambda p, m, honour, kind, score: {"player": p, "mission": m,
+                                                       "honour": honour,
+                                                       "card": KIND_NAMES[kind], "score": score})
 
 
 class PaladinEngine(GameEngine):
@@ -303,9 +347,8 @@ class PaladinEngine(GameEngine):
             )
         for seat, cards in enumerate(received):
             if events.on and (cards or first):
-                events.emit("hand", f"{SEAT[seat]} received {' '.join(cards) or 'no cards'}; "
-                            f"hand {' '.join(self._hand_names(seat))}", to=seat, player=seat,
-                            cards=cards, hand=self._hand_names(seat))
+                events.emit_lazy("hand", _hand_text, to=seat, player=seat, cards=cards,
+                                 hand=self._hand_names(seat))
 
     def _write_piles(self) -> None:
         w = self.w
@@ -387,8 +430,7 @@ class PaladinEngine(GameEngine):
                 self._peek(mission, (self.current_player + rel + 1) % self.num_players)
             else:
                 if self.events.on:
-                    self.events.emit_lazy("no_peek", "player_{player} did not peek",
-                                          player=self.current_player)
+                    self.events.note(_NO_PEEK, None, self.current_player)
             self._set_turn(PLACE, self.current_player)
         elif phase == RESOLVE:
             self._resolve_choice(action)
@@ -433,10 +475,7 @@ class PaladinEngine(GameEngine):
             self._no_leader[mission] = 0
         events = self.events
         if events.on:
-            events.emit_lazy("place", _LED if lead else _PLACED, player=p, mission=mission,
-                             lead=lead)
-            events.emit_lazy("place_card", "player_{player} placed {card} on mission {mission}",
-                             to=p, player=p, mission=mission, card=KIND_NAMES[kind])
+            events.twin(_PLACE, p, p, mission, lead, kind)
         self.placed += 1
         if self.placed == n * n:
             self.res_index = 0
@@ -453,11 +492,7 @@ class PaladinEngine(GameEngine):
         self._write_value(self.pw[peeker], mission, owner, kind)
         events = self.events
         if events.on:
-            events.emit_lazy("peek", "player_{player} peeked at player_{owner}'s card on mission "
-                             "{mission}", player=peeker, owner=owner, mission=mission)
-            events.emit_lazy("peek_card", "player_{player} saw player_{owner}'s {card} on mission "
-                             "{mission}", to=peeker, player=peeker, owner=owner, mission=mission,
-                             card=KIND_NAMES[kind])
+            events.twin(_PEEK, peeker, peeker, owner, mission, kind)
 
     def _open_mission(self) -> None:
         """Reveal the leader of the next mission and ask the first further card's owner."""
@@ -467,10 +502,8 @@ class PaladinEngine(GameEngine):
         self.leader_pos = 0
         self._reveal(mission, leader)
         if self.events.on:
-            self.events.emit_lazy(
-                "reveal", "player_{player}'s card leading mission {mission} (M{honour}) was "
-                "revealed: {card}", mission=mission, honour=self.mission_honour[mission],
-                player=leader, card=KIND_NAMES[self.slot_kind[mission][leader]])
+            self.events.note(_REVEAL, None, mission, self.mission_honour[mission], leader,
+                             self.slot_kind[mission][leader])
         self.res_pos = 1
         self._ask(mission)
 
@@ -510,22 +543,17 @@ class PaladinEngine(GameEngine):
             self._reveal(mission, owner)
             self.leader_pos = self.res_pos
             if self.events.on:
-                self.events.emit_lazy(
-                    "beat", "player_{player} revealed {card} and beat player_{beaten}'s "
-                    "{beaten_card} on mission {mission}", player=owner, card=KIND_NAMES[kind],
-                    beaten=old, beaten_card=KIND_NAMES[old_kind], mission=mission)
+                self.events.note(_BEAT, None, owner, kind, old, old_kind, mission)
         elif action == A.TAKE_BACK:
             self._clear_slot(mission, owner)
             self._gain(owner, kind)
             if self.events.on:
-                self.events.emit_lazy("take_back", "player_{player} took back a card from mission "
-                                      "{mission}", player=owner, mission=mission)
+                self.events.note(_TAKE_BACK, None, owner, mission)
         else:  # discard, face down
             self.discard.append(kind)
             self._clear_slot(mission, owner)
             if self.events.on:
-                self.events.emit_lazy("discard", "player_{player} discarded a card from mission "
-                                      "{mission} face down", player=owner, mission=mission)
+                self.events.note(_DISCARD, None, owner, mission)
         self.w[self.i_piles[1]] = len(self.discard) / float(self.paladin_cards.total)
         self.res_pos += 1
         if self.res_pos < len(self.slot_order[mission]):
@@ -560,10 +588,7 @@ class PaladinEngine(GameEngine):
         score = self._score(winner)
         w[self.i_score[winner]] = score / 20.0
         if self.events.on:
-            self.events.emit_lazy(
-                "mission_won", "player_{player} won mission {mission} (M{honour}, {honour} honour) "
-                "with {card}; score {score}", player=winner, mission=mission, honour=honour,
-                card=KIND_NAMES[kind], score=score)
+            self.events.note(_MISSION_WON, None, winner, mission, honour, kind, score)
 
     def _end_round(self) -> None:
         n = self.num_players
