@@ -344,14 +344,18 @@ def documented_kinds() -> dict[str, dict[str, str]]:
             game = heading.group(1).lower().replace(" ", "_")
             tables[game] = {}
             continue
-        row = re.match(r"\| `(\w+)` \|.*\| (public|private[^|]*) \|\s*$", line)
+        row = re.match(r"\| `(\w+)` \|[^|]*\|([^|]*)\| (public|private[^|]*) \|\s*$", line)
         if row and game:
-            tables[game][row.group(1)] = row.group(2)
+            tables[game][row.group(1)] = row.group(3)
+            FIELDS[game, row.group(1)] = set(re.findall(r"`(\w+)`", row.group(2)))
     return tables
 
 
+FIELDS: dict[tuple[str, str], set[str]] = {}  # (game, kind) -> documented data fields
+
+
 def emitted_kinds(game: str, seeds: int) -> dict[str, set[bool]]:
-    """kind -> {is private} over random games of 2 to 5 players."""
+    """kind -> {is private} over random games of every table size; data fields as documented."""
     seen: dict[str, set[bool]] = {}
     cls = MODULES[game].raw_env.engine_cls
     for n in range(cls.min_players, cls.max_players + 1):
@@ -359,6 +363,7 @@ def emitted_kinds(game: str, seeds: int) -> dict[str, set[bool]]:
             if engine.over:
                 for event in engine.events:
                     seen.setdefault(event.kind, set()).add(event.to is not None)
+                    assert set(event.data) == FIELDS[game, event.kind], event
     return seen
 
 

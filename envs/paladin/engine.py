@@ -49,6 +49,25 @@ def _place_text(d: dict[str, Any]) -> str:
     return f"player_{d['player']} {verb} mission {d['mission']} face down"
 
 
+def _round_text(d: dict[str, Any]) -> str:
+    missions = ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(d["missions"]))
+    return (f"round {d['round']}/{d['rounds']}, dealer {SEAT[d['dealer']]}; missions "
+            f"{missions}")
+
+
+def _deal_text(d: dict[str, Any]) -> str:
+    counts = d["counts"]
+    if not any(counts):
+        return "nobody needed new cards"
+    return f"{SEAT[d['dealer']]} dealt " + ", ".join(
+        f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c)
+
+
+def _round_over_text(d: dict[str, Any]) -> str:
+    return f"round {d['round']} over; scores " + ", ".join(
+        f"{SEAT[s]} {score}" for s, score in enumerate(d["scores"]))
+
+
 def _hand_text(d: dict[str, Any]) -> str:
     return (f"player_{d['player']} received {' '.join(d['cards']) or 'no cards'}; hand "
             f"{' '.join(d['hand'])}")
@@ -265,13 +284,8 @@ class PaladinEngine(GameEngine):
         self._write_piles()
         honours = self.mission_honour[:n]
         if self.events.on:
-            self.events.emit(
-                "round",
-                f"round {self.rounds_played + 1}/{self.num_rounds}, dealer {SEAT[self.dealer]}; "
-                "missions "
-                + ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(honours)),
-                round=self.rounds_played + 1, dealer=self.dealer, missions=honours,
-            )
+            self.events.emit_lazy("round", _round_text, round=self.rounds_played + 1,
+                                  rounds=self.num_rounds, dealer=self.dealer, missions=honours)
         self._set_turn(CHOOSE_START, self.dealer)
 
     # -- cards moving ------------------------------------------------------------------------------
@@ -338,13 +352,7 @@ class PaladinEngine(GameEngine):
         events = self.events
         counts = [len(cards) for cards in received]
         if events.on:
-            events.emit(
-                "deal",
-                f"{SEAT[self.dealer]} dealt " + ", ".join(
-                    f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c) if any(counts)
-                else "nobody needed new cards",
-                dealer=self.dealer, counts=counts,
-            )
+            events.emit_lazy("deal", _deal_text, dealer=self.dealer, counts=counts)
         for seat, cards in enumerate(received):
             if events.on and (cards or first):
                 events.emit_lazy("hand", _hand_text, to=seat, player=seat, cards=cards,
@@ -595,9 +603,8 @@ class PaladinEngine(GameEngine):
         self.rounds_played += 1
         scores = [self._score(s) for s in range(n)]
         if self.events.on:
-            self.events.emit("round_over", f"round {self.rounds_played} over; scores " + ", ".join(
-                f"{SEAT[s]} {score}" for s, score in enumerate(scores)),
-                round=self.rounds_played, scores=scores)
+            self.events.emit_lazy("round_over", _round_over_text, round=self.rounds_played,
+                                  scores=scores)
         if len(self.mission_deck) < n:
             self.over = True
             self.w[self.i_round[0]] = 1.0
