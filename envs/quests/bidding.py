@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from envs.quests import actions as A
 from envs.quests.cards import printed_min_bid
-from envs.quests.table import BID, TEST_DISCARD, Table
+from envs.quests.table import BID, EV_BID, TEST_DISCARD, Table
 
 
 class TestFlow(Table):
@@ -76,8 +76,7 @@ class TestFlow(Table):
             return
         amount = action - A.BID + 1
         if self.events.on:
-            self.events.emit_lazy("bid", "player_{player} bid {amount}", player=seat,
-                                  amount=amount)
+            self.events.note(EV_BID, None, seat, amount)
         self.bids[seat] = amount
         self.highest, self.high_bidder = amount, seat
         self.w[self.i_bids[seat]] = amount / A.MAX_BID

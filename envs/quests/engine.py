@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.events import SEAT
+from envs.core.events import Spec
 from envs.quests import actions as A
 from envs.quests.bidding import TestFlow
 from envs.quests.cards import (
@@ -53,6 +53,12 @@ from envs.quests.table import (
     TOURNAMENT_PLAY,
 )
 from envs.quests.tournament import TournamentFlow
+
+_STORY_TYPES = {QUEST: "quest", TOURNAMENT: "tournament", EVENT: "event"}
+_STORY = Spec("story", "turn {turn}: player_{player} turned over {story} ({type})",
+              ("player", "turn", "story", "type"),
+              lambda p, turn, story: {"player": p, "turn": turn, "story": STORY_NAMES[story],
+                                      "type": _STORY_TYPES[STORY_TYPE[story]]})
 
 
 class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
@@ -108,12 +114,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         self._write_piles()
         self._push(self._end_turn)
         kind = STORY_TYPE[story]
-        what = "quest" if kind == QUEST else "tournament" if kind == TOURNAMENT else "event"
         if self.events.on:
-            self.events.emit(
-                "story", f"turn {self.turn}: {SEAT[self.drawer]} turned over {STORY_NAMES[story]} "
-                f"({what})", player=self.drawer, turn=self.turn, story=STORY_NAMES[story],
-                type=what)
+            self.events.note(_STORY, None, self.drawer, self.turn, story)
         if kind == QUEST:
             self._start_quest()
         elif kind == EVENT:

@@ -8,7 +8,9 @@ actions — the foe or test of the current stage, then weapons for a foe, then `
 
 from __future__ import annotations
 
-from envs.core.events import SEAT, seat_list
+from typing import Any
+
+from envs.core.events import SEAT, Spec, seat_list
 from envs.quests import actions as A
 from envs.quests.cards import (
     FIRST_ALLY,
@@ -34,6 +36,10 @@ from envs.quests.feasibility import (
 from envs.quests.table import (
     BUILD_CARD,
     BUILD_WEAPONS,
+    EV_DECLINE_JOIN,
+    EV_DECLINE_SPONSOR,
+    EV_JOIN,
+    EV_SPONSOR,
     JOIN,
     PREVIEW,
     SPONSOR,
@@ -42,6 +48,24 @@ from envs.quests.table import (
 )
 
 _FOE, _TEST = 0, 1
+
+
+def _stage_result_text(d: dict[str, Any]) -> str:
+    passed, failed = d["passed"], d["failed"]
+    return (f"stage {d['stage']}: " + (f"{seat_list(passed)} passed" if passed else
+                                       "nobody passed")
+            + (f"; {seat_list(failed)} failed" if failed else ""))
+
+
+_STAGE = Spec("stage", "stage {stage} of {stages} begins: a {type} stage for {players}",
+              ("stage", "stages", "type", "players"),
+              lambda stage, stages, test, seats: {"stage": stage, "stages": stages,
+                                                  "type": "test" if test else "foe",
+                                                  "players": seat_list(seats)})
+_STAGE_RESULT = Spec("stage_result", _stage_result_text, ("stage", "passed", "failed"),
+                     lambda stage, passed, seats: {
+                         "stage": stage, "passed": list(passed),
+                         "failed": [s for s in seats if s not in passed]})
 #: per story card: (foe kind, its BP in that quest) for every foe kind
 _FOE_ITEMS = tuple(tuple((kind, values[kind]) for kind in FOES) for values in FOE_VALUES)
 assert tuple(range(6)) == WEAPONS and TESTS == (28, 29, 30, 31)  # read unrolled below
@@ -108,12 +132,11 @@ class QuestFlow(Table):
         seat = self.current_player
         if action == A.SPONSOR:
             if self.events.on:
-                self.events.emit_lazy("sponsor", "player_{player} sponsored the quest", player=seat)
+                self.events.note(EV_SPONSOR, None, seat)
             self._begin_build(seat)
         else:
             if self.events.on:
-                self.events.emit_lazy("decline_sponsor", "player_{player} declined to sponsor",
-                                      player=seat)
+                self.events.note(EV_DECLINE_SPONSOR, None, seat)
             self._release()
             self._push(self._offer_sponsorship, self.offer_index + 1)
 
@@ -285,11 +308,10 @@ class QuestFlow(Table):
             self.w[self.i_joined[seat]] = 1.0
             self.w[self.i_in_quest[seat]] = 1.0
             if self.events.on:
-                self.events.emit_lazy("join", "player_{player} joined the quest", player=seat)
+                self.events.note(EV_JOIN, None, seat)
         else:
             if self.events.on:
-                self.events.emit_lazy("decline_join", "player_{player} declined the quest",
-                                      player=seat)
+                self.events.note(EV_DECLINE_JOIN, None, seat)
         self._release()
         self._push(self._offer_join, self.offer_index + 1)
 
@@ -320,10 +342,8 @@ class QuestFlow(Table):
         self.announced = stage + 1
         self.w[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
         if self.events.on:
-            self.events.emit_lazy("stage", "stage {stage} of {stages} begins: a {type} stage for "
-                                  "{players}", stage=stage + 1, stages=self.num_stages,
-                                  type="test" if is_test else "foe",
-                                  players=seat_list(participants))
+            self.events.note(_STAGE, None, stage + 1, self.num_stages, is_test,
+                             tuple(participants))
         tasks = []
         if self.rules.quest_draws == "each_stage":
             tasks.extend(self._draws(participants, 1))
@@ -424,14 +444,10 @@ class QuestFlow(Table):
                 passed.append(seat)
             else:
                 w[self.i_in_quest[seat]] = 0.0
-            self._emit_shown("shown", seat, bp, " (passed)" if bp >= target else " (failed)")
+            self._emit_shown(seat, bp, bp >= target)
         self._discard_played_weapons(participants)
-        failed = [s for s in participants if s not in passed]
         if self.events.on:
-            self.events.emit("stage_result", f"stage {stage + 1}: "
-                             + (f"{seat_list(passed)} passed" if passed else "nobody passed")
-                             + (f"; {seat_list(failed)} failed" if failed else ""),
-                             stage=stage + 1, passed=passed, failed=failed)
+            self.events.note(_STAGE_RESULT, None, stage + 1, tuple(passed), tuple(participants))
         self.participants = passed
         if self.rules.quest_draws == "join_and_pass":
             self._then(*self._draws(passed, 1))

@@ -27,7 +27,7 @@ import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat, parse_seat
-from envs.core.events import SEAT, emit_game_over, seat_list
+from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -65,6 +65,58 @@ from envs.quests.rules import QuestsRules
  TOURNAMENT_PLAY, FINAL_PLAY, HAND_LIMIT, CALL_TO_ARMS) = range(len(PHASES))
 OVER = len(PHASES)
 PHASE_NAMES = (*PHASES, "over")
+# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+def _names(kinds: tuple[int, ...]) -> list[str]:
+    return [KIND_NAMES[k] for k in kinds]
+
+
+def _drew_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} drew {', '.join(d['cards'])}"
+
+
+def _chose_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} played {', '.join(d['cards'])} face down"
+
+
+def _shown_text(d: dict[str, Any]) -> str:
+    verdict = {True: " (passed)", False: " (failed)", None: ""}[d["passed"]]
+    return (f"{SEAT[d['player']]} revealed {', '.join(d['cards']) or 'no cards'}: {d['bp']} "
+            f"BP{verdict}")
+
+
+def _stage_revealed_text(d: dict[str, Any]) -> str:
+    return (f"stage {d['stage']} was revealed: {', '.join(d['cards'])}"
+            + (f" ({d['bp']} BP)" if d["bp"] else ""))
+
+
+#: public (how many cards) and private (which) halves of a draw, of a face-down choice
+EV_DRAW_COUNT = Spec("draw", "player_{player} drew {count} card(s)", ("player", "count"))
+EV_DRAW = Twin(EV_DRAW_COUNT, Spec("draw_cards", _drew_text, ("player", "cards")),
+            ("player", "count", "cards"),
+            lambda p, n, kinds: {"player": p, "count": n, "cards": _names(kinds)})
+EV_FACE_DOWN = Spec("face_down", "player_{player} made a face-down choice", ("player",))
+EV_CHOSE = Twin(EV_FACE_DOWN, Spec("face_down_cards", _chose_text, ("player", "cards")),
+             ("player", "cards"), lambda p, kinds: {"player": p, "cards": _names(kinds)})
+EV_SHOWN = Spec("shown", _shown_text, ("player", "cards", "bp", "passed"),
+             lambda p, kinds, bp, passed=None: {"player": p, "cards": _names(kinds), "bp": bp,
+                                                "passed": passed})
+EV_STAGE_REVEALED = Spec("stage_revealed", _stage_revealed_text, ("stage", "cards", "bp"),
+                      lambda stage, kinds, bp: {"stage": stage, "cards": _names(kinds),
+                                                "bp": bp})
+EV_DISCARD = Spec("discard", "player_{player} discarded {card}", ("player", "card"),
+               lambda p, kind: {"player": p, "card": KIND_NAMES[kind]})
+EV_SHIELDS = Spec("shields", "player_{player} gained {amount} shield(s); progress {progress}",
+               ("player", "amount", "progress"))
+#: one seat's public yes/no decisions
+EV_SPONSOR = Spec("sponsor", "player_{player} sponsored the quest", ("player",))
+EV_DECLINE_SPONSOR = Spec("decline_sponsor", "player_{player} declined to sponsor", ("player",))
+EV_JOIN = Spec("join", "player_{player} joined the quest", ("player",))
+EV_DECLINE_JOIN = Spec("decline_join", "player_{player} declined the quest", ("player",))
+EV_ENTER = Spec("enter", "player_{player} entered the tournament", ("player",))
+EV_DECLINE_ENTER = Spec("decline_enter", "player_{player} stayed out of the tournament",
+                      ("player",))
+EV_BID = Spec("bid", "player_{player} bid {amount}", ("player", "amount"))
+
 HAND_LIMIT_SIZE = 12
 #: phases in which a Mordred holder may sacrifice it: as a participant (face-down choices,
 #: bidding), and the drawer at its other decisions of its own turn, except forced discards
@@ -435,8 +487,7 @@ class Table(GameEngine):
         self._lose(seat, kind)
         self._to_discard(kind)
         if self.events.on:
-            self.events.emit_lazy("discard", "player_{player} discarded {card}", player=seat,
-                                  card=KIND_NAMES[kind])
+            self.events.note(EV_DISCARD, None, seat, kind)
 
     def _draw_card(self) -> int:
         """Top adventure card, reshuffling the discard pile when the deck is empty (−1: none)."""
@@ -463,14 +514,11 @@ class Table(GameEngine):
                 break  # every card is in hands or in play: nothing left to draw
             self._gain(seat, kind)
             drawn.append(kind)
-        events = self.events
-        if events.on:
-            events.emit_lazy("draw", "player_{player} drew {count} card(s)", player=seat,
-                             count=len(drawn))
+        if self.events.on:
             if drawn:
-                names = [KIND_NAMES[k] for k in drawn]
-                events.emit("draw_cards", f"{SEAT[seat]} drew {', '.join(names)}", to=seat,
-                            player=seat, cards=names)
+                self.events.twin(EV_DRAW, seat, seat, len(drawn), tuple(drawn))
+            else:
+                self.events.note(EV_DRAW_COUNT, None, seat, 0)
         self.w[self.i_piles[0]] = len(self.deck) / 125.0
         if self.hand_n[seat] > HAND_LIMIT_SIZE:
             self._ask_hand_limit(seat)
@@ -521,36 +569,26 @@ class Table(GameEngine):
         self.w[self.i_hand_size[seat]] = (self.hand_n[seat] + self.hidden_n[seat]) / 12.0
         self.pw[seat][self.i_committed[seat][kind]] = 1.0
 
-    def _emit_shown(self, kind: str, seat: int, bp: int, verdict: str = "") -> None:
+    def _emit_shown(self, seat: int, bp: int, *passed: bool) -> None:
         """A revealed face-down choice and its BP (cleared from the observation at the next
         stage or round, so the event keeps it)."""
-        if not self.events.on:
-            return
-        cards = [KIND_NAMES[k] for k in self.shown[seat]]
-        self.events.emit(
-            kind, f"{SEAT[seat]} revealed {', '.join(cards) or 'no cards'}: {bp} BP{verdict}",
-            player=seat, cards=cards, bp=bp)
+        if self.events.on:
+            self.events.note(EV_SHOWN, None, seat, tuple(self.shown[seat]), bp, *passed)
 
     def _emit_face_down(self, seat: int) -> None:
         """A face-down choice is complete: public that it is (not how many cards: hand sizes
         count face-down cards until the reveal), the cards private."""
-        events = self.events
-        if not events.on:
-            return
-        events.emit_lazy("face_down", "player_{player} made a face-down choice", player=seat)
-        if self.played[seat]:
-            cards = [KIND_NAMES[k] for k in self.played[seat]]
-            events.emit("face_down_cards", f"{SEAT[seat]} played {', '.join(cards)} face down",
-                        to=seat, player=seat, cards=cards)
-
-    def _emit_stage_revealed(self, stage: int) -> None:
         if not self.events.on:
             return
-        cards = [KIND_NAMES[k] for k in self.stages[stage]]
-        bp = self.stage_value[stage]
-        self.events.emit("stage_revealed", f"stage {stage + 1} was revealed: "
-                         f"{', '.join(cards)}" + (f" ({bp} BP)" if bp else ""),
-                         stage=stage + 1, cards=cards, bp=bp)
+        if self.played[seat]:
+            self.events.twin(EV_CHOSE, seat, seat, tuple(self.played[seat]))
+        else:
+            self.events.note(EV_FACE_DOWN, None, seat)
+
+    def _emit_stage_revealed(self, stage: int) -> None:
+        if self.events.on:
+            self.events.note(EV_STAGE_REVEALED, None, stage + 1, tuple(self.stages[stage]),
+                             self.stage_value[stage])
 
     def _reveal_played(self, seats: list[int]) -> None:
         """Turn everyone's face-down cards up: allies and Amours go into play."""
@@ -659,9 +697,7 @@ class Table(GameEngine):
         self._write_rank(seat)
         events = self.events
         if events.on:
-            events.emit_lazy("shields", "player_{player} gained {amount} shield(s); progress "
-                             "{progress}", player=seat, amount=amount,
-                             progress=self.progress(seat))
+            events.note(EV_SHIELDS, None, seat, amount, self.progress(seat))
             if rank != before:
                 events.emit_lazy("rank_up", "player_{player} became {rank_name}", player=seat,
                                  rank=rank, rank_name=RANK_NAMES[rank])

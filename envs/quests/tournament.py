@@ -16,7 +16,14 @@ from __future__ import annotations
 from envs.core.events import seat_list
 from envs.quests import actions as A
 from envs.quests.cards import STORY_BONUS
-from envs.quests.table import ENTER, FINAL_PLAY, TOURNAMENT_PLAY, Table
+from envs.quests.table import (
+    ENTER,
+    EV_DECLINE_ENTER,
+    EV_ENTER,
+    FINAL_PLAY,
+    TOURNAMENT_PLAY,
+    Table,
+)
 
 
 class TournamentFlow(Table):
@@ -43,12 +50,10 @@ class TournamentFlow(Table):
             self.entrants.append(seat)
             self.w[self.i_entrants[seat]] = 1.0
             if self.events.on:
-                self.events.emit_lazy("enter", "player_{player} entered the tournament",
-                                      player=seat)
+                self.events.note(EV_ENTER, None, seat)
         else:
             if self.events.on:
-                self.events.emit_lazy("decline_enter", "player_{player} stayed out of the "
-                                      "tournament", player=seat)
+                self.events.note(EV_DECLINE_ENTER, None, seat)
         self._release()
         self._push(self._offer_entry, self.offer_index + 1)
 
@@ -89,7 +94,7 @@ class TournamentFlow(Table):
         for seat in players:
             bp = self._battle_points(seat, in_quest=False)
             self._show_bp(seat, bp)
-            self._emit_shown("shown", seat, bp)
+            self._emit_shown(seat, bp)
             if bp > best:
                 best, tied = bp, [seat]
             elif bp == best:
@@ -148,7 +153,7 @@ class TournamentFlow(Table):
         for seat in players:
             bp = self._battle_points(seat, in_quest=False, base=20)
             self._show_bp(seat, bp)
-            self._emit_shown("shown", seat, bp)
+            self._emit_shown(seat, bp)
             if bp > best:
                 best, winners = bp, [seat]
             elif bp == best:
