@@ -120,8 +120,8 @@ class EventLog:
     __slots__ = ("_events", "on", "step")
 
     def __init__(self, on: bool = True) -> None:
-        #: entries: (step, Spec | Twin, to, raw values) or (step, kind, text or template, to,
-        #: data, whether text is a template)
+        #: entries: (step, Spec | Twin, to, *raw values) or (step, kind, text or template, to,
+        #: data, whether text is a template); one flat tuple each: less memory per event
         self._events: list[tuple] = []
         self.step = 0
         #: whether engines emit at all: they test it before building an event's fields, so
@@ -141,11 +141,11 @@ class EventLog:
 
     def note(self, spec: Spec, to: int | None, *values: Any) -> None:
         """Record an event of ``spec`` from raw values (``to=None``: public)."""
-        self._events.append((self.step, spec, to, values))
+        self._events.append((self.step, spec, to, *values))
 
     def twin(self, twin: Twin, seat: int, *values: Any) -> None:
         """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
-        self._events.append((self.step, twin, seat, values))
+        self._events.append((self.step, twin, seat, *values))
 
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
         """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
@@ -160,8 +160,9 @@ class EventLog:
     @staticmethod
     def _expand(entry: tuple, seat: int | None) -> Iterator[Event]:
         """The events of one entry that ``seat`` may see (``None``: all)."""
-        if len(entry) == 4:
-            step, spec, to, values = entry
+        spec = entry[1]
+        if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
+            step, to, values = entry[0], entry[2], entry[3:]
             if spec.__class__ is Twin:
                 public, private = spec.events(step, to, values)
                 yield public
