@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.events import SEAT, Spec, seat_list
+from envs.core.events import SEAT, Spec, Twin, seat_list
 from envs.quests import actions as A
 from envs.quests.cards import (
     FIRST_ALLY,
@@ -57,6 +57,17 @@ def _stage_result_text(d: dict[str, Any]) -> str:
             + (f"; {seat_list(failed)} failed" if failed else ""))
 
 
+def _stage_cards_text(d: dict[str, Any]) -> str:
+    return (f"{SEAT[d['player']]} built stage {d['stage']} from {', '.join(d['cards'])}"
+            + (f" ({d['bp']} BP)" if d["bp"] else ""))
+
+
+_BUILT = Twin(Spec("stage_built", "player_{player} built stage {stage} face down ({count} "
+                   "card(s))", ("player", "stage", "count")),
+              Spec("stage_cards", _stage_cards_text, ("player", "stage", "cards", "bp")),
+              ("player", "stage", "cards", "bp"),
+              lambda p, stage, kinds, bp: {"player": p, "stage": stage, "count": len(kinds),
+                                           "cards": [KIND_NAMES[k] for k in kinds], "bp": bp})
 _STAGE = Spec("stage", "stage {stage} of {stages} begins: a {type} stage for {players}",
               ("stage", "stages", "type", "players"),
               lambda stage, stages, test, seats: {"stage": stage, "stages": stages,
@@ -267,16 +278,9 @@ class QuestFlow(Table):
     def _emit_stage_built(self, stage: int) -> None:
         """Public: the stage's card count (its type stays secret until the stage begins);
         private to the sponsor: the cards and BP."""
-        cards = [KIND_NAMES[k] for k in self.stages[stage]]
-        events, sponsor = self.events, self.sponsor
-        if events.on:
-            events.emit_lazy("stage_built", "player_{player} built stage {stage} face down "
-                             "({count} card(s))", player=sponsor, stage=stage + 1, count=len(cards))
-        bp = self.stage_value[stage]
-        if events.on:
-            events.emit("stage_cards", f"{SEAT[sponsor]} built stage {stage + 1} from "
-                        f"{', '.join(cards)}" + (f" ({bp} BP)" if bp else ""), to=sponsor,
-                        player=sponsor, stage=stage + 1, cards=cards, bp=bp)
+        if self.events.on:
+            self.events.twin(_BUILT, self.sponsor, self.sponsor, stage + 1,
+                             tuple(self.stages[stage]), self.stage_value[stage])
 
     def _next_build_stage(self) -> None:
         self._emit_stage_built(self.cur_stage)
