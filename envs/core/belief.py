@@ -81,7 +81,7 @@ def observer_events(log: EventLog, observer: int) -> EventLog:
     """The observer's share of the event log (others' private events name true cards)."""
     mine = EventLog()
     mine.step = log.step
-    mine._events.extend(log.visible(observer))  # noqa: SLF001 - same package, plain list
+    mine._events.extend(log.visible(observer))
     return mine
 
 

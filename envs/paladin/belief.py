@@ -66,8 +66,8 @@ def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator)
     world = copy.deepcopy(engine)
     world.rng = fresh_rng(rng)
     world.events = observer_events(engine.events, observer)
-    world._tmp.fill(0.0)  # noqa: SLF001 - scratch buffers would keep true values
-    world._lead_mask.fill(0)  # noqa: SLF001
+    world._tmp.fill(0.0)
+    world._lead_mask.fill(0)
     for (m, owner), kind in zip(slots, table):
         _set_slot(world, m, owner, kind)
     for seat, cards in zip(others, hands):
@@ -88,10 +88,10 @@ def _set_slot(world: PaladinEngine, mission: int, owner: int, kind: int) -> None
     writers = [world.pw[owner]] + [world.pw[p] for p, m, o in world.peeks
                                    if m == mission and o == owner]
     for writer in writers:
-        world._write_value(writer, mission, owner, old, 0.0)  # noqa: SLF001
+        world._write_value(writer, mission, owner, old, 0.0)
     world.slot_kind[mission][owner] = kind
     for writer in writers:
-        world._write_value(writer, mission, owner, kind)  # noqa: SLF001
+        world._write_value(writer, mission, owner, kind)
 
 
 def _set_hand(world: PaladinEngine, seat: int, counts: list[int]) -> None:
@@ -99,7 +99,7 @@ def _set_hand(world: PaladinEngine, seat: int, counts: list[int]) -> None:
     n = world.num_players
     world.hands[seat] = counts
     writer = world.pw[seat]
-    has = world._has_kind_w[seat]  # noqa: SLF001
+    has = world._has_kind_w[seat]
     for kind in range(NUM_KINDS):
         writer[world.i_hand[kind]] = counts[kind] / 4.0
         has[kind] = 1 if counts[kind] else 0
@@ -108,5 +108,5 @@ def _set_hand(world: PaladinEngine, seat: int, counts: list[int]) -> None:
     open_missions = np.zeros(A.MAX_MISSIONS, dtype=np.int8)
     for m in range(n):
         open_missions[m] = world.placement_index[m][seat] < 0
-    np.multiply(world._has_kind_col[seat], open_missions,  # noqa: SLF001
-                out=world._place_blocks[seat])  # noqa: SLF001
+    np.multiply(world._has_kind_col[seat], open_missions,
+                out=world._place_blocks[seat])

@@ -552,7 +552,7 @@ class PaladinEngine(GameEngine):
             )
         return "\n".join(lines)
 
-    # -- belief (search) ----------------------------------------------------------------------------
+    # -- belief (search) -------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator) -> PaladinEngine:
         from envs.paladin.belief import sample_world
 
