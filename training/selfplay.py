@@ -21,6 +21,7 @@ import gymnasium
 import numpy as np
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD
+from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.registry import GAMES, game_entry, game_module
 from training.numpy_net import NumpyActor
@@ -241,7 +242,7 @@ class SelfPlayEnv(gymnasium.Env):
             if p == seat:
                 return
             mask = engine.legal_mask()
-            action = int(players[p].act(engine.observation(p), mask))  # type: ignore[union-attr]
+            action = choose_action(players[p], engine.observation(p), mask, engine, p)
             if not mask[action]:
                 raise ValueError(f"opponent {self.opponent_names} at seat {p} chose illegal "
                                  f"action {action} ({engine.action_name(action)!r})")
