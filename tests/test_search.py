@@ -106,3 +106,11 @@ def test_search_world_sampler_sees_only_the_searchers_seat() -> None:
     assert seen and seen[0] is not engine
     np.testing.assert_array_equal(seen[0].observation(seat), engine.observation(seat))
     assert new_engine("white_knight", 3).num_players == 3
+
+
+def test_roundtable_eval_takes_a_search_baseline(capsys: pytest.CaptureFixture[str]) -> None:
+    from training.cli import main
+
+    assert main(["eval", "white_knight", "--players", "random", "pimc:1:random", "--games", "3",
+                 "--table-sizes", "3", "--workers", "1"]) == 0
+    assert "| pimc:1:random |" in capsys.readouterr().out
