@@ -179,6 +179,26 @@ def _run_train_bench(args: argparse.Namespace) -> int:
     return main(args.games, args.steps, args.repeats, args.opponents)
 
 
+# -- replay -------------------------------------------------------------------------------------
+def _add_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("record", help="a game record (JSON from env.unwrapped.record())")
+    parser.add_argument("--html", required=True, metavar="OUT", help="viewer page to write")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from training.replay_viewer import write_viewer
+
+    out = write_viewer(args.record, args.html, overwrite=args.overwrite)
+    print(f"wrote {out}")
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(out.resolve().as_uri())
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "demo": ("train Paladin with the demo config, evaluate it, print the results and the curve",
              _add_demo, _run_demo),
@@ -188,6 +208,8 @@ COMMANDS: dict[str, Command] = {
     "leaderboard": ("regenerate the README's leaderboard from checkpoints/",
                     _add_leaderboard, _run_leaderboard),
     "play": ("play a game at the terminal against policies", _add_play, _run_play),
+    "replay": ("write a self-contained HTML viewer that plays a game record back",
+               _add_replay, _run_replay),
     "bench": ("random-play decisions per second of every env, with references",
               _add_bench, _run_bench),
     "train-bench": ("training steps per second on each game vs a trivial env",

@@ -67,7 +67,7 @@ def _mission(engine: PaladinEngine, m: int, viewer: int | None) -> dict:
         kind = engine.slot_kind[m][owner]
         if kind < 0:
             continue
-        peekers = sorted(p for p, pm, po in engine.peeks if pm == m and po == owner)
+        peekers = sorted({p for p, pm, po in engine.peeks if pm == m and po == owner})
         face_up = engine.revealed[m][owner]
         tag = "lead" if face_up else ""
         if active and owner == engine.current_player:
