@@ -74,3 +74,53 @@ def test_replay_page_matches_the_record(tmp_path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     assert main(["replay", str(bad), "--html", str(tmp_path / "x.html")]) == 2
+
+
+def test_eval_save_games_writes_replayable_records(tmp_path, capsys) -> None:
+    folder = tmp_path / "games"
+    args = ["eval", "paladin", "--players", "heuristic", "random", "--games", "30",
+            "--save-games", str(folder), "--workers", "2"]
+    assert main(args) == 0
+    names = sorted(p.name for p in folder.iterdir())
+    # default: the first deal's three seat rotations
+    assert names == [f"paladin_3p_deal0_rot{k}.json" for k in range(3)]
+    heuristic_seats = []
+    for name in names:
+        record = json.loads((folder / name).read_text())
+        assert record["seed"] == 0 and record["num_players"] == 3 and record["over"]
+        labels = record["players"]
+        assert sorted(labels) == ["player_0", "player_1", "player_2"]
+        assert sorted(labels.values()) == ["heuristic", "random", "random"]
+        heuristic_seats.append(next(a for a, s in labels.items() if s == "heuristic"))
+        data = build_replay(record)  # replays to the recorded scores, else it raises
+        assert data["meta"]["players"] == [f"{a} ({labels[a]})" for a in sorted(labels)]
+        assert len(data["frames"]) == len(record["actions"]) + 1
+    assert heuristic_seats == ["player_0", "player_1", "player_2"]  # rotated through seats
+    # the same games whatever the number of workers
+    again = tmp_path / "again"
+    assert main([*args[:-4], "--save-games", str(again), "--workers", "1"]) == 0
+    for name in names:
+        assert (again / name).read_text() == (folder / name).read_text()
+    assert "roundtable replay" in capsys.readouterr().out
+
+
+def test_eval_save_games_checks_the_folder_before_playing(tmp_path, capsys) -> None:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "white_knight_4p_deal5_rot1.json").write_text("keep me")
+    base = ["eval", "white_knight", "--players", "random", "--table-sizes", "4", "--seed", "5",
+            "--save-count", "2"]
+    # 300000 games would take minutes: the refusal comes before any game is played
+    assert main([*base, "--games", "300000", "--save-games", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "white_knight_4p_deal5_rot1.json exists" in err and "--overwrite" in err
+    assert (folder / "white_knight_4p_deal5_rot1.json").read_text() == "keep me"
+    assert main([*base, "--games", "300000", "--save-games", str(tmp_path / "no" / "d")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main([*base, "--games", "300000", "--save-games",
+                 str(folder / "white_knight_4p_deal5_rot1.json")]) == 2
+    assert "is a file" in capsys.readouterr().err
+    assert main([*base, "--games", "8", "--save-games", str(folder), "--overwrite"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "white_knight_4p_deal5_rot0.json", "white_knight_4p_deal5_rot1.json"]
+    assert json.loads((folder / "white_knight_4p_deal5_rot1.json").read_text())["seed"] == 5
