@@ -123,6 +123,7 @@ aside h2 { font-size: 15px; margin: 4px 0 6px; }
 #narration li { margin-bottom: 3px; }
 #narration li.move { font-weight: bold; }
 #narration li.private { color: #1565c0; }
+.hint { font-size: 12px; color: #6b604a; font-style: italic; margin: 0 0 8px; }
 #history { margin: 0; padding-left: 0; list-style: none; font-size: 12px; color: #444; }
 #history li { border-top: 1px dotted #cbbf9f; padding: 2px 0; }
 #history li .k { color: #888; margin-right: 4px; font-variant-numeric: tabular-nums; }
@@ -169,6 +170,8 @@ aside h2 { font-size: 15px; margin: 4px 0 6px; }
   <aside>
     <h2 id="stepTitle">This step</h2>
     <ol id="narration"></ol>
+    <p id="noEvents" class="hint hidden">No event narration: the record holds no events and
+      this version of the game emits none, so only the moves are shown.</p>
     <div id="results" class="hidden"><h2>Final scores</h2><table id="resultsTable"></table></div>
     <h2>Earlier</h2>
     <ul id="history"></ul>
@@ -274,6 +277,14 @@ function drawTable(view) {
     players.appendChild(box);
   });
 }
+// As the seat reads it (like events.second_person): "player_2's" is "your", "player_2" "you".
+function personal(text) {
+  const seat = seatOf();
+  if (seat === null) return text;
+  const name = "player_" + seat;
+  return text.replace(new RegExp("\\b" + name + "'s\\b", "g"), "your")
+             .replace(new RegExp("\\b" + name + "\\b", "g"), "you");
+}
 function eventsOf(frame) {
   const seat = seatOf(), out = [];
   for (let i = frame.e[0]; i < frame.e[1]; i++) {
@@ -292,7 +303,9 @@ function drawNarration() {
   list.replaceChildren();
   list.appendChild(el("li", "move", moveText(frame)));
   eventsOf(frame).forEach(e => {
-    const li = el("li", e.to === null || e.to === undefined ? "" : "private", e.x);
+    const li = el("li", "event" + (e.to === null || e.to === undefined ? "" : " private"),
+                  personal(e.x));
+    li.dataset.kind = e.k;
     if (e.to !== null && e.to !== undefined) li.title = "only player_" + e.to + " sees this";
     list.appendChild(li);
   });
@@ -302,7 +315,7 @@ function drawNarration() {
     const li = el("li");
     li.appendChild(el("span", "k", k));
     const f = FRAMES[k];
-    li.appendChild(document.createTextNode([moveText(f), ...eventsOf(f).map(e => e.x)].join(" \u2014 ")));
+    li.appendChild(document.createTextNode([moveText(f), ...eventsOf(f).map(e => personal(e.x))].join(" \u2014 ")));
     history.appendChild(li);
   }
   const results = document.getElementById("results");
@@ -346,6 +359,7 @@ function init() {
   document.getElementById("title").textContent = META.title;
   document.getElementById("sub").textContent = "seed " + META.seed + " \u00b7 " + META.steps +
     " steps \u00b7 " + META.players.join(", ");
+  document.getElementById("noEvents").classList.toggle("hidden", Boolean(META.narrated));
   const slider = document.getElementById("slider");
   slider.max = LAST;
   slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });

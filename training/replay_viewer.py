@@ -92,9 +92,7 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
         env = replay(record)
     engine = env.engine
     _add_frame(frames, packer, module, engine, viewers, pending, cursor)
-    events = [e.as_dict() for e in engine.events]
-    if not events and record.get("events"):
-        events = _place_recorded_events(record["events"], frames)
+    events = _narration(record, engine, frames)
     _check_outcome(record, engine)
     final = None
     if engine.over:
@@ -104,7 +102,8 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "meta": {"title": first["title"], "game": first["game"], "env": record["env"],
                  "num_players": n, "seed": record["seed"], "steps": len(record["actions"]),
-                 "players": _player_labels(record, n), "final": final},
+                 "players": _player_labels(record, n), "final": final,
+                 "narrated": bool(events)},
         "cards": packer.cards.items,
         "pieces": packer.pieces.items,
         "events": [{"x": e["text"], "k": e["kind"], "to": e.get("to")} for e in events],
@@ -121,23 +120,61 @@ def _add_frame(frames: list, packer: _Packer, module: ModuleType, engine: Any,
     return end
 
 
-def _place_recorded_events(raw: Any, frames: list[dict]) -> list[dict]:
-    """Events stored in the record (when this installation's engine emits none): an event of
-    step ``s`` (actions applied before it) is shown with the state after action ``s``."""
+def _narration(record: dict[str, Any], engine: Any, frames: list[dict]) -> list[dict]:
+    """The events the page narrates, each frame's ``e`` the range shown with it.
+
+    A record's own ``events`` (``record["events"]``, a list of ``{step, kind, text, to,
+    data}``) are what it says happened, so they win. When the replayed engine emitted the very
+    same events, the frames keep the exact ranges found while replaying; otherwise (an older
+    engine that emits none, or other texts) they are placed by their step. A record without
+    events narrates what the replayed engine emits, which is nothing on an engine from before
+    events: the page then shows the moves only and says so.
+    """
+    replayed = [e.as_dict() for e in engine.events]
+    raw = record.get("events")
+    if raw is None:
+        return replayed
+    recorded = _recorded_events(raw, engine.num_players)
+
+    def key(e: dict) -> tuple:
+        return e["step"], e["kind"], e["text"], e["to"]
+
+    if [key(e) for e in recorded] == [key(e) for e in replayed]:
+        return recorded
+    return _place_recorded_events(recorded, frames)
+
+
+def _recorded_events(raw: Any, num_players: int) -> list[dict]:
+    """``record["events"]`` checked and normalised by :meth:`Event.from_dict`; ``to`` must be
+    ``None`` or a seat, as the page filters a seat's view by it."""
     if not isinstance(raw, list):
         raise ValueError("the record's 'events' must be a list of event objects")
     try:
-        events = sorted((Event.from_dict(e) for e in raw), key=lambda e: e.step)
-    except (KeyError, TypeError, ValueError) as err:
-        raise ValueError(f"the record's 'events' hold a malformed event ({err})") from None
+        events = [Event.from_dict(e).as_dict() for e in raw]
+    except (AttributeError, KeyError, TypeError, ValueError) as err:
+        raise ValueError(f"the record's 'events' hold a malformed event ({err!r})") from None
+    for e in events:
+        to = e["to"]
+        if to is not None and (isinstance(to, bool) or not isinstance(to, int)
+                               or not 0 <= to < num_players):
+            raise ValueError(f"the record's event {e['text']!r} is private to {to!r}, "
+                             f"which is not a seat of this {num_players}-player game")
+    return events
+
+
+def _place_recorded_events(recorded: list[dict], frames: list[dict]) -> list[dict]:
+    """Events placed by step: an event of step ``s`` (actions applied before it) is shown
+    with the state after action ``s``. Events of the deal share step 0 with those of the first
+    action, so they are shown after the first move too (never earlier than they happened)."""
+    events = sorted(recorded, key=lambda e: e["step"])
     last = len(frames) - 1
     for frame in frames:
         frame["e"] = [0, 0]
     for index, event in enumerate(events):
-        frame = frames[min(max(event.step + 1, 0), last)]
+        frame = frames[min(max(event["step"] + 1, 0), last)]
         start = frame["e"][0] if frame["e"][1] else index
         frame["e"] = [start, index + 1]
-    return [e.as_dict() for e in events]
+    return events
 
 
 def _check_outcome(record: dict[str, Any], engine: Any) -> None:
