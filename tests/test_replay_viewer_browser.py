@@ -178,8 +178,11 @@ def test_a_record_without_events_says_so(driver, tmp_path: Path) -> None:
 
 def _assert_not_blank(png: bytes) -> None:
     """Many colours over most of the picture: the page drew a table, not an empty screen."""
-    from PIL import Image
-
+    try:
+        from PIL import Image  # comes with matplotlib ([train])
+    except ImportError:  # a PNG of one flat colour compresses to a few kB
+        assert len(png) > 30_000
+        return
     image = Image.open(io.BytesIO(png)).convert("RGB")
     assert image.width >= 800 and image.height >= 600
     small = image.resize((200, 150))
