@@ -28,7 +28,7 @@ import pytest
 
 from tests.helpers import play_random, raw
 from training.replay_browser import browser_missing, console_errors, make_driver, requested_urls
-from training.replay_viewer import write_viewer
+from training.replay_viewer import build_replay, write_viewer
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")
@@ -36,7 +36,8 @@ pytestmark = pytest.mark.skipif(browser_missing() is not None,
 GAMES = [("paladin", 3, 4), ("white_knight", 4, 1), ("quests", 3, 2)]
 
 #: one walk through every step of one view; returns, per step, the label, the step the page
-#: says it shows, and the face cards shown in the hands of players other than the viewer
+#: says it shows, the face cards shown in the hands of players other than the viewer, and the
+#: face-up and face-down cards on the table (zones and players, piles aside)
 WALK = """
 const [view] = arguments;
 const select = document.getElementById("viewer");
@@ -50,8 +51,11 @@ for (;;) {
     .filter(p => seat === null || Number(p.dataset.seat) !== seat)
     .map(p => p.querySelectorAll(".group.hand .card.face").length)
     .reduce((a, b) => a + b, 0);
+  const table = ".zones .card, .players .card";
+  const backs = document.querySelectorAll(table.replaceAll(".card", ".card.back")).length;
   out.push([document.getElementById("stepLabel").textContent,
-            Number(document.body.dataset.step), faces]);
+            Number(document.body.dataset.step), faces,
+            document.querySelectorAll(table).length - backs, backs]);
   if (Number(document.body.dataset.step) === Number(document.getElementById("slider").max)) break;
   document.getElementById("next").click();
 }
@@ -101,6 +105,7 @@ def test_viewer_in_the_browser(driver, tmp_path: Path, game: str, n: int, seed: 
     _open(driver, tmp_path, record, game)
     page_uri = (tmp_path / f"{game}.html").resolve().as_uri()
     steps = len(record["actions"])
+    data = build_replay(record)
 
     assert requested_urls(driver) == [page_uri], "the page must fetch nothing"
     slider = driver.find_element("id", "slider")
@@ -113,6 +118,9 @@ def test_viewer_in_the_browser(driver, tmp_path: Path, game: str, n: int, seed: 
         assert [w[1] for w in walk] == list(range(steps + 1))
         assert [w[0] for w in walk] == [f"step {k} / {steps}" for k in range(steps + 1)]
         faces = [w[2] for w in walk]
+        # the page draws exactly the snapshot of that view, whose leaks test_replay_viewer checks
+        assert [(w[3], w[4]) for w in walk] == [_face_and_back(data, f["v"][view])
+                                                 for f in data["frames"]]
         if view == 0:
             assert faces[0] > 0, "the whole truth shows every hand"
         else:
@@ -174,6 +182,21 @@ def test_a_record_without_events_says_so(driver, tmp_path: Path) -> None:
     assert driver.find_element("id", "noEvents").is_displayed() is not has_events
     driver.find_element("id", "last").click()
     assert console_errors(driver) == []
+
+
+def _face_and_back(data: dict, view: dict) -> tuple[int, int]:
+    """Face-up and face-down cards of one packed view, in its zones and player panels."""
+    cards: list[int] = []
+    for zone in view["z"]:
+        for group in data["pieces"][zone]["groups"]:
+            cards += group["cards"]
+    for player in view["pl"]:
+        panel = data["pieces"][player]
+        cards += panel["hand"]["cards"]
+        for area in panel["areas"]:
+            cards += area["cards"]
+    backs = sum(1 for c in cards if data["cards"][c].get("back"))
+    return len(cards) - backs, backs
 
 
 def _assert_not_blank(png: bytes) -> None:
