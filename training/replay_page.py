@@ -122,11 +122,13 @@ aside h2 { font-size: 15px; margin: 4px 0 6px; }
 #narration { margin: 0 0 8px; padding-left: 18px; }
 #narration li { margin-bottom: 3px; }
 #narration li.move { font-weight: bold; }
-#narration li.private { color: #1565c0; }
 .hint { font-size: 12px; color: #6b604a; font-style: italic; margin: 0 0 8px; }
 #history { margin: 0; padding-left: 0; list-style: none; font-size: 12px; color: #444; }
 #history li { border-top: 1px dotted #cbbf9f; padding: 2px 0; }
 #history li .k { color: #888; margin-right: 4px; font-variant-numeric: tabular-nums; }
+#history li .mv { font-weight: bold; }
+#history li .ev { padding-left: 22px; }
+#history li .ev.private, #narration li.private { color: #1565c0; }
 #results table { border-collapse: collapse; width: 100%; margin-top: 4px; }
 #results td, #results th { border-bottom: 1px solid #d8ceb3; padding: 3px 4px;
   text-align: left; }
@@ -174,6 +176,7 @@ aside h2 { font-size: 15px; margin: 4px 0 6px; }
       this version of the game emits none, so only the moves are shown.</p>
     <div id="results" class="hidden"><h2>Final scores</h2><table id="resultsTable"></table></div>
     <h2>Earlier</h2>
+    <p id="privateNote" class="hint hidden">In blue: what only one player saw.</p>
     <ul id="history"></ul>
   </aside>
 </main>
@@ -315,7 +318,9 @@ function drawNarration() {
     const li = el("li");
     li.appendChild(el("span", "k", k));
     const f = FRAMES[k];
-    li.appendChild(document.createTextNode([moveText(f), ...eventsOf(f).map(e => personal(e.x))].join(" \u2014 ")));
+    li.appendChild(el("span", "mv", moveText(f)));
+    eventsOf(f).forEach(e => li.appendChild(
+      el("div", "ev" + (e.to === null || e.to === undefined ? "" : " private"), personal(e.x))));
     history.appendChild(li);
   }
   const results = document.getElementById("results");
@@ -336,6 +341,8 @@ function drawNarration() {
   }
 }
 function show(k) {
+  document.getElementById("privateNote").classList.toggle(
+    "hidden", !(seatOf() === null && DATA.events.some(e => e.to !== null && e.to !== undefined)));
   step = Math.max(0, Math.min(LAST, k));
   document.getElementById("slider").value = step;
   document.getElementById("stepLabel").textContent = "step " + step + " / " + META.steps;
