@@ -124,3 +124,52 @@ def test_eval_save_games_checks_the_folder_before_playing(tmp_path, capsys) -> N
     assert sorted(p.name for p in folder.iterdir()) == [
         "white_knight_4p_deal5_rot0.json", "white_knight_4p_deal5_rot1.json"]
     assert json.loads((folder / "white_knight_4p_deal5_rot1.json").read_text())["seed"] == 5
+
+
+def _record_with_events(events: list) -> dict:
+    record = play_random(raw("paladin", 3), seed=3).record()
+    record["events"] = events
+    return record
+
+
+def test_recorded_events_are_narrated_after_their_move() -> None:
+    events = [
+        {"step": 0, "kind": "a", "text": "first", "to": None, "data": {}},
+        {"step": 4, "kind": "b", "text": "to seat 2", "to": 2, "data": {"x": 1}},
+        {"step": 4, "kind": "c", "text": "public", "to": None},  # data may be left out
+    ]
+    data = build_replay(_record_with_events(events))
+    assert data["meta"]["narrated"]
+    shown = {k: [data["events"][i] for i in range(*f["e"])] for k, f in enumerate(data["frames"])}
+    # step s = s actions applied before it: shown with the state after action s
+    assert [e["x"] for e in shown[1]] == ["first"]
+    assert [(e["x"], e["to"]) for e in shown[5]] == [("to seat 2", 2), ("public", None)]
+    assert sum(len(v) for v in shown.values()) == 3
+    assert not data["frames"][0]["e"][1] - data["frames"][0]["e"][0]
+
+
+def test_a_game_without_events_is_not_narrated() -> None:
+    record = play_random(raw("white_knight", 3), seed=3).record()
+    record.pop("events", None)
+    data = build_replay(record)
+    assert data["meta"]["narrated"] == bool(data["events"])
+    assert all(f["e"][0] <= f["e"][1] for f in data["frames"])
+
+
+@pytest.mark.parametrize(("events", "match"), [
+    ({"step": 1}, "must be a list"),
+    ([{"step": 1, "kind": "k"}], "malformed event"),
+    ([{"step": "x", "kind": "k", "text": "t"}], "malformed event"),
+    (["not an event"], "malformed event"),
+    ([{"step": 1, "kind": "k", "text": "t", "to": 3}], "not a seat of this 3-player game"),
+    ([{"step": 1, "kind": "k", "text": "t", "to": "player_1"}], "not a seat"),
+])
+def test_bad_recorded_events_are_refused(tmp_path, capsys, events, match: str) -> None:
+    record = _record_with_events(events)
+    with pytest.raises(ValueError, match=match):
+        build_replay(record)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    assert main(["replay", str(path), "--html", str(tmp_path / "bad.html")]) == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "bad.html").exists()
