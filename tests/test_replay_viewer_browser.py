@@ -11,7 +11,7 @@ drives the page's own controls and checks what it shows:
 - the narration shows a public event to everybody and a private event only to its seat (and to
   the whole truth), written in the second person for that seat; a record without events says
   it has none;
-- the final scores table is shown at the last step;
+- the final scores table is shown at the last step; autoplay moves on and pause stops it;
 - a screenshot is not blank.
 
 Skips with the reason when Selenium, Chromium or ChromeDriver is missing (``.ci/run`` installs
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -180,6 +181,18 @@ def test_a_record_without_events_says_so(driver, tmp_path: Path) -> None:
     # this installation's Paladin may or may not emit events: the note follows what is shown
     has_events = bool(driver.execute_script("return DATA.events.length"))
     assert driver.find_element("id", "noEvents").is_displayed() is not has_events
+
+    # autoplay: the fast speed moves on by itself; pause stops it
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.execute_script("const s = document.getElementById('speed'); s.value = '150';"
+                          "s.dispatchEvent(new Event('change'));")
+    driver.find_element("id", "play").click()
+    WebDriverWait(driver, 10, poll_frequency=0.05).until(lambda d: _step(d) >= 3)
+    driver.find_element("id", "play").click()
+    paused = _step(driver)
+    time.sleep(0.5)
+    assert _step(driver) == paused and "play" in driver.find_element("id", "play").text
     driver.find_element("id", "last").click()
     assert console_errors(driver) == []
 

@@ -22,9 +22,10 @@ DRIVERS = ("chromedriver",)
 
 
 def _which(names: tuple[str, ...], env: str) -> str | None:
-    """``$env`` when set, else the first of ``names`` on the PATH (or Debian's driver path)."""
+    """``$env`` when set (``None`` if that is no file), else the first of ``names`` on the
+    PATH (or Debian's driver path)."""
     if os.environ.get(env):
-        return os.environ[env]
+        return os.environ[env] if Path(os.environ[env]).is_file() else None
     for name in names:
         found = shutil.which(name)
         if found:
@@ -41,9 +42,10 @@ def browser_missing() -> str | None:
     except ImportError:
         return "selenium is not installed (pip install -e '.[dev]')"
     if _which(BROWSERS, "ROUNDTABLE_CHROMIUM") is None:
-        return "no Chromium binary (apt-get install chromium chromium-driver)"
+        return ("no Chromium binary (apt-get install chromium chromium-driver, or set "
+                "ROUNDTABLE_CHROMIUM)")
     if _which(DRIVERS, "ROUNDTABLE_CHROMEDRIVER") is None:
-        return "no chromedriver (apt-get install chromium-driver)"
+        return "no chromedriver (apt-get install chromium-driver, or set ROUNDTABLE_CHROMEDRIVER)"
     return None
 
 
