@@ -173,3 +173,18 @@ def test_bad_recorded_events_are_refused(tmp_path, capsys, events, match: str) -
     assert main(["replay", str(path), "--html", str(tmp_path / "bad.html")]) == 2
     assert match in capsys.readouterr().err
     assert not (tmp_path / "bad.html").exists()
+
+
+@pytest.mark.parametrize("opened", [True, False])
+def test_replay_open(tmp_path, capsys, monkeypatch, opened: bool) -> None:
+    import webbrowser
+
+    asked: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda uri: asked.append(uri) or opened)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(play_random(raw("quests", 2), seed=1).record()))
+    out = tmp_path / "page.html"
+    assert main(["replay", str(path), "--html", str(out), "--open"]) == 0
+    assert asked == [out.resolve().as_uri()]
+    said = capsys.readouterr().out
+    assert ("open it yourself" in said or "yourself" in said) is not opened

@@ -313,7 +313,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     if args.open:
         import webbrowser
 
-        webbrowser.open(out.resolve().as_uri())
+        uri = out.resolve().as_uri()
+        if not webbrowser.open(uri):
+            print(f"no web browser to open here: open {uri} yourself")
     return 0
 
 
