@@ -38,7 +38,7 @@ GAMES = [("paladin", 3, 4), ("white_knight", 4, 1), ("quests", 3, 2)]
 
 #: one walk through every step of one view; returns, per step, the label, the step the page
 #: says it shows, the face cards shown in the hands of players other than the viewer, and the
-#: face-up and face-down cards on the table (zones and players, piles aside)
+#: tooltips of every card on the table (zones and players, piles aside)
 WALK = """
 const [view] = arguments;
 const select = document.getElementById("viewer");
@@ -52,11 +52,10 @@ for (;;) {
     .filter(p => seat === null || Number(p.dataset.seat) !== seat)
     .map(p => p.querySelectorAll(".group.hand .card.face").length)
     .reduce((a, b) => a + b, 0);
-  const table = ".zones .card, .players .card";
-  const backs = document.querySelectorAll(table.replaceAll(".card", ".card.back")).length;
+  const cards = [...document.querySelectorAll(".zones .card, .players .card")]
+    .map(c => c.title).sort();
   out.push([document.getElementById("stepLabel").textContent,
-            Number(document.body.dataset.step), faces,
-            document.querySelectorAll(table).length - backs, backs]);
+            Number(document.body.dataset.step), faces, cards]);
   if (Number(document.body.dataset.step) === Number(document.getElementById("slider").max)) break;
   document.getElementById("next").click();
 }
@@ -119,9 +118,10 @@ def test_viewer_in_the_browser(driver, tmp_path: Path, game: str, n: int, seed: 
         assert [w[1] for w in walk] == list(range(steps + 1))
         assert [w[0] for w in walk] == [f"step {k} / {steps}" for k in range(steps + 1)]
         faces = [w[2] for w in walk]
-        # the page draws exactly the snapshot of that view, whose leaks test_replay_viewer checks
-        assert [(w[3], w[4]) for w in walk] == [_face_and_back(data, f["v"][view])
-                                                 for f in data["frames"]]
+        # the page draws exactly that view's snapshot (card by card), whose leaks
+        # tests/test_replay_viewer.py checks
+        assert [w[3] for w in walk] == [_card_titles(data, f["v"][view])
+                                        for f in data["frames"]]
         if view == 0:
             assert faces[0] > 0, "the whole truth shows every hand"
         else:
@@ -197,19 +197,24 @@ def test_a_record_without_events_says_so(driver, tmp_path: Path) -> None:
     assert console_errors(driver) == []
 
 
-def _face_and_back(data: dict, view: dict) -> tuple[int, int]:
-    """Face-up and face-down cards of one packed view, in its zones and player panels."""
-    cards: list[int] = []
+def _card_titles(data: dict, view: dict) -> list[str]:
+    """The sorted tooltips of every card of one packed view in its zones and player panels
+    (the page's: a face's name and tag, or "face down" and the tag)."""
+    indices: list[int] = []
     for zone in view["z"]:
         for group in data["pieces"][zone]["groups"]:
-            cards += group["cards"]
+            indices += group["cards"]
     for player in view["pl"]:
         panel = data["pieces"][player]
-        cards += panel["hand"]["cards"]
+        indices += panel["hand"]["cards"]
         for area in panel["areas"]:
-            cards += area["cards"]
-    backs = sum(1 for c in cards if data["cards"][c].get("back"))
-    return len(cards) - backs, backs
+            indices += area["cards"]
+    titles = []
+    for index in indices:
+        card = data["cards"][index]
+        tag = f" ({card['t']})" if card.get("t") else ""
+        titles.append(("face down" if card.get("back") else card["n"]) + tag)
+    return sorted(titles)
 
 
 def _assert_not_blank(png: bytes) -> None:
