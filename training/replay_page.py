@@ -126,7 +126,7 @@ aside h2 { font-size: 15px; margin: 4px 0 6px; }
 #history { margin: 0; padding-left: 0; list-style: none; font-size: 12px; color: #444; }
 #history li { border-top: 1px dotted #cbbf9f; padding: 2px 0; }
 #history li .k { color: #888; margin-right: 4px; font-variant-numeric: tabular-nums; }
-#history li .mv { font-weight: bold; }
+#history li:has(.ev) .mv { font-weight: bold; }
 #history li .ev { padding-left: 22px; }
 #history li .ev.private, #narration li.private { color: #1565c0; }
 #results table { border-collapse: collapse; width: 100%; margin-top: 4px; }
