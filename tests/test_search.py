@@ -114,3 +114,15 @@ def test_roundtable_eval_takes_a_search_baseline(capsys: pytest.CaptureFixture[s
     assert main(["eval", "white_knight", "--players", "random", "pimc:1:random", "--games", "3",
                  "--table-sizes", "3", "--workers", "1"]) == 0
     assert "| pimc:1:random |" in capsys.readouterr().out
+
+
+def test_a_human_can_play_against_the_search_player() -> None:
+    import io
+
+    from training.play import play
+
+    out = io.StringIO()
+    assert play("white_knight", ["pimc:1:random"], num_players=3, seed=2,
+                input_fn=lambda prompt: "1", out=out) == 0
+    text = out.getvalue()
+    assert "(pimc:1:random)" in text and "Final result:" in text
