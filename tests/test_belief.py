@@ -30,6 +30,7 @@ from envs.paladin.engine import PaladinEngine
 from envs.quests.belief import hidden_stages
 from envs.quests.cards import KIND_COPIES as QUESTS_COPIES
 from envs.quests.cards import NUM_KINDS as QUESTS_KINDS
+from envs.quests.rules import CHOICES as QUESTS_CHOICES
 from envs.white_knight.cards import FIRST_MONSTER, NUM_ATTACK
 from tests.helpers import engine_states
 from tests.paladin_reference import reference_observation as paladin_reference
@@ -296,3 +297,34 @@ def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
     state = next(engine_states(engine, range(1)))
     with pytest.raises(ValueError, match="observer must be a seat"):
         state.sample_world(3, np.random.default_rng(0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option", sorted(QUESTS_CHOICES))
+def test_quests_sampler_under_every_alternative_rule(option: str) -> None:
+    """The Quests flow changes with its rule options (when draws happen, who acts): sampled
+    worlds stay consistent and playable under each alternative value."""
+    from envs.core.engine import Setup
+    from envs.quests.engine import QuestsEngine
+    from envs.quests.rules import QuestsRules
+
+    engine = QuestsEngine(3, QuestsRules(**{option: QUESTS_CHOICES[option][1]}))
+    engine.reset(np.random.default_rng(1), Setup())
+    chooser, step, sampled = random.Random(1), 0, 0
+    while not engine.over:
+        if step % 20 == 0:
+            observer = step % 3
+            world = engine.sample_world(observer, np.random.default_rng(step))
+            np.testing.assert_array_equal(world.observation(observer),
+                                          engine.observation(observer))
+            assert quests_census(world) == list(QUESTS_COPIES)
+            rollout = random.Random(step)
+            while not world.over:
+                legal = np.flatnonzero(world.legal_mask())
+                assert len(legal), f"dead end in {world.phase_name()}"
+                world.apply(int(legal[rollout.randrange(len(legal))]))
+            sampled += 1
+        legal = np.flatnonzero(engine.legal_mask())
+        engine.apply(int(legal[chooser.randrange(len(legal))]))
+        step += 1
+    assert sampled > 3
