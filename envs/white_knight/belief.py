@@ -15,6 +15,9 @@ passed to the observer (later takes are public). Hidden, and re-dealt:
   holds at least two kinds, which the observer knows, so other packets are rejected) and the
   treasure deck.
 
+Not modelled: the deal put the monsters it met at the bottom of the action deck; the sampled
+deck is a uniform shuffle (the observer does not know how many monsters the deal met).
+
 Derived state rewritten: the re-dealt seats' private cells (hand, committed, join flag, draft
 packet cells), ``hbits``, the committed sums and the pending decision's mask.
 """
