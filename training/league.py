@@ -97,7 +97,7 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
                     i = members[0]
                     policy, obs, mask, seat = pending[i]
                     answers.append((i, choose_action(policy, obs, mask, self.envs[i].engine,
-                                                       seat)))
+                                                     seat)))
                     self.single_moves += 1
                     continue
                 first = pending[members[0]][0]
