@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +34,20 @@ class RandomAgent:
         if len(legal) == 0:
             raise ValueError("RandomAgent asked to act with an empty action mask")
         return int(legal[self.rng.randrange(len(legal))])
+
+
+def choose_action(policy: Any, observation: np.ndarray, action_mask: np.ndarray, engine: Any,
+                  seat: int) -> int:
+    """The one way a table asks a policy for its move.
+
+    Plain policies get ``act(observation, mask)``. A search player (``needs_world_sampler``)
+    gets ``act_with_sampler`` with a sampler of worlds as ``seat`` may believe them
+    (``engine.sample_world``), never the engine itself, so it cannot peek at hidden cards.
+    """
+    if getattr(policy, "needs_world_sampler", False):
+        sampler = partial(engine.sample_world, seat)
+        return int(policy.act_with_sampler(sampler, observation, action_mask))
+    return int(policy.act(observation, action_mask))
 
 
 class StyledAgent:
