@@ -463,3 +463,23 @@ def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
     assert not lines & hidden
     for line in narration(told, 1):  # everything the seat may see is told
         assert f"  {line}" in lines
+
+
+def test_positions_count_events_a_twin_is_two() -> None:
+    from envs.core.events import Spec, Twin
+
+    pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
+                Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
+                ("player", "card"))
+    log = EventLog()
+    log.emit("deal", "dealt")
+    log.twin(pair, 1, 1, "A3")
+    mark = len(log)
+    log.note(Spec("pass", "player_{player} passed", ("player",)), None, 2)
+    assert mark == 3 and len(log) == 4 == len(list(log))
+    assert [e.kind for e in log.visible(None, mark)] == ["pass"]
+    assert [e.kind for e in log.visible(0, 1)] == ["raise", "pass"]
+    assert [e.kind for e in log.visible(1, 1)] == ["raise", "raise_card", "pass"]
+    share = EventLog()
+    share._events.extend(log.visible(0))  # a seat's share as ready events (envs.core.belief)
+    assert [e.kind for e in share] == ["deal", "raise", "pass"] and len(share) == 3

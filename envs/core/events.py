@@ -117,12 +117,13 @@ class EventLog:
     :meth:`emit_lazy` take ready texts or templates and keyword data for the rare ones.
     """
 
-    __slots__ = ("_events", "on", "step")
+    __slots__ = ("_events", "_twins", "on", "step")
 
     def __init__(self, on: bool = True) -> None:
         #: entries: (step, Spec | Twin, to, *raw values) or (step, kind, text or template, to,
         #: data, whether text is a template); one flat tuple each: less memory per event
-        self._events: list[tuple] = []
+        self._events: list[tuple | Event] = []
+        self._twins = 0  # twin entries (two events each): len() counts events
         self.step = 0
         #: whether engines emit at all: they test it before building an event's fields, so
         #: that training (which reads no events) pays nothing for them
@@ -132,11 +133,13 @@ class EventLog:
         """Copies share the (never mutated) entries: cloning an engine for search stays cheap."""
         new = EventLog(self.on)
         new._events = self._events[:]
+        new._twins = self._twins
         new.step = self.step
         return new
 
     def clear(self) -> None:
         self._events.clear()
+        self._twins = 0
         self.step = 0
 
     def note(self, spec: Spec, to: int | None, *values: Any) -> None:
@@ -146,6 +149,7 @@ class EventLog:
     def twin(self, twin: Twin, seat: int, *values: Any) -> None:
         """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
         self._events.append((self.step, twin, seat, *values))
+        self._twins += 1
 
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
         """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
@@ -160,6 +164,10 @@ class EventLog:
     @staticmethod
     def _expand(entry: tuple, seat: int | None) -> Iterator[Event]:
         """The events of one entry that ``seat`` may see (``None``: all)."""
+        if entry.__class__ is Event:  # a ready event (a copied share of another log)
+            if entry.visible_to(seat):
+                yield entry
+            return
         spec = entry[1]
         if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
             step, to, values = entry[0], entry[2], entry[3:]
@@ -178,17 +186,29 @@ class EventLog:
             yield Event(step, kind, text, to, data)
 
     def __len__(self) -> int:
-        """The number of entries (a twin is one): positions for :meth:`visible`'s ``start``."""
-        return len(self._events)
+        """The number of events so far (the whole truth, as iteration yields them)."""
+        return len(self._events) + self._twins
 
     def __iter__(self) -> Iterator[Event]:
         for entry in self._events:
             yield from self._expand(entry, None)
 
+    def _first_entry(self, position: int) -> int:
+        """The index of the entry whose events start at event ``position`` (a ``len()``)."""
+        entries = self._events
+        index, at = len(entries), len(self)
+        while index > 0 and at > position:  # positions asked for are recent: walk back
+            index -= 1
+            entry = entries[index]
+            at -= 2 if entry.__class__ is tuple and entry[1].__class__ is Twin else 1
+        return index
+
     def visible(self, seat: int | None, start: int = 0) -> list[Event]:
-        """Events from entry ``start`` on that ``seat`` may see (``None``: all of them)."""
+        """Events from position ``start`` (a past ``len()``) on that ``seat`` may see
+        (``None``: all of them)."""
         expand = self._expand
-        return [event for entry in self._events[start:] for event in expand(entry, seat)]
+        first = self._first_entry(start) if start > 0 else 0
+        return [event for entry in self._events[first:] for event in expand(entry, seat)]
 
     def as_dicts(self) -> list[dict[str, Any]]:
         """Every event as :meth:`Event.as_dict` (what game records store)."""
