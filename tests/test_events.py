@@ -483,3 +483,25 @@ def test_positions_count_events_a_twin_is_two() -> None:
     share = EventLog()
     share._events.extend(log.visible(0))  # a seat's share as ready events (envs.core.belief)
     assert [e.kind for e in share] == ["deal", "raise", "pass"] and len(share) == 3
+
+
+@pytest.mark.parametrize("game", ["paladin", "white_knight", "quests"])
+def test_render_tells_what_the_last_move_set_off(game: str) -> None:
+    """The text view ends with the last step's public events (render shows public information)."""
+    import envs
+
+    env = getattr(envs, f"{game}_v0").env(num_players=3, render_mode="ansi")
+    env.reset(seed=5)
+    told = 0
+    while not all(env.terminations.values()) and told < 20:
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[-1]))
+        step = len(env.unwrapped.record()["actions"]) - 1
+        texts = [e.text for e in env.unwrapped.events() if e.step == step and e.to is None]
+        text = env.render()
+        if texts:
+            told += 1
+            assert text.split("What happened:\n", 1)[1].splitlines() == [f"  {t}" for t in texts]
+        else:
+            assert "What happened:" not in text
+    assert told > 0

@@ -268,11 +268,21 @@ class CardGameEnv(AECEnv, EzPickle):
                 "use render_mode='ansi' or 'human'."
             )
             return None
-        text = self.engine.render_text()
+        text = self.engine.render_text() + self._last_step_text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _last_step_text(self) -> str:
+        """The public events of the last move (the text view shows public information), so a
+        reader of ``render()`` sees reveals and results the table no longer shows."""
+        if not self._actions or not self.engine.events.on:
+            return ""
+        step = len(self._actions) - 1
+        events = self.engine.events.visible(None)
+        lines = [f"  {event.text}" for event in events if event.step == step and event.to is None]
+        return "\nWhat happened:\n" + "\n".join(lines) if lines else ""
 
     def close(self) -> None:
         pass
