@@ -22,6 +22,7 @@ import numpy as np
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD
 from envs.core.engine import Setup
+from envs.core.errors import GameOverError, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
 from training.numpy_net import NumpyActor
 from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
@@ -172,6 +173,7 @@ class SelfPlayEnv(gymnasium.Env):
         self.players: list[Policy | None] = []
         self.opponent_names: list[str] = []
         self._illegal = False
+        self._started = False
         self._mask = np.zeros(self.num_actions, bool)
 
     # -- gymnasium API ---------------------------------------------------------------------------
@@ -195,21 +197,29 @@ class SelfPlayEnv(gymnasium.Env):
                 reset_policy(policy)
             self.engine.reset(np.random.default_rng(int(rng.integers(2**63))), Setup())
             self._illegal = False
+            self._started = True
             self._play_others()
             if not self.engine.over:  # (a game could end before the learner ever acts)
                 return self._observe(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         engine = self.engine
+        if not self._started:
+            raise gymnasium.error.ResetNeeded(
+                f"SelfPlayEnv({self.game!r}): step() before reset(); call reset() first")
         if engine.over or self._illegal:
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        action = int(action)
-        if not 0 <= action < self.num_actions or not self._mask[action]:
+            raise GameOverError(
+                f"SelfPlayEnv({self.game!r}): step() after the episode ended; call reset()")
+        action_id = action if action.__class__ is int else integer_action(action, self.num_actions)
+        if action_id is None or not 0 <= action_id < self.num_actions or not self._mask[action_id]:
             # As the wrapped AEC env (TerminateIllegal): the episode ends with the penalty.
-            # MaskablePPO never gets here; unmasked learners and env checkers do.
+            # MaskablePPO never gets here; unmasked learners and env checkers do. Integer-like
+            # ids (numpy integers, 0-d arrays as SB3's predict returns) are ids, not errors.
             self._illegal = True
-            info = dict(self._info(), illegal_action=action)
+            info = dict(self._info(), illegal_action=action,
+                        illegal_action_message=self._illegal_message(action, action_id))
             return self._observe(), ILLEGAL_MOVE_REWARD, True, False, info
+        action = action_id
         engine.apply(action)
         self._play_others()
         if not engine.over:
@@ -258,6 +268,13 @@ class SelfPlayEnv(gymnasium.Env):
         if self.include_mask:
             return np.concatenate([obs, self._mask.astype(np.float32)])
         return obs
+
+    def _illegal_message(self, action: Any, action_id: int | None) -> str:
+        if action_id is None or not 0 <= action_id < self.num_actions:
+            return (f"action {action!r} of type {type(action).__name__} is not an integer "
+                    f"action id in 0..{self.num_actions - 1}")
+        return (f"illegal action {action!r} ({self.engine.action_name(action_id)!r}) in phase "
+                f"{self.engine.phase_name()!r}")
 
     def _info(self) -> dict[str, Any]:
         return {"table_size": self.engine.num_players, "seat": self.seat,

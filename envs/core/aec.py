@@ -18,10 +18,20 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from envs.core.engine import GameEngine, RuleOptions, agent_name
+from envs.core.errors import EnvNotResetError, GameOverError, UnknownAgentError, integer_action
 from envs.core.events import Event
 from envs.core.rigging import parse_reset_options
 
 ILLEGAL_MOVE_REWARD = -1.0
+
+#: how a game ended, as ``record()["end"]`` says
+END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS = (
+    "finished", "truncated", "illegal_move", "in_progress")
+
+#: attributes PettingZoo sets in ``reset()``; reading one before it raises EnvNotResetError
+_SET_BY_RESET = frozenset(
+    {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
+     "_cumulative_rewards"})
 
 
 class CardGameEnv(AECEnv, EzPickle):
@@ -101,6 +111,59 @@ class CardGameEnv(AECEnv, EzPickle):
         self._actions: list[int] = []
         self._illegal: dict[str, Any] | None = None
         self._event_cursor: dict[str, int] = dict.fromkeys(self.possible_agents, 0)
+        self._started = False
+
+    # -- misuse: clear errors instead of AttributeError/KeyError from deep inside --------------
+    def __getattr__(self, name: str) -> Any:
+        """Only reached when normal lookup fails: name the missing ``reset()``."""
+        if name in _SET_BY_RESET:
+            raise EnvNotResetError(self._not_reset_message(f"reading {name!r}"))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _not_reset_message(self, what: str) -> str:
+        return f"{self.metadata['name']}: {what} before reset(); call reset() first"
+
+    def _require_reset(self, what: str) -> None:
+        if not self._started:
+            raise EnvNotResetError(self._not_reset_message(what))
+
+    def _unknown_agent(self, agent: Any) -> UnknownAgentError:
+        return UnknownAgentError(
+            f"{self.metadata['name']}: no agent {agent!r} at this {self.num_players}-player "
+            f"table; agents are {', '.join(self.possible_agents)}"
+        )
+
+    def _game_over(self) -> GameOverError:
+        return GameOverError(
+            f"{self.metadata['name']}: the game is over and every agent has left it; "
+            "call reset() to start a new game"
+        )
+
+    # -- copying: a copy of a started env continues the same game (item 0) ---------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """Constructor arguments (EzPickle) before the first reset, the live state after it.
+
+        EzPickle alone would rebuild a fresh, un-started env from the constructor arguments,
+        so a pickled or deep-copied env in the middle of a game would lose the game.
+        """
+        if not self._started:
+            return EzPickle.__getstate__(self)
+        state = self.__dict__.copy()
+        del state["layout"]  # a class-level declaration, shared, not state
+        return {"_live_env": state}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "_live_env" not in state:
+            EzPickle.__setstate__(self, state)
+            return
+        self.__dict__.update(state["_live_env"])
+        self.layout = self.engine_cls.layout
+        engine = self.engine
+        # the mask may be the engine's own buffer: take the copy's, not a detached duplicate
+        if engine.over or self._illegal or not self.agents:
+            self._mask = self._zero_mask
+        else:
+            self._mask = engine.legal_mask()
 
     # -- spaces ----------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -132,6 +195,8 @@ class CardGameEnv(AECEnv, EzPickle):
         self._actions = []
         self._illegal = None
         self._event_cursor = dict.fromkeys(self.possible_agents, 0)
+        self._started = True
+        self._skip_agent_selection = None  # PettingZoo's dead-step bookkeeping, per game
 
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -146,20 +211,46 @@ class CardGameEnv(AECEnv, EzPickle):
             self._mask = self.engine.legal_mask()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
         engine = self.engine
-        mask = self._mask.copy() if seat == engine.current_player else self._zero_mask.copy()
+        if seat == engine.current_player:
+            mask = self._mask.copy()
+        else:
+            if not self._started:  # (the actor's branch is never taken before reset)
+                raise EnvNotResetError(self._not_reset_message("observe()"))
+            mask = self._zero_mask.copy()
         return {"observation": engine.observation(seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple:
+        try:
+            return super().last(observe)
+        except KeyError:
+            if not self.agents:
+                raise self._game_over() from None
+            raise
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has taken its dead step
+            raise self._game_over() from None
+        if dead:
+            if action is not None:
+                raise ValueError(
+                    f"{self.metadata['name']}: the game is over for {agent}; the only valid "
+                    f"action is None (a dead step), got {action!r}; or call reset()"
+                )
             self._was_dead_step(action)
             return
         if action.__class__ is not int or not 0 <= action < self._num_actions:
-            if not self.is_legal(action):
+            action_id = integer_action(action, self._num_actions)
+            if action_id is None or not self._mask[action_id]:
                 raise ValueError(self.illegal_action_message(action))
-            action = int(action)
+            action = action_id
         elif not self._mask[action]:
             raise ValueError(self.illegal_action_message(action))
         self._cumulative_rewards[agent] = 0.0
@@ -194,17 +285,24 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- legality ----------------------------------------------------------------------------------
     def is_legal(self, action: Any) -> bool:
-        """Whether ``action`` is a legal action id for the agent to act now."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return False
-        return 0 <= action < self.engine_cls.num_actions and bool(self._mask[action])
+        """Whether ``action`` is a legal action id for the agent to act now.
+
+        Integer-like ids count (numpy integers, 0-d integer arrays: see
+        :func:`~envs.core.errors.integer_action`); the int fast path comes first.
+        """
+        if action.__class__ is int:
+            return 0 <= action < self._num_actions and bool(self._mask[action])
+        action_id = integer_action(action, self._num_actions)
+        return action_id is not None and bool(self._mask[action_id])
 
     def illegal_action_message(self, action: Any) -> str:
         agent = self.agent_selection
-        if isinstance(action, (int, np.integer)) and 0 <= action < self.engine_cls.num_actions:
-            what = f"action {int(action)} ({self.engine.action_name(int(action))!r})"
+        action_id = integer_action(action, self._num_actions)
+        if action_id is not None:
+            what = f"action {action!r} ({self.engine.action_name(action_id)!r})"
         else:
-            what = f"action {action!r} (not an id in 0..{self.engine_cls.num_actions - 1})"
+            what = (f"action {action!r} of type {type(action).__name__} (not an integer "
+                    f"action id in 0..{self._num_actions - 1})")
         legal = ", ".join(self.legal_action_names())
         phase = self.engine.phase_name()
         return (
@@ -219,7 +317,7 @@ class CardGameEnv(AECEnv, EzPickle):
         else 0, and every agent is terminated.
         """
         agent = self.agent_selection
-        self._illegal = {"agent": agent, "action": repr(action)}
+        self._illegal = {"agent": agent, "action": repr(action), "penalty": float(penalty)}
         self._mask = self._zero_mask
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
@@ -256,6 +354,7 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- rendering (item 7) ------------------------------------------------------------------------
     def render(self) -> str | None:
+        self._require_reset("render()")
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render() without specifying a render_mode; "
@@ -272,10 +371,26 @@ class CardGameEnv(AECEnv, EzPickle):
         pass
 
     # -- records (item 7) --------------------------------------------------------------------------
+    def game_end(self) -> str:
+        """How the current game stands: ``"finished"``, ``"truncated"`` (a turn limit ended
+        it), ``"illegal_move"`` (the wrapped env ended it on an illegal action) or
+        ``"in_progress"``."""
+        if self._illegal:
+            return END_ILLEGAL
+        if self.engine.over:
+            return END_TRUNCATED if self.engine.truncated else END_FINISHED
+        return END_IN_PROGRESS
+
     def record(self) -> dict[str, Any]:
-        """JSON-serialisable record; reset(seed, options) + these actions replays the game."""
+        """JSON-serialisable record; reset(seed, options) + these actions replays the game.
+
+        ``end`` is :meth:`game_end`. ``rewards`` are the terminal rewards: the rank rewards of
+        a finished or truncated game, the penalty rewards (offender ``penalty``, everyone else
+        0) of a game ended by an illegal move, ``None`` while the game is in progress.
+        """
+        self._require_reset("record()")
         engine = self.engine
-        over = engine.over or bool(self._illegal)
+        end = self.game_end()
         record: dict[str, Any] = {
             "env": self.metadata["name"],
             "game": engine.name,
@@ -285,7 +400,8 @@ class CardGameEnv(AECEnv, EzPickle):
             "options": copy.deepcopy(self._options),
             "rules": _json_copy(self._rule_kwargs),
             "actions": list(self._actions),
-            "over": over,
+            "end": end,
+            "over": end != END_IN_PROGRESS,
             "truncated": engine.truncated,
             "rewards": None,
             "scores": dict(zip(self.possible_agents, engine.scores())),
@@ -295,10 +411,17 @@ class CardGameEnv(AECEnv, EzPickle):
             record["ranks"] = dict(zip(self.possible_agents, engine.ranks()))
         if self._illegal:
             record["illegal"] = dict(self._illegal)
+            record["rewards"] = illegal_move_rewards(
+                self.possible_agents, self._illegal["agent"], self._illegal["penalty"])
         return record
 
     def __str__(self) -> str:
         return self.metadata["name"]
+
+
+def illegal_move_rewards(agents: list[str], offender: str, penalty: float) -> dict[str, float]:
+    """Terminal rewards of a game ended by an illegal move: ``penalty`` for the offender."""
+    return {a: float(penalty) if a == offender else 0.0 for a in agents}
 
 
 def _json_copy(value: Any) -> Any:

@@ -12,7 +12,10 @@ Hot-path contract (what the adapter calls on every decision):
 - ``engine.legal_mask()`` — the current player's int8 mask; the engine may return its own
   buffer (the adapter copies before handing it out);
 - ``engine.apply(action)`` — apply an action the mask allows (the adapter checks legality);
-- ``engine.observation(player)`` — a fresh float32 vector of ``layout.size``.
+- ``engine.observation(player)`` — a fresh float32 vector of ``layout.size``, inside the
+  layout's bounds: with non-default rule options (bigger decks, higher VP, ...) a count can
+  outgrow its piece's ``high``, so engines clip to ``obs_clip`` when it is set; a value at
+  ``high`` then reads "this much or more".
 """
 
 from __future__ import annotations
@@ -161,6 +164,13 @@ class GameEngine(ABC):
         #: what happened, public or private per event (see :mod:`envs.core.events`); the
         #: adapter clears it on reset and sets ``events.step`` before each ``apply``
         self.events = EventLog()
+        #: the observation's upper bounds when rule options may push a value past them, else
+        #: None. The spec's default options keep every value inside (the contract tests and
+        #: the soak check it), so their hot path pays nothing; non-default options pay one
+        #: ``np.minimum`` per observation (of the observer's vector, in the layout's order).
+        self.obs_clip: np.ndarray | None = None
+        if rules.resolved(num_players) != type(rules)().resolved(num_players):
+            self.obs_clip = type(self).layout.low_high()[1]
 
     # -- copying (search, what-if analysis, pickling) ---------------------------------------------
     def _bind_views(self) -> None:  # noqa: B027 - optional hook, empty by default

@@ -23,6 +23,7 @@ from pettingzoo.utils.wrappers import (
 )
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD, CardGameEnv
+from envs.core.errors import integer_action
 
 
 def _raw_property(name: str) -> property:
@@ -55,13 +56,16 @@ class _HotAttributes:
     def last(self, observe: bool = True) -> tuple:
         raw = self._raw
         agent = raw.agent_selection
-        return (
-            raw.observe(agent) if observe else None,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
+        try:
+            return (
+                raw.observe(agent) if observe else None,
+                raw._cumulative_rewards[agent],
+                raw.terminations[agent],
+                raw.truncations[agent],
+                raw.infos[agent],
+            )
+        except KeyError:  # every agent has left the game: the raw env words the error
+            return raw.last(observe)
 
 
 class LeanTerminateIllegalWrapper(_HotAttributes, TerminateIllegalWrapper):
@@ -103,13 +107,16 @@ class LeanAssertOutOfBoundsWrapper(_HotAttributes, AssertOutOfBoundsWrapper):
             raw = self._raw
             agent = raw.agent_selection
             dead = raw.terminations[agent] or raw.truncations[agent]
-            assert dead, "action is not in action space"
-        else:
-            assert (
-                hasattr(action, "__index__")
-                and not isinstance(action, bool)
-                and 0 <= action < self._num_actions
-            ), "action is not in action space"
+            assert dead, (
+                f"action None is not in action space: None is the dead step of an agent that "
+                f"is terminated or truncated, and {agent} is to act"
+            )
+        elif action.__class__ is not int or not 0 <= action < self._num_actions:
+            assert integer_action(action, self._num_actions) is not None, (
+                f"action {action!r} of type {type(action).__name__} is not in action space "
+                f"Discrete({self._num_actions}) (an integer id, a numpy integer or a 0-d "
+                f"integer array)"
+            )
         self.env.step(action)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

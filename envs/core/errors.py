@@ -1,0 +1,55 @@
+"""The errors an env raises when it is used out of order, and integer-like action ids.
+
+Each misuse gets one documented type whose message says what to do:
+
+- :class:`EnvNotResetError` — the env was used before its first ``reset()``. An
+  ``AttributeError`` (what PettingZoo's ``OrderEnforcingWrapper`` raises for attributes read
+  before reset, and what ``hasattr`` checks expect) and a ``gymnasium.error.ResetNeeded``.
+- :class:`GameOverError` — ``step()`` (or ``last()``) after the game ended and every agent
+  has left it (all dead steps taken). A ``RuntimeError``.
+- :class:`UnknownAgentError` — an agent name that is not at this table. A ``KeyError``
+  (what a dict lookup raised before) whose message reads as a sentence.
+
+Illegal actions are not misuse of the lifecycle: the raw env raises ``ValueError`` and the
+wrapped env ends the game with the penalty (see :mod:`envs.core.aec`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.error import ResetNeeded
+
+
+class EnvNotResetError(AttributeError, ResetNeeded):
+    """The env was used before ``reset()``: call ``reset()`` first."""
+
+
+class GameOverError(RuntimeError):
+    """The game is over and every agent has left it: call ``reset()`` to play again."""
+
+
+class UnknownAgentError(KeyError):
+    """An agent name that is not at this table."""
+
+    def __str__(self) -> str:  # KeyError would print the repr of the message
+        return str(self.args[0]) if self.args else ""
+
+
+def integer_action(action: Any, num_actions: int) -> int | None:
+    """``action`` as an int id in ``0..num_actions-1``, or ``None`` if it is not one.
+
+    Accepts what ``gymnasium.spaces.Discrete(num_actions).contains`` accepts as integers: a
+    Python int, a numpy integer scalar, or a 0-d numpy integer array (what SB3's ``predict``
+    returns for one observation). Booleans are refused although ``Discrete.contains(True)``
+    holds: a ``True`` action is a bug in the caller, not action 1.
+    """
+    if isinstance(action, (bool, np.bool_)):
+        return None
+    integer_array = (
+        isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
+    if not (integer_array or isinstance(action, (int, np.integer))):
+        return None
+    value = int(action)
+    return value if 0 <= value < num_actions else None
