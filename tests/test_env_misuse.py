@@ -1,0 +1,167 @@
+"""Envs as PettingZoo/Gymnasium users expect: integer-like actions, copies that continue the
+game, clear lifecycle errors, record end states, observations inside their bounds."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+
+from envs.core.errors import EnvNotResetError, GameOverError, UnknownAgentError
+from envs.core.registry import GAMES, available_games, game_module
+from tests.conftest import GAME_SIZES
+from tests.helpers import random_legal
+from tests.rule_samples import random_rules
+from training.selfplay import SelfPlayEnv
+
+GAMES_AVAILABLE = available_games()
+
+
+def _legal(env) -> int:
+    return int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+@pytest.mark.parametrize("kind", ["env", "raw_env"])
+def test_integer_like_actions_are_ids(game: str, kind: str) -> None:
+    for convert in (np.array, np.int64, np.int32):
+        env = getattr(game_module(game), kind)()
+        env.reset(seed=0)
+        action = _legal(env)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env.step(convert(action))
+        assert env.unwrapped.record()["actions"] == [action]
+        assert not any(env.unwrapped.rewards.values())
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_non_integer_actions_are_refused_naming_the_value(game: str) -> None:
+    env = game_module(game).raw_env()
+    env.reset(seed=0)
+    for bad in (1.0, "1", True, np.array([1]), np.array(1.0)):
+        with pytest.raises(ValueError, match="not an integer action id"):
+            env.step(bad)
+    wrapped = game_module(game).env()
+    wrapped.reset(seed=0)
+    with pytest.raises(AssertionError, match=r"action 1\.5 "):
+        wrapped.step(1.5)
+
+
+def test_selfplay_accepts_integer_like_and_refuses_floats() -> None:
+    env = SelfPlayEnv("paladin", seed=0)
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(0)
+    env.reset(seed=0)
+    action = int(np.flatnonzero(env.action_masks())[0])
+    _, reward, terminated, _, info = env.step(np.array(action))
+    assert "illegal_action" not in info and reward >= -1
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(float(action))
+    assert terminated and reward == -1.0 and "not an integer" in info["illegal_action_message"]
+    with pytest.raises(GameOverError):
+        env.step(action)
+
+
+def _advance(env, chooser: random.Random, steps: int) -> None:
+    for _ in range(steps):
+        if env.unwrapped.engine.over:
+            return
+        env.step(random_legal(env.unwrapped, chooser))
+
+
+@pytest.mark.parametrize("game,n", GAME_SIZES)
+@pytest.mark.parametrize("kind", ["env", "raw_env"])
+def test_mid_game_copies_continue_the_same_game(game: str, n: int, kind: str) -> None:
+    env = getattr(game_module(game), kind)(num_players=n)
+    env.reset(seed=4)
+    _advance(env, random.Random(4), 20)
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        raw, craw = env.unwrapped, clone.unwrapped
+        assert craw.engine is not raw.engine
+        chooser = random.Random(9)
+        state = copy.deepcopy(env)  # restart point for the next clone
+        while not raw.engine.over:
+            for agent in raw.possible_agents:
+                a, b = env.observe(agent), clone.observe(agent)
+                np.testing.assert_array_equal(a["observation"], b["observation"])
+                np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
+            action = random_legal(raw, chooser)
+            env.step(action)
+            clone.step(action)
+        assert raw.rewards == craw.rewards and raw.record() == craw.record()
+        env = state
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_lifecycle_misuse_raises_clear_errors(game: str) -> None:
+    env = game_module(game).raw_env()
+    for call in (lambda: env.step(0), env.last, env.render, env.record,
+                 lambda: env.observe("player_0")):
+        with pytest.raises(EnvNotResetError, match=r"call reset\(\) first"):
+            call()
+    env.reset(seed=0)
+    with pytest.raises(UnknownAgentError, match="no agent 'player_9' at this 4-player table"):
+        env.observe("player_9")
+    _advance(env, random.Random(0), 100_000)
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env.step(0)
+    while env.agents:
+        env.step(None)
+    with pytest.raises(GameOverError, match="the game is over"):
+        env.step(0)
+    with pytest.raises(GameOverError):
+        env.last()
+    wrapped = game_module(game).env()
+    with pytest.raises(AssertionError, match="reset"):
+        wrapped.step(0)
+    wrapped.reset(seed=0)
+    with pytest.raises(UnknownAgentError):
+        wrapped.observe("player_9")
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_record_says_how_the_game_ended(game: str) -> None:
+    env = game_module(game).env()
+    env.reset(seed=0)
+    assert env.unwrapped.record()["end"] == "in_progress"
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning):
+        env.step(illegal)
+    record = env.unwrapped.record()
+    assert record["end"] == "illegal_move"
+    assert record["rewards"][offender] == -1.0 and sum(record["rewards"].values()) == -1.0
+    raw = game_module(game).raw_env()
+    raw.reset(seed=1)
+    _advance(raw, random.Random(1), 100_000)
+    assert raw.record()["end"] in ("finished", "truncated")
+
+
+def test_unknown_reset_option_warning_names_known_keys_and_rule_options() -> None:
+    env = game_module("white_knight").env()
+    with pytest.warns(UserWarning, match="knows are action_deck.*rule option") as caught:
+        env.reset(seed=0, options={"vp_threshold": 3})
+    assert caught[0].filename == __file__  # points at the caller, not a wrapper
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_observations_stay_inside_the_space_for_random_rule_options(game: str) -> None:
+    rng = random.Random(2026)
+    for k in range(6):
+        n = rng.choice(GAMES[game].players)
+        env = game_module(game).raw_env(num_players=n, **random_rules(game, n, rng))
+        space = env.observation_space("player_0")
+        env.reset(seed=k)
+        chooser = random.Random(k)
+        for _ in range(400):
+            for agent in env.possible_agents:
+                assert space.contains(env.observe(agent))
+            if env.engine.over:
+                break
+            env.step(random_legal(env, chooser))
