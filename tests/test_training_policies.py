@@ -46,7 +46,7 @@ def test_build_gives_distinct_instances(ckpt: Path) -> None:
     ("", "must be 'random', 'heuristic' or a checkpoint path"),
     ("   ", "must be 'random', 'heuristic' or a checkpoint path"),
     ("randm", "unknown policy spec 'randm'"),
-    ("no/such/checkpoint.zip", "unknown policy spec"),
+    ("no/such/checkpoint.zip", "no such file or folder .looked in "),
 ])
 def test_bad_specs(spec: str, match: str) -> None:
     with pytest.raises(ValueError, match=match):

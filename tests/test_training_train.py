@@ -71,6 +71,7 @@ def test_cli_train_with_overwrite_and_init(run, tmp_path: Path,
     out = capsys.readouterr().out
     assert "best checkpoint:" in out and "curve.png" in out
     assert not (tmp_path / "cli_run" / "old.txt").exists()
+    assert not list(tmp_path.glob("cli_run.*"))  # the old run was removed once replaced
     card = json.loads((tmp_path / "cli_run" / "final.json").read_text())
     assert card["training"]["init"] == str(run.best)
     init_steps = json.loads(run.best.with_suffix(".json").read_text())["training"]["steps"]

@@ -20,7 +20,6 @@ References measured in the same run (see ``shared/PERFORMANCE.md``):
 
 from __future__ import annotations
 
-import argparse
 import random
 import statistics
 import sys
@@ -165,7 +164,10 @@ def run_bench(
     for game in games:
         module = game_module(game)
         players = GAMES[game].players
-        n = num_players if num_players in players else (4 if 4 in players else players[-1])
+        n = num_players if num_players is not None else (4 if 4 in players else players[-1])
+        if n not in players:
+            raise ValueError(f"--players {n}: {game} is played by "
+                             f"{', '.join(map(str, players))} players")
         label = f"{module.raw_env.metadata['name']} ({n}p)"
         todo.append((label, "raw", lambda m=module, n=n: m.raw_env(num_players=n)))
         todo.append((label, "wrapped", lambda m=module, n=n: m.env(num_players=n)))
@@ -193,20 +195,27 @@ def format_table(rows: list[BenchRow], clock: str = "wall") -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from envs.core.registry import available_games
+    from envs.core.registry import GAMES, available_games
+    from training.cli_args import OneLineParser, positive_float, positive_int
 
-    parser = argparse.ArgumentParser(prog="roundtable bench", description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog="roundtable bench", description=__doc__.split("\n")[0])
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all)")
-    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per run")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--players", type=positive_int, default=4, help="table size (default 4)")
+    parser.add_argument("--seconds", type=positive_float, default=5.0, help="seconds per run")
+    parser.add_argument("--repeats", type=positive_int, default=3,
+                        help="runs per figure (median)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="wall: perf_counter; cpu: CPU seconds of this process")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     for game in games:
         if game not in available_games():
-            parser.error(f"unknown game {game!r}; available: {', '.join(available_games())}")
+            parser.error(f"argument --games: unknown game {game!r}; available: "
+                         f"{', '.join(available_games())}")
+        if args.players not in GAMES[game].players:
+            parser.error(f"argument --players: {game} is played by "
+                         f"{', '.join(map(str, GAMES[game].players))} players, not "
+                         f"{args.players}; leave {game} out with --games")
     rows = run_bench(games, args.players, args.seconds, args.repeats, args.clock)
     print()
     print(format_table(rows, args.clock))

@@ -27,6 +27,19 @@ from training.numpy_net import NumpyActor
 CARD_FORMAT = "roundtable-checkpoint/1"
 REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
                  "observation_layout", "num_actions", "policy", "model_file", "sha256")
+#: The JSON type every required card field must have (a hand-edited card with ``"policy":
+#: null`` or ``"env_version": "0"`` must fail here, not as an AttributeError or a confusing
+#: version message later).
+CARD_TYPES: dict[str, tuple[type, str]] = {
+    "format": (str, "a string"), "game": (str, "a string"), "env": (str, "a string"),
+    "env_version": (int, "an integer"), "observation_size": (int, "an integer"),
+    "observation_layout": (str, "a string"), "num_actions": (int, "an integer"),
+    "policy": (dict, "an object"), "model_file": (str, "a string"), "sha256": (str, "a string"),
+}
+POLICY_TYPES: dict[str, tuple[type, str]] = {
+    "net_arch": (list, "a list of layer widths"), "activation": (str, "a string"),
+    "include_mask": (bool, "true or false"), "act": (str, "a string"),
+}
 
 
 class CheckpointError(ValueError):
@@ -99,7 +112,20 @@ def read_card(card_path: Path) -> dict[str, Any]:
         raise CheckpointError(
             f"checkpoint card {card_path} has format {card['format']!r}; expected {CARD_FORMAT!r}"
         )
+    _check_types(card, CARD_TYPES, card_path, "")
+    _check_types(card["policy"], POLICY_TYPES, card_path, "policy.")
     return card
+
+
+def _check_types(data: dict[str, Any], types: dict[str, tuple[type, str]], card_path: Path,
+                 prefix: str) -> None:
+    for key, (kind, words) in types.items():
+        if key not in data:
+            continue
+        value = data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise CheckpointError(f"corrupt checkpoint card {card_path}: {prefix}{key} must be "
+                                  f"{words}, got {json.dumps(value)}")
 
 
 def check_card(card: dict[str, Any], card_path: Path, game: str | None) -> None:
@@ -140,24 +166,49 @@ def input_size(card: dict[str, Any]) -> int:
     return int(card["observation_size"]) + extra
 
 
-def load_actor(path: str | Path, game: str | None = None) -> tuple[NumpyActor, dict[str, Any]]:
-    """Checked load of a checkpoint's actor as numpy arrays, on CPU; returns (actor, card)."""
+def open_checkpoint(path: str | Path, game: str | None = None) -> tuple[Path, dict[str, Any]]:
+    """(zip, card) of a checkpoint whose card fits ``game`` and whose zip matches the card's
+    SHA-256: the checks every reader of a checkpoint makes before trusting its bytes."""
     zip_path, card_path = find_checkpoint(path)
     card = read_card(card_path)
     check_card(card, card_path, game)
-    if sha256_of(zip_path) != card["sha256"]:
+    try:
+        digest = sha256_of(zip_path)
+    except OSError as err:
+        raise CheckpointError(f"cannot read checkpoint {zip_path}: {err.strerror}") from None
+    if digest != card["sha256"]:
         raise CheckpointError(
             f"checkpoint {zip_path} does not match its card (SHA-256 differs): the file is "
             "corrupt or was replaced"
         )
-    try:
-        import torch
+    return zip_path, card
 
+
+def read_policy_state(zip_path: Path) -> dict[str, Any]:
+    """The tensors of the zip's ``policy.pth`` (``weights_only``: no pickled objects run)."""
+    import torch
+
+    try:
         with zipfile.ZipFile(zip_path) as archive:
             state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu",
                                weights_only=True)
+    # A damaged pickle stream can fail in many ways inside torch.load (UnpicklingError,
+    # IndexError, struct.error, ...); whatever the cause, the file is unusable.
+    except Exception as err:
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: {type(err).__name__}: "
+                              f"{err}") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: policy.pth holds no state dict")
+    return state
+
+
+def load_actor(path: str | Path, game: str | None = None) -> tuple[NumpyActor, dict[str, Any]]:
+    """Checked load of a checkpoint's actor as numpy arrays, on CPU; returns (actor, card)."""
+    zip_path, card = open_checkpoint(path, game)
+    state = read_policy_state(zip_path)
+    try:
         actor = NumpyActor.from_state_dict(state, card["policy"].get("activation", "tanh"))
-    except (zipfile.BadZipFile, KeyError, RuntimeError, ValueError, EOFError) as err:
+    except (KeyError, RuntimeError, ValueError, AttributeError, TypeError) as err:
         raise CheckpointError(f"corrupt checkpoint {zip_path}: {err}") from None
     if actor.input_size != input_size(card) or actor.output_size != card["num_actions"]:
         raise CheckpointError(
@@ -205,10 +256,27 @@ def write_card(zip_path: Path, card: dict[str, Any]) -> Path:
     return zip_path
 
 
+def check_trainable(path: str | Path, game: str, net_arch: list[int], activation: str,
+                    include_mask: bool) -> tuple[Path, dict[str, Any]]:
+    """(zip, card) of a checkpoint a run with this network can start from (``--init``):
+    every check of :func:`load_actor`, plus that its network is the one being trained."""
+    actor, card = load_actor(path, game)
+    zip_path, _ = find_checkpoint(path)
+    have = [w.shape[0] for w in actor.weights[:-1]]
+    wanted = int(card["observation_size"]) + (int(card["num_actions"]) if include_mask else 0)
+    if have != list(net_arch) or actor.activation != activation or actor.input_size != wanted:
+        raise CheckpointError(
+            f"checkpoint {zip_path} has a {actor.input_size}-input {have} {actor.activation} "
+            f"network; the config trains a {wanted}-input {list(net_arch)} {activation} one "
+            "(policy.net_arch, policy.activation and env.include_mask must match it)"
+        )
+    return zip_path, card
+
+
 def copy_checkpoint(src: str | Path, dst: str | Path) -> Path:
-    """Copy a checkpoint pair to ``dst`` (``<dir>/<name>``, with or without ``.zip``)."""
-    zip_path, card_path = find_checkpoint(src)
-    card = read_card(card_path)
+    """Copy a checkpoint pair to ``dst`` (``<dir>/<name>``, with or without ``.zip``); the
+    source must pass the card and SHA-256 checks, so a damaged file is never shipped."""
+    zip_path, card = open_checkpoint(src)
     target = Path(dst).with_suffix(".zip")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(zip_path.read_bytes())

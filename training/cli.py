@@ -3,17 +3,25 @@
 Subcommands are registered in ``COMMANDS`` (name → (help, add_arguments, run)); each keeps its
 own arguments so ``roundtable <cmd> --help`` documents it. Heavy imports (torch, SB3) happen
 inside the commands that need them, so ``roundtable play`` and ``eval`` start quickly.
-Bad input (an unknown game, a bad spec, a broken checkpoint, an existing run directory) ends
-with a one-line error and exit status 2, not a traceback.
+Bad input (an unknown game, a bad spec, a broken checkpoint, an existing run directory, a
+bad option value) ends with a one-line error naming what was wrong and exit status 2, not a
+traceback; every input is checked before the work starts (an output path too). A failure
+while working (a file that cannot be written) ends with one line and status 1. Ctrl-C and
+SIGTERM stop every worker process and end with one line and status 130 / 143.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from training.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
@@ -22,7 +30,7 @@ Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argpar
 def _add_demo(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default="configs/paladin_demo.yaml",
                         help="training config (default: configs/paladin_demo.yaml)")
-    parser.add_argument("--games", type=int, default=1000,
+    parser.add_argument("--games", type=positive_int, default=1000,
                         help="evaluation games per baseline and table size (default 1000)")
     parser.add_argument("--baselines", action="store_true",
                         help="only play the heuristic against random agents (no training)")
@@ -40,11 +48,12 @@ def _run_demo(args: argparse.Namespace) -> int:
 def _add_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="YAML config, e.g. configs/paladin.yaml")
     parser.add_argument("--run-dir", help="override the config's run_dir")
-    parser.add_argument("--steps", type=int, help="override the config's total_steps")
-    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument("--steps", type=positive_int, help="override the config's total_steps")
+    parser.add_argument("--seed", type=non_negative_int, help="override the config's seed")
     parser.add_argument("--init", help="start from this checkpoint's weights")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace an existing run directory")
+                        help="replace an existing run directory (kept until the new run "
+                             "finishes, and put back if it fails)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -72,22 +81,48 @@ def _add_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
                         help="random, heuristic or a checkpoint path, one per seat in order; "
                              "the last one fills any remaining seats")
-    parser.add_argument("--games", type=int, default=1000,
+    parser.add_argument("--games", type=positive_int, default=1000,
                         help="games per table size, rounded up to whole deals (default 1000)")
-    parser.add_argument("--table-sizes", nargs="+", type=int, metavar="N",
+    parser.add_argument("--table-sizes", nargs="+", type=positive_int, metavar="N",
                         help="table sizes (default: the number of specs, or the smallest "
                              "table that seats them)")
-    parser.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="first deal seed (default 0)")
+    parser.add_argument("--workers", type=positive_int, default=2,
+                        help="worker processes (default 2)")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
 
 
+def check_output_file(path: str, option: str) -> None:
+    """Refuse, before any work, an output path that could not be written afterwards."""
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{option} {path}: is a folder; give a file path such as "
+                         f"{target / 'results.json'}")
+    parent = target.parent
+    if not parent.is_dir():
+        raise ValueError(f"{option} {path}: folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ValueError(f"{option} {path}: not writable")
+
+
 def _run_eval(args: argparse.Namespace) -> int:
+    from envs.core.registry import game_entry
     from training.evaluate import default_table_size, evaluate, format_result
     from training.policies import parse_spec
 
+    entry = game_entry(args.game)
+    for n in args.table_sizes or ():
+        if n not in entry.players:
+            raise ValueError(f"--table-sizes: {entry.game} is played by "
+                             f"{', '.join(map(str, entry.players))} players, not {n}")
+    if args.json:
+        check_output_file(args.json, "--json")
     specs = [parse_spec(s, args.game) for s in args.players]
     sizes = args.table_sizes or [default_table_size(args.game, len(specs))]
+    for n in sizes:
+        if len(specs) > n:
+            raise ValueError(f"--players: {len(specs)} specs do not fit a {n}-player table")
     results = []
     for n in sizes:
         result = evaluate(args.game, specs, args.games, n, seed=args.seed, workers=args.workers)
@@ -112,9 +147,20 @@ def _add_leaderboard(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
-    from training.leaderboard import leaderboard_table, update_readme
+    from training.leaderboard import leaderboard_table, shipped_cards, update_readme
 
-    table = leaderboard_table(Path(args.checkpoints))
+    folder = Path(args.checkpoints)
+    if not folder.is_dir():
+        raise ValueError(f"--checkpoints {folder}: no such folder (looked in {Path.cwd()})")
+    if not shipped_cards(folder):
+        raise ValueError(f"--checkpoints {folder}: holds no checkpoints "
+                         "(<game>/<name>.zip with its <name>.json card)")
+    if not args.print_only:
+        readme = Path(args.readme)
+        if not readme.is_file():
+            raise ValueError(f"--readme {readme}: no such file (looked in {Path.cwd()})")
+        check_output_file(args.readme, "--readme")
+    table = leaderboard_table(folder)
     if args.print_only:
         print(table)
         return 0
@@ -130,10 +176,11 @@ def _add_play(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", nargs="+", default=["heuristic"], metavar="SPEC",
                         help="the other seats, in order from your left (default: heuristic); "
                              "the last spec fills any remaining seats")
-    parser.add_argument("--num-players", type=int, help="table size (default: you + the specs, "
-                        "or the game's default)")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0)")
-    parser.add_argument("--seed", type=int, help="deal seed (default: random)")
+    parser.add_argument("--num-players", type=positive_int, help="table size (default: you + "
+                        "the specs, or the game's default)")
+    parser.add_argument("--seat", type=non_negative_int, default=0,
+                        help="your seat, 0-based (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, help="deal seed (default: random)")
 
 
 def _run_play(args: argparse.Namespace) -> int:
@@ -146,9 +193,11 @@ def _run_play(args: argparse.Namespace) -> int:
 # -- bench --------------------------------------------------------------------------------------
 def _add_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all)")
-    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per run")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--players", type=positive_int, default=4,
+                        help="table size (default 4)")
+    parser.add_argument("--seconds", type=positive_float, default=5.0, help="seconds per run")
+    parser.add_argument("--repeats", type=positive_int, default=3,
+                        help="runs per figure (median)")
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                         help="wall: elapsed time; cpu: CPU seconds of the process (steadier "
                         "on a busy machine)")
@@ -166,17 +215,45 @@ def _run_bench(args: argparse.Namespace) -> int:
 
 def _add_train_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all)")
-    parser.add_argument("--steps", type=int, default=20480, help="learner steps per run")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per figure (median)")
+    parser.add_argument("--steps", type=positive_int, default=20480,
+                        help="learner steps per run")
+    parser.add_argument("--repeats", type=positive_int, default=3,
+                        help="runs per figure (median)")
     parser.add_argument("--opponents", nargs="+", default=["random", "config", "heuristic"],
                         help="opponent settings: a spec, or 'config' for the config's pool "
                              "(default: random config heuristic)")
+    parser.add_argument("--unbatched", action="store_true",
+                        help="step the game envs in a plain DummyVecEnv even when the config's "
+                             "league.batched is on (to measure what batching saves)")
 
 
 def _run_train_bench(args: argparse.Namespace) -> int:
     from training.throughput import main
 
-    return main(args.games, args.steps, args.repeats, args.opponents)
+    return main(args.games, args.steps, args.repeats, args.opponents, args.unbatched)
+
+
+def _add_exploit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", help="checkpoint path (.zip, .json or its folder)")
+    parser.add_argument("--steps", type=int, required=True,
+                        help="learner steps of the best-response training (e.g. 100000)")
+    parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
+    parser.add_argument("--games", type=int, default=400,
+                        help="duplicate evaluation games (default 400)")
+    parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
+    parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    parser.add_argument("--json", metavar="PATH", help="write the result as JSON")
+    parser.add_argument("--save", metavar="PATH", help="save the exploiter as a checkpoint")
+    parser.add_argument("--record", action="store_true",
+                        help="write the result into the checkpoint's card (leaderboard column)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _run_exploit(args: argparse.Namespace) -> int:
+    from training.exploit import main as exploit_main
+
+    return exploit_main(args.checkpoint, args.steps, args.players, args.games, args.seed,
+                        args.workers, args.json, args.save, args.record, not args.no_progress)
 
 
 COMMANDS: dict[str, Command] = {
@@ -192,20 +269,57 @@ COMMANDS: dict[str, Command] = {
               _add_bench, _run_bench),
     "train-bench": ("training steps per second on each game vs a trivial env",
                     _add_train_bench, _run_train_bench),
+    "exploit": ("exploitability: train a best response to a checkpoint, report its win rate",
+                _add_exploit, _run_exploit),
 }
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that it unwinds (and stops workers) as Ctrl-C."""
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+def _one_line(err: BaseException) -> str:
+    """An exception as one line (an OSError as 'reason: path')."""
+    if isinstance(err, OSError) and err.strerror:
+        text = f"{err.strerror}: {err.filename}" if err.filename else err.strerror
+    else:
+        text = str(err) or type(err).__name__
+    return " ".join(text.split())
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="roundtable", description="RoundTable Gym tools")
+    parser = OneLineParser(prog="roundtable", description="RoundTable Gym tools")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (help_text, add_arguments, _) in COMMANDS.items():
         add_arguments(sub.add_parser(name, help=help_text, description=help_text))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error, already printed in one line
+        return done.code if isinstance(done.code, int) else 2
+    prog = f"roundtable {args.command}"
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         return COMMANDS[args.command][2](args)
+    except SystemExit as done:  # a command's own parser (bench)
+        return done.code if isinstance(done.code, int) else 2
+    except Terminated:
+        print(f"{prog}: stopped by SIGTERM (all worker processes ended)", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted (all worker processes ended)", file=sys.stderr)
+        return 128 + signal.SIGINT
     except (ValueError, FileExistsError, FileNotFoundError) as err:
-        print(f"roundtable {args.command}: error: {err}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(err)}", file=sys.stderr)
         return 2
+    except OSError as err:
+        print(f"{prog}: failed: {_one_line(err)}", file=sys.stderr)
+        return 1
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

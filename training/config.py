@@ -62,6 +62,43 @@ class EvalConfig:
     workers: int = 1
 
 
+# -- league training (issue 8): PFSP opponent draws and batched network opponents ------------
+@dataclass
+class LeagueConfig:
+    """How the opponent pool acts as a league (``league:`` section; all keys optional).
+
+    ``pfsp`` is the power k of the prioritised-fictitious-self-play weight
+    ``f(p) = max((1 - p)^k, pfsp_floor)``, p the learner's win rate over its last ``window``
+    games against an entry (counted once it has ``min_games``); 0 draws by the weights alone.
+    ``batched`` steps the envs together so network opponents act in one batch
+    (:class:`training.league.BatchedSelfPlayVecEnv`).
+    """
+
+    pfsp: float = 0.0
+    pfsp_floor: float = 0.05
+    window: int = 200
+    min_games: int = 20
+    batched: bool = True
+
+
+def validate_league(league: LeagueConfig) -> None:
+    """Check the ``league`` section; errors name the key and what is allowed."""
+    for name in ("pfsp", "pfsp_floor"):
+        value = getattr(league, name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise ValueError(f"league.{name} must be a number >= 0, got {value!r}")
+    if league.pfsp_floor > 1:
+        raise ValueError(f"league.pfsp_floor must be within [0, 1], got {league.pfsp_floor!r}")
+    _positive_int(league.window, "league.window")
+    _positive_int(league.min_games, "league.min_games")
+    if league.min_games > league.window:
+        raise ValueError(f"league.min_games ({league.min_games}) must not exceed league.window "
+                         f"({league.window})")
+    if not isinstance(league.batched, bool):
+        raise ValueError(f"league.batched must be true or false, got {league.batched!r}")
+# -- end of league block ----------------------------------------------------------------------
+
+
 @dataclass
 class TrainConfig:
     game: str
@@ -76,6 +113,7 @@ class TrainConfig:
     ppo: dict[str, Any] = field(default_factory=dict)
     eval: EvalConfig = field(default_factory=EvalConfig)
     init: str | None = None  # start from this checkpoint's weights (same game and network)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -105,7 +143,7 @@ def _build(cls: type, data: Any, where: str) -> Any:
     kwargs = {}
     for name, value in data.items():
         sub = {"env": EnvConfig, "opponents": OpponentConfig, "policy": PolicyConfig,
-               "eval": EvalConfig}.get(name) if cls is TrainConfig else None
+               "eval": EvalConfig, "league": LeagueConfig}.get(name) if cls is TrainConfig else None
         kwargs[name] = _build(sub, value, f"{where}.{name}" if where else name) if sub else value
     try:
         return cls(**kwargs)
@@ -118,27 +156,130 @@ def _positive_int(value: Any, what: str) -> None:
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _number(value: Any, what: str, low: float, high: float = float("inf"), *,
+            low_open: bool = False) -> None:
+    """``value`` is a number in [low, high] (or (low, high] with ``low_open``)."""
+    if not _is_number(value) or value != value or value > high or value < low or (
+            low_open and value == low):
+        if high == float("inf"):
+            allowed = f"{'>' if low_open else '>='} {low:g}"
+        else:
+            allowed = f"from {low:g} to {high:g}"
+        hint = ""
+        if isinstance(value, str):
+            try:
+                float(value)
+                hint = f" (YAML reads {value} as text: write it with a dot, e.g. 3.0e-4)"
+            except ValueError:
+                pass
+        raise ValueError(f"{what} must be a number {allowed}, got {value!r}{hint}")
+
+
+def _flag(value: Any, what: str) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{what} must be true or false, got {value!r}")
+
+
+#: What SB3 accepts for each PPO setting a config may give (checked here, because SB3 itself
+#: reports a bad value as a bare AssertionError or a torch error deep inside ``learn``).
+PPO_CHECKS: dict[str, Any] = {
+    "learning_rate": lambda v, w: _number(v, w, 0, low_open=True),
+    "n_steps": _positive_int,
+    "batch_size": _positive_int,
+    "n_epochs": _positive_int,
+    "gamma": lambda v, w: _number(v, w, 0, 1),
+    "gae_lambda": lambda v, w: _number(v, w, 0, 1),
+    "clip_range": lambda v, w: _number(v, w, 0, low_open=True),
+    "ent_coef": lambda v, w: _number(v, w, 0),
+    "vf_coef": lambda v, w: _number(v, w, 0),
+    "max_grad_norm": lambda v, w: _number(v, w, 0, low_open=True),
+    "target_kl": lambda v, w: None if v is None else _number(v, w, 0, low_open=True),
+    "normalize_advantage": _flag,
+}
+
+
+def _check_ppo(cfg: TrainConfig) -> None:
+    if not isinstance(cfg.ppo, dict):
+        raise ValueError(f"config section 'ppo' must be a mapping, got {cfg.ppo!r}")
+    unknown = sorted(set(cfg.ppo) - set(PPO_KEYS))
+    if unknown:
+        raise ValueError(f"unknown ppo key(s) {', '.join(unknown)}; allowed: {', '.join(PPO_KEYS)}")
+    for key, value in cfg.ppo.items():
+        PPO_CHECKS[key](value, f"ppo.{key}")
+    if cfg.ppo.get("normalize_advantage", True) and cfg.ppo.get("batch_size", 64) < 2:
+        raise ValueError("ppo.batch_size must be at least 2 while ppo.normalize_advantage is "
+                         "true (advantages are normalised over a batch)")
+    if cfg.ppo.get("n_steps", 2048) * cfg.n_envs < 2:
+        raise ValueError("ppo.n_steps × n_envs must be at least 2")
+
+
+def _check_table_sizes(sizes: Any, players: tuple[int, ...], game: str, what: str) -> None:
+    """A list of sizes, or (``env.table_sizes`` only) a mapping size → weight."""
+    allowed = ", ".join(map(str, players))
+    if isinstance(sizes, dict) and what == "env.table_sizes":
+        items = list(sizes.items())
+    elif isinstance(sizes, list):
+        items = [(s, 1.0) for s in sizes]
+    else:
+        form = "a list of sizes or a mapping size → weight" if what == "env.table_sizes" \
+            else "a list of sizes"
+        raise ValueError(f"{what} must be {form} (of {allowed}), got {sizes!r}")
+    if not items:
+        raise ValueError(f"{what} must name at least one table size ({allowed})")
+    for size, weight in items:
+        if isinstance(size, bool) or size not in players:
+            raise ValueError(f"{what}: {game} is played by {allowed} players, not {size!r}")
+        if not _is_number(weight) or weight < 0:
+            raise ValueError(f"{what}: weight of {size} must be >= 0, got {weight!r}")
+    if not sum(weight for _, weight in items) > 0:
+        raise ValueError(f"{what}: the weights must have a positive sum, got {sizes!r}")
+
+
+def _check_specs(specs: Any, what: str, extra: tuple[str, ...] = ()) -> None:
+    if not isinstance(specs, list) or not specs or not all(
+            isinstance(s, str) and s.strip() for s in specs):
+        also = "".join(f", {e}" for e in extra)
+        raise ValueError(f"{what} must be a list of policy specs (random, heuristic, a "
+                         f"checkpoint path{also}), got {specs!r}")
+
+
 def validate(cfg: TrainConfig) -> TrainConfig:
     """Check every value; returns the config with the game name normalised."""
+    if not isinstance(cfg.game, str):
+        raise ValueError(f"game must be one of {', '.join(GAMES)}, got {cfg.game!r}")
     cfg.game = game_entry(cfg.game).game
     players = GAMES[cfg.game].players
+    if not isinstance(cfg.run_dir, str) or not cfg.run_dir.strip():
+        raise ValueError(f"run_dir must be a folder path, got {cfg.run_dir!r}")
+    if cfg.init is not None and (not isinstance(cfg.init, str) or not cfg.init.strip()):
+        raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
     for name in ("total_steps", "n_envs", "torch_threads"):
         _positive_int(getattr(cfg, name), name)
-    sizes = cfg.env.table_sizes
-    if sizes is not None:
-        items = sizes.items() if isinstance(sizes, dict) else [(s, 1.0) for s in sizes]
-        for size, weight in items:
-            if size not in players:
-                raise ValueError(f"env.table_sizes: {cfg.game} is played by "
-                                 f"{', '.join(map(str, players))} players, not {size!r}")
-            if not isinstance(weight, (int, float)) or weight < 0:
-                raise ValueError(f"env.table_sizes: weight of {size} must be >= 0, got {weight!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {cfg.seed!r}")
+    if cfg.env.table_sizes is not None:
+        _check_table_sizes(cfg.env.table_sizes, players, cfg.game, "env.table_sizes")
+    if not isinstance(cfg.env.rules, dict):
+        raise ValueError(f"env.rules must map rule options to values, got {cfg.env.rules!r}")
     if cfg.env.reward not in ("rank", "win"):
         raise ValueError(f"env.reward must be 'rank' or 'win', got {cfg.env.reward!r}")
+    _flag(cfg.env.include_mask, "env.include_mask")
     o = cfg.opponents
     if not isinstance(o.weights, dict) or not o.weights:
-        raise ValueError("opponents.weights must map specs (random, heuristic, a checkpoint "
-                         "path, snapshots) to weights")
+        raise ValueError("opponents.weights must map specs (random, heuristic, "
+                         "heuristic:<style>, a checkpoint path, snapshots) to weights")
+    _check_specs(list(o.weights), "opponents.weights")
+    for spec, weight in o.weights.items():
+        if not _is_number(weight) or weight < 0:
+            raise ValueError(f"opponents.weights: weight of {spec!r} must be >= 0, got "
+                             f"{weight!r}")
+    if not sum(o.weights.values()) > 0:
+        raise ValueError(f"opponents.weights must have a positive sum, got {o.weights!r}")
+    _flag(o.per_seat, "opponents.per_seat")
     _positive_int(o.snapshot_every, "opponents.snapshot_every")
     _positive_int(o.max_snapshots, "opponents.max_snapshots")
     if o.snapshot_act not in ("sample", "greedy"):
@@ -153,21 +294,20 @@ def validate(cfg: TrainConfig) -> TrainConfig:
                          f"got {p.activation!r}")
     if p.act not in ("greedy", "sample"):
         raise ValueError(f"policy.act must be greedy or sample, got {p.act!r}")
-    unknown = sorted(set(cfg.ppo) - set(PPO_KEYS))
-    if unknown:
-        raise ValueError(f"unknown ppo key(s) {', '.join(unknown)}; allowed: {', '.join(PPO_KEYS)}")
+    _check_ppo(cfg)
     e = cfg.eval
     _positive_int(e.every, "eval.every")
     _positive_int(e.games, "eval.games")
     _positive_int(e.workers, "eval.workers")
-    for size in cfg.eval_sizes:
-        if size not in players:
-            raise ValueError(f"eval.table_sizes: {cfg.game} has no {size!r}-player table")
-    if not e.baselines:
-        raise ValueError("eval.baselines must name at least one spec")
+    if isinstance(e.seed, bool) or not isinstance(e.seed, int) or e.seed < 0:
+        raise ValueError(f"eval.seed must be a non-negative integer, got {e.seed!r}")
+    if e.table_sizes is not None:
+        _check_table_sizes(e.table_sizes, players, cfg.game, "eval.table_sizes")
+    _check_specs(e.baselines, "eval.baselines")
     if e.select not in e.baselines:
         raise ValueError(f"eval.select ({e.select!r}) must be one of eval.baselines "
                          f"{e.baselines}")
+    validate_league(cfg.league)
     return cfg
 
 

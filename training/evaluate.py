@@ -24,10 +24,10 @@ instances, so results do not depend on the number of workers.
 
 from __future__ import annotations
 
-import concurrent.futures
 import math
 import multiprocessing
-from collections.abc import Sequence
+import signal
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -116,18 +116,59 @@ def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_
     return [[g.wins, g.scores, g.ranks] for g in match.games]
 
 
+def _worker_signals() -> None:
+    """Pool initializer: the parent alone handles Ctrl-C (a terminal sends SIGINT to every
+    process of the group) and stops the workers with SIGTERM, which must simply end them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) -> list[Any]:
+    """``[func(*job) for job in jobs]`` in ``workers`` processes, in order.
+
+    Fork where available: workers start at once with everything imported, and they run numpy
+    only (checkpoint weights arrive as arrays), so no torch state crosses the fork. If
+    anything interrupts the parent (Ctrl-C, SIGTERM turned into an exception by the CLI, an
+    error), every worker is terminated and reaped before the exception goes on, so none is
+    left running. Signals are blocked while the workers start, so none of them runs the
+    parent's handlers before :func:`_worker_signals` has replaced them.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    stop = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+    try:
+        pool = ctx.Pool(min(workers, len(jobs)), initializer=_worker_signals)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    try:
+        results = pool.starmap(func, jobs, chunksize=1)
+    except BaseException:
+        pool.terminate()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()
+    return results
+
+
 def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
              table_size: int | None = None, *, seed: int = 0, workers: int = 1,
              rules: dict[str, Any] | None = None) -> EvalResult:
     """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats."""
     entry = game_entry(game)
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry.game) for s in specs]
-    n = table_size or default_table_size(entry.game, len(parsed))
+    n = default_table_size(entry.game, len(parsed)) if table_size is None else table_size
     if n not in entry.players:
         raise ValueError(f"{entry.game} is played by {', '.join(map(str, entry.players))} "
                          f"players, not {n}")
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     positions = lineup_positions(len(parsed), n)
     num_deals = -(-games // n)
     deal_seeds = [seed + i for i in range(num_deals)]
@@ -137,13 +178,7 @@ def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
     if workers <= 1 or len(jobs) == 1:
         rows = [row for job in jobs for row in _play_chunk(*job)]
     else:
-        # fork where available: workers start at once with everything imported, and they run
-        # numpy only (checkpoint weights arrive as arrays), so no torch state crosses the fork.
-        methods = multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-        workers = min(workers, len(jobs))
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            rows = [row for part in pool.map(_play_chunk, *zip(*jobs)) for row in part]
+        rows = [row for part in run_in_workers(_play_chunk, jobs, workers) for row in part]
     wins, scores, ranks = (np.array([r[i] for r in rows], dtype=float) for i in range(3))
     ratings = _ratings(ranks)
     players = []

@@ -3,7 +3,9 @@
 Each shipped checkpoint's card carries its final evaluation (written by
 ``scripts/ship_checkpoint.py``): per baseline and table size, the win rate against N − 1 copies
 of the baseline with its 95% CI and the shipping bar. ``roundtable leaderboard`` turns those
-into one markdown table and rewrites only the region between the README's markers.
+into one markdown table and rewrites only the region between the README's markers. The
+"exploiter" column is the card's ``exploitability`` (``roundtable exploit --record``): the win
+rate of a best response trained against the checkpoint at that table size; lower is better.
 """
 
 from __future__ import annotations
@@ -11,23 +13,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from training.checkpoint import CheckpointError, read_card
+from training.checkpoint import read_card
 
 START = "<!-- leaderboard:start -->"
 END = "<!-- leaderboard:end -->"
 
 
 def shipped_cards(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
-    """(card path, card) of every checkpoint under ``folder``, sorted by game."""
-    cards = []
-    for card_path in sorted(folder.glob("*/*.json")):
-        if not card_path.with_suffix(".zip").exists():
-            continue
-        try:
-            cards.append((card_path, read_card(card_path)))
-        except CheckpointError:
-            continue
-    return cards
+    """(card path, card) of every checkpoint under ``folder``, sorted by game.
+
+    A checkpoint whose card cannot be read raises ``CheckpointError`` instead of being left
+    out: a leaderboard silently missing a shipped checkpoint would go unnoticed."""
+    return [(card_path, read_card(card_path)) for card_path in sorted(folder.glob("*/*.json"))
+            if card_path.with_suffix(".zip").exists()]
 
 
 def _cell(row: dict[str, Any] | None) -> str:
@@ -44,19 +42,32 @@ def _bar(row: dict[str, Any] | None) -> str:
     return f"{row['bar']:.3f}" if row and "bar" in row else "—"
 
 
+def _exploiter(card: dict[str, Any], players: int) -> str:
+    """The exploitability estimate measured at this table size, or "—"."""
+    e = card.get("exploitability")
+    if not isinstance(e, dict) or e.get("players") != players:
+        return "—"
+    lo, hi = e["ci95"]
+    steps = int(e["steps"])
+    budget = f"{steps // 1000}k" if steps >= 1000 else str(steps)
+    return f"{e['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] @{budget} steps"
+
+
 def leaderboard_table(folder: Path) -> str:
     cards = shipped_cards(folder)
     lines = [
         "Win rate of each shipped checkpoint against N − 1 copies of a baseline (duplicate "
         "deals, seats rotated; shared wins count 1/k) with its 95% CI. ✓: the lower end of the "
-        "CI clears the bar (2× fair share against random, 1.3× against the heuristic).",
+        "CI clears the bar (2× fair share against random, 1.3× against the heuristic). "
+        "Exploiter: win rate of a fresh learner trained for the given steps against N − 1 "
+        "copies of the checkpoint (`roundtable exploit`; lower is better, fair share 1/N).",
         "",
         "| game | checkpoint | players | games | vs random | bar | vs heuristic | bar | "
-        "training steps | training time |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "training steps | training time | exploiter |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     if not cards:
-        lines.append("| — | no checkpoints shipped yet | | | | | | | | |")
+        lines.append("| — | no checkpoints shipped yet | | | | | | | | | |")
     for card_path, card in cards:
         results = card.get("evaluation", {}).get("results", {})
         training = card.get("training", {})
@@ -70,7 +81,7 @@ def leaderboard_table(folder: Path) -> str:
             lines.append(
                 f"| {card['game']} | `{card_path.with_suffix('.zip').as_posix()}` | {n} | "
                 f"{games} | {_cell(rnd)} | {_bar(rnd)} | {_cell(heu)} | {_bar(heu)} | "
-                f"{steps:,} | {hours:.1f} h |"
+                f"{steps:,} | {hours:.1f} h | {_exploiter(card, n)} |"
             )
     return "\n".join(lines)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 ACTIVATIONS = ("tanh", "relu")
+SPARSE_BATCH = 16  # batches up to this many rows read only the weight rows of non-zero inputs
 _blas_limited = False
 
 
@@ -94,13 +95,18 @@ class NumpyActor:
 
         For one input the first layer reads only the weight rows of non-zero inputs: the
         observations are mostly one-hot zeros (about 10% non-zero), and that layer's weights
-        are most of the network, so this reads several times less memory per move.
+        are most of the network, so this reads several times less memory per move. A small
+        batch (the opponents of a few envs, see ``training.league``) reads the rows of inputs
+        non-zero in any of its rows.
         """
         h = np.asarray(x, dtype=np.float32)
         wt, b = self._wt[0], self._b[0]
         if h.ndim == 1:
             nz = np.flatnonzero(h)
             h = h[nz] @ wt[nz]
+        elif h.shape[0] <= SPARSE_BATCH:
+            nz = np.flatnonzero(h.any(axis=0))
+            h = h[:, nz] @ wt[nz]
         else:
             h = h @ wt
         h += b

@@ -6,6 +6,8 @@ built-ins:
 
 - ``random`` — a uniformly random legal action (:class:`envs.core.agents.RandomAgent`);
 - ``heuristic`` — the game's rule-based agent (``registry.heuristic_class(game)``);
+- ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
+  each game's ``STYLES``; :func:`heuristic_styles` lists them);
 - a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network.
 
 Everything that names opponents (the CLI, the configs, the Python API, evaluation workers)
@@ -28,6 +30,13 @@ from envs.core.registry import game_entry, heuristic_class
 from training.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
+STYLE_PREFIX = "heuristic:"
+
+
+def heuristic_styles(game: str) -> list[str]:
+    """Spec strings of the game's heuristic styles: ``heuristic`` then ``heuristic:<style>``."""
+    styles = getattr(heuristic_class(game), "STYLES", {})
+    return ["heuristic", *(STYLE_PREFIX + name for name in styles if name != "default")]
 
 
 @runtime_checkable
@@ -76,6 +85,11 @@ class CheckpointPolicy:
             return int(self.actor.greedy(x, action_mask))
         return int(self.actor.sample(x, action_mask, self.rng))
 
+    @property
+    def batch_key(self) -> tuple[int, bool, bool]:
+        """Policies with equal keys act identically on a batch (same network, same mode)."""
+        return id(self.actor), self.include_mask, self.deterministic
+
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Actions for a batch of decisions (rows), one network call for all of them."""
         x = self._inputs(observations, action_masks)
@@ -93,13 +107,16 @@ class PolicySpec:
     game: str
     actor: NumpyActor | None = None
     card: dict[str, Any] = field(default_factory=dict)
+    style: str = "default"  # the heuristic's style (``heuristic:<style>``)
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
         if self.kind == "random":
             return RandomAgent(seed=seed)
         if self.kind == "heuristic":
-            return heuristic_class(self.game)(seed=seed)
+            if self.style == "default":
+                return heuristic_class(self.game)(seed=seed)
+            return heuristic_class(self.game)(seed=seed, style=self.style)
         assert self.actor is not None
         policy = self.card.get("policy", {})
         return CheckpointPolicy(
@@ -122,15 +139,30 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     game = game_entry(game).game
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a policy spec must be 'random', 'heuristic' or a checkpoint path, "
-                         f"got {spec!r}")
+                         f"or 'heuristic:<style>', got {spec!r}")
     text = spec.strip()
     if text in BUILTIN_SPECS:
         return PolicySpec(text, text, game)
+    if text.startswith(STYLE_PREFIX):
+        style = text[len(STYLE_PREFIX):]
+        known = heuristic_styles(game)
+        if text not in known:
+            raise ValueError(f"unknown heuristic style {style!r} for {game}; known: "
+                             f"{', '.join(known)}")
+        return PolicySpec(text, "heuristic", game, style=style)
     path = Path(text)
     if not path.exists() and not path.with_suffix(".zip").exists():
+        # A relative path is looked up from the working directory, which is the usual
+        # surprise ("checkpoints/quests" from another folder): name it.
+        where = f"(looked in {Path.cwd()})" if not path.is_absolute() else ""
+        if len(path.parts) > 1 or path.suffix in (".zip", ".json"):
+            raise ValueError(f"policy spec {spec!r}: no such file or folder {where}; a "
+                             "checkpoint spec names a .zip with its .json card, or a folder "
+                             "holding one")
         raise ValueError(
-            f"unknown policy spec {spec!r}: use 'random', 'heuristic' or the path of a "
-            "checkpoint (.zip with its .json card, or a folder holding one)"
+            f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>' or "
+            f"the path of a checkpoint (.zip with its .json card, or a folder holding one); no "
+            f"file or folder of that name exists {where}".rstrip()
         )
     actor, card = load_actor(path, game)
     return PolicySpec(text, "checkpoint", game, actor, card)

@@ -7,14 +7,22 @@ not pay for wrappers or agent-name bookkeeping) and draws the opponents from an
 until the learner is to act again or the game is over; the learner always receives its terminal
 reward, even when the game ends on an opponent's move. ``action_masks()`` serves MaskablePPO.
 
-The pool starts with fixed specs (``random``, ``heuristic``, checkpoint paths) and receives
-frozen snapshots of the learner during training (numpy copies of its actor, see
-:mod:`training.numpy_net`), so opponents never call SB3 per move.
+The pool starts with fixed specs (``random``, ``heuristic``, ``heuristic:<style>``, checkpoint
+paths, any spec :func:`~training.policies.parse_spec` accepts) and receives frozen snapshots of
+the learner during training (numpy copies of its actor, see :mod:`training.numpy_net`), so
+opponents never call SB3 per move. With ``pfsp`` the pool is a league: entries are drawn by how
+often the learner fails against them (prioritised fictitious self-play, :func:`pfsp_factor`).
+
+Every opponent move is *requested*: ``step()`` and ``reset()`` run generators that yield
+``(policy, observation, mask, seat)`` and receive the chosen action. A single env answers each
+request at once (:func:`opponent_action`); :class:`~training.league.BatchedSelfPlayVecEnv`
+advances many envs together and answers the requests of network opponents in one batch.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import gymnasium
@@ -29,6 +37,31 @@ from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
 
 SNAPSHOTS = "snapshots"
 REWARDS = ("rank", "win")
+#: An opponent move asked of the driver: (policy, its observation, its mask, its seat).
+Request = tuple[Policy, np.ndarray, np.ndarray, int]
+
+
+def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
+    """PFSP weight of an opponent the learner beats with ``win_rate``: ``max((1-p)^k, floor)``.
+
+    ``k = power`` sharpens the focus on opponents the learner fails against (k = 0 switches
+    prioritisation off: every factor is 1); the ``floor`` keeps opponents the learner already
+    beats in the mix, so it does not forget how to beat them.
+    """
+    return max((1.0 - win_rate) ** power, floor)
+
+
+def opponent_action(policy: Policy, observation: np.ndarray, mask: np.ndarray, engine: Any,
+                    seat: int) -> int:
+    """One opponent move: ``act``, or ``act_with_sampler`` for search players.
+
+    A search player (``needs_world_sampler = True``) is also handed a sampler of full game
+    states consistent with its seat's information (``engine.sample_world`` with the seat bound).
+    """
+    if getattr(policy, "needs_world_sampler", False):
+        sampler = partial(engine.sample_world, seat)
+        return int(policy.act_with_sampler(sampler, observation, mask))  # type: ignore[attr-defined]
+    return int(policy.act(observation, mask))
 
 
 def normalised_weights(weights: Mapping[Any, float], what: str) -> tuple[list, np.ndarray]:
@@ -48,11 +81,17 @@ class OpponentPool:
     ``snapshots`` to sampling weights; while no snapshot exists its weight is spread over the
     rest. With ``per_seat`` every opponent seat draws its own entry, otherwise one entry fills
     the whole table (so the learner also meets tables of three heuristics, as evaluated).
+
+    League mode (``pfsp > 0``): every entry (each fixed spec and each snapshot, the snapshots
+    sharing the ``snapshots`` weight) is drawn with probability ∝ weight ×
+    :func:`pfsp_factor` of the learner's recent win rate against it, which the trainer reports
+    through :meth:`set_win_rates` (entries without a rate yet count as ``pfsp_prior``).
     """
 
     def __init__(self, game: str, weights: Mapping[str, float] | None = None, *,
                  max_snapshots: int = 8, snapshot_act: str = "sample", per_seat: bool = False,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, pfsp: float = 0.0, pfsp_floor: float = 0.05,
+                 pfsp_prior: float = 0.0) -> None:
         self.game = game_entry(game).game
         weights = dict(weights or {"random": 1.0, "heuristic": 1.0})
         normalised_weights(weights, "opponent pool")
@@ -66,6 +105,11 @@ class OpponentPool:
         self.max_snapshots = max_snapshots
         self.snapshot_act = snapshot_act
         self.per_seat = per_seat
+        if pfsp < 0 or not 0 <= pfsp_floor <= 1 or not 0 <= pfsp_prior <= 1:
+            raise ValueError(f"pfsp must be >= 0 and pfsp_floor, pfsp_prior within [0, 1], got "
+                             f"{pfsp!r}, {pfsp_floor!r}, {pfsp_prior!r}")
+        self.pfsp, self.pfsp_floor, self.pfsp_prior = float(pfsp), float(pfsp_floor), pfsp_prior
+        self.win_rates: dict[str, float] = {}
         self.snapshots: list[tuple[str, NumpyActor, bool]] = []  # (name, actor, include_mask)
         self.reseed(seed)
 
@@ -98,7 +142,29 @@ class OpponentPool:
     def entry_names(self) -> list[str]:
         return [*self.specs, *(name for name, _, _ in self.snapshots)]
 
+    def set_win_rates(self, win_rates: Mapping[str, float]) -> None:
+        """The learner's recent win rate per entry name (league mode reads it to draw)."""
+        self.win_rates = {str(k): float(v) for k, v in win_rates.items()}
+
+    def entry_probabilities(self) -> dict[str, float]:
+        """Draw probability of every entry now (fixed specs and individual snapshots)."""
+        raw: dict[str, float] = {}
+        for key, weight in self.weights.items():
+            if key != SNAPSHOTS:
+                raw[key] = float(weight)
+            elif self.snapshots:
+                for name, _, _ in self.snapshots:
+                    raw[name] = float(weight) / len(self.snapshots)
+        for name in raw:
+            rate = self.win_rates.get(name, self.pfsp_prior)
+            raw[name] *= pfsp_factor(rate, self.pfsp, self.pfsp_floor)
+        keys, probs = normalised_weights(raw, "opponent pool")
+        return dict(zip(keys, probs.tolist()))
+
     def _draw_entry(self, rng: np.random.Generator) -> str:
+        if self.pfsp > 0:
+            keys, probs = zip(*self.entry_probabilities().items())
+            return keys[int(rng.choice(len(keys), p=probs))]
         weights = {k: w for k, w in self.weights.items() if k != SNAPSHOTS or self.snapshots}
         keys, probs = normalised_weights(weights, "opponent pool")
         key = keys[int(rng.choice(len(keys), p=probs))]
@@ -179,6 +245,24 @@ class SelfPlayEnv(gymnasium.Env):
     # -- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        return self.drive(self.reset_requests(seed=seed, options=options))
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        return self.drive(self.step_requests(action))
+
+    def drive(self, requests: Generator[Request, int, Any]) -> Any:
+        """Run a request generator to its end, answering each opponent move at once."""
+        try:
+            request = next(requests)
+            while True:
+                policy, obs, mask, seat = request
+                request = requests.send(opponent_action(policy, obs, mask, self.engine, seat))
+        except StopIteration as done:
+            return done.value
+
+    def reset_requests(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
+                       ) -> Generator[Request, int, tuple[np.ndarray, dict[str, Any]]]:
+        """``reset()`` as a generator of opponent moves (see the module docstring)."""
         if seed is None and self._seed is not None:
             seed, self._seed = self._seed, None
         super().reset(seed=seed)
@@ -198,11 +282,13 @@ class SelfPlayEnv(gymnasium.Env):
             self.engine.reset(np.random.default_rng(int(rng.integers(2**63))), Setup())
             self._illegal = False
             self._started = True
-            self._play_others()
+            yield from self._play_others()
             if not self.engine.over:  # (a game could end before the learner ever acts)
                 return self._observe(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    def step_requests(self, action: int) -> Generator[
+            Request, int, tuple[np.ndarray, float, bool, bool, dict[str, Any]]]:
+        """``step()`` as a generator of opponent moves (see the module docstring)."""
         engine = self.engine
         if not self._started:
             raise gymnasium.error.ResetNeeded(
@@ -221,12 +307,13 @@ class SelfPlayEnv(gymnasium.Env):
             return self._observe(), ILLEGAL_MOVE_REWARD, True, False, info
         action = action_id
         engine.apply(action)
-        self._play_others()
+        yield from self._play_others()
         if not engine.over:
             return self._observe(), 0.0, False, False, {}
         info = self._info()
         ranks = engine.ranks()
-        info.update(score=engine.scores()[self.seat], rank=ranks[self.seat])
+        info.update(score=engine.scores()[self.seat], rank=ranks[self.seat],
+                    opponent_entries=sorted(set(self.opponent_names)))
         winners = sum(1 for r in ranks if r == 1)
         info["win"] = 1.0 / winners if ranks[self.seat] == 1 else 0.0
         if self.reward_kind == "rank":
@@ -243,15 +330,20 @@ class SelfPlayEnv(gymnasium.Env):
         """Freeze a copy of the learner into this env's pool (called through ``env_method``)."""
         self.pool.add_snapshot(name, actor, self.include_mask)
 
+    def set_win_rates(self, win_rates: Mapping[str, float]) -> None:
+        """The learner's recent win rates per pool entry (called through ``env_method``)."""
+        self.pool.set_win_rates(win_rates)
+
     # -- internals -------------------------------------------------------------------------------
-    def _play_others(self) -> None:
+    def _play_others(self) -> Generator[Request, int, None]:
+        """Ask for every other seat's move until the learner is to act or the game ends."""
         engine, players, seat = self.engine, self.players, self.seat
         while not engine.over:
             p = engine.current_player
             if p == seat:
                 return
             mask = engine.legal_mask()
-            action = int(players[p].act(engine.observation(p), mask))  # type: ignore[union-attr]
+            action = int((yield players[p], engine.observation(p), mask, p))  # type: ignore[misc]
             if not mask[action]:
                 raise ValueError(f"opponent {self.opponent_names} at seat {p} chose illegal "
                                  f"action {action} ({engine.action_name(action)!r})")

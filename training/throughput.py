@@ -14,6 +14,10 @@ and reports steps/s for both, the env's share of training wall time
 (``1 − fps_game / fps_trivial``), and, as a cross-check, the env alone (random legal learner)
 in µs per learner step. Each figure is the median of ``repeats`` runs; the machine is shared,
 so compare figures from one run only. The target is an env share below 15%.
+
+The game envs run in the vec env training uses: :class:`~training.league.BatchedSelfPlayVecEnv`
+(network opponents of all envs act in one batch) when the config's ``league.batched`` is on,
+else a DummyVecEnv; ``unbatched`` forces the DummyVecEnv, to measure what batching saves.
 """
 
 from __future__ import annotations
@@ -69,15 +73,18 @@ def _config_for(game: str) -> TrainConfig:
     return config_from_dict({"game": game, "run_dir": "runs/unused"})
 
 
-def trainer_fps(make_env: Callable[[int], gymnasium.Env], cfg: TrainConfig, steps: int) -> float:
+def trainer_fps(make_env: Callable[[int], gymnasium.Env], cfg: TrainConfig, steps: int,
+                batched: bool = False) -> float:
     """Learner steps per second of ``model.learn`` (model construction not counted)."""
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from training.league import BatchedSelfPlayVecEnv
     from training.train import build_model
 
     torch.set_num_threads(cfg.torch_threads)
-    vec_env = DummyVecEnv([lambda i=i: make_env(i) for i in range(cfg.n_envs)])
+    fns = [lambda i=i: make_env(i) for i in range(cfg.n_envs)]
+    vec_env = BatchedSelfPlayVecEnv(fns) if batched else DummyVecEnv(fns)
     model = build_model(cfg, vec_env, None)
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
@@ -102,7 +109,8 @@ def _pool_weights(cfg: TrainConfig, opponents: str) -> dict[str, float]:
     return dict(cfg.opponents.weights) if opponents == "config" else {opponents: 1.0}
 
 
-def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[dict[str, Any]]:
+def measure(game: str, steps: int, repeats: int, opponents: list[str],
+            unbatched: bool = False) -> list[dict[str, Any]]:
     """One row per opponent setting: trainer fps on the trivial env and on the game."""
     from training.numpy_net import NumpyActor
     from training.selfplay import OpponentPool, SelfPlayEnv
@@ -120,7 +128,8 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[d
     def game_env(i: int, spec: str) -> SelfPlayEnv:
         o = cfg.opponents
         pool = OpponentPool(game, _pool_weights(cfg, spec), max_snapshots=o.max_snapshots,
-                            snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=i)
+                            snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=i,
+                            pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
         pool.add_snapshot("snapshot_0", snapshot, cfg.env.include_mask)
         return SelfPlayEnv(game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
                            reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=i)
@@ -139,33 +148,45 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str]) -> list[d
     fps_trivial = statistics.median(
         trainer_fps(lambda i: TrivialEnv(obs_size, engine.num_actions, length), cfg, steps)
         for _ in range(repeats))
+    batched = cfg.league.batched and not unbatched
     rows = []
     for spec in opponents:
-        fps_game = statistics.median(trainer_fps(lambda i, s=spec: game_env(i, s), cfg, steps)
-                                     for _ in range(repeats))
+        fps_game = statistics.median(trainer_fps(lambda i, s=spec: game_env(i, s), cfg, steps,
+                                                 batched) for _ in range(repeats))
         env_us = env_us_per_step(game_env(0, spec))
         rows.append({"opponents": spec, "fps_trivial": fps_trivial, "fps_game": fps_game,
                      "env_share": 1 - fps_game / fps_trivial, "env_us": env_us,
-                     "env_share_direct": env_us * 1e-6 * fps_game, "episode_length": length})
+                     "env_share_direct": env_us * 1e-6 * fps_game, "episode_length": length,
+                     "vec_env": "batched" if batched else "dummy"})
     return rows
 
 
-def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str]) -> int:
+def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str],
+         unbatched: bool = False) -> int:
     from training.numpy_net import limit_blas_threads
+    from training.policies import parse_spec
 
     limit_blas_threads()
     games = games or available_games()
+    for game in games:  # every input is checked before the first (long) measurement
+        if game not in available_games():
+            raise ValueError(f"--games: unknown game {game!r}; available: "
+                             f"{', '.join(available_games())}")
+        _config_for(game)
+        for spec in opponents:
+            if spec != "config":
+                parse_spec(spec, game)
     rows = []
     for game in games:
         print(f"measuring {game} ({repeats} × {steps} steps: trivial env, then the game with "
               f"opponents {', '.join(opponents)}) ...", flush=True)
-        rows += [(game, m) for m in measure(game, steps, repeats, opponents)]
+        rows += [(game, m) for m in measure(game, steps, repeats, opponents, unbatched)]
     print()
     print("| game | opponents | learner steps/episode | trivial env steps/s | game steps/s | "
-          "env share of training | env alone µs/step | env µs × game steps/s |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+          "env share of training | env alone µs/step | env µs × game steps/s | vec env |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|")
     for game, m in rows:
         print(f"| {game} | {m['opponents']} | {m['episode_length']} | {m['fps_trivial']:,.0f} | "
               f"{m['fps_game']:,.0f} | {m['env_share']:.1%} | {m['env_us']:.0f} | "
-              f"{m['env_share_direct']:.1%} |")
+              f"{m['env_share_direct']:.1%} | {m['vec_env']} |")
     return 0

@@ -18,7 +18,6 @@ win rate / fair share against ``eval.select``) is saved as ``best``.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -35,8 +34,10 @@ from training import checkpoint
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
+from training.league import BatchedSelfPlayVecEnv, LeagueTracker
 from training.numpy_net import NumpyActor, limit_blas_threads
-from training.policies import PolicySpec
+from training.policies import PolicySpec, parse_spec
+from training.rundir import check_run_dir, fresh_run_dir
 from training.selfplay import OpponentPool, SelfPlayEnv
 
 
@@ -53,21 +54,6 @@ class TrainResult:
     evaluations: list[CurvePoint] = field(default_factory=list)
 
 
-def prepare_run_dir(run_dir: Path, overwrite: bool) -> None:
-    """Create an empty run directory; refuse to touch an existing one unless ``overwrite``."""
-    if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-        if not overwrite:
-            raise FileExistsError(
-                f"run directory {run_dir} already exists; choose another run_dir or pass "
-                "--overwrite to replace it"
-            )
-        if run_dir.is_dir():
-            shutil.rmtree(run_dir)
-        else:
-            run_dir.unlink()
-    run_dir.mkdir(parents=True, exist_ok=True)
-
-
 def policy_card(cfg: TrainConfig) -> dict[str, Any]:
     return {"algorithm": "MaskablePPO", "net_arch": list(cfg.policy.net_arch),
             "activation": cfg.policy.activation, "include_mask": cfg.env.include_mask,
@@ -78,9 +64,16 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
     o = cfg.opponents
     seed = cfg.seed * 1000 + index
     pool = OpponentPool(cfg.game, o.weights, max_snapshots=o.max_snapshots,
-                        snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed)
+                        snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed,
+                        pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
     return SelfPlayEnv(cfg.game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
                        reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed)
+
+
+def make_vec_env(cfg: TrainConfig) -> Any:
+    """``n_envs`` SelfPlayEnvs: batched opponents (``league.batched``) or a plain DummyVecEnv."""
+    fns = [lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]
+    return BatchedSelfPlayVecEnv(fns) if cfg.league.batched else DummyVecEnv(fns)
 
 
 def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) -> Any:
@@ -130,6 +123,7 @@ class SelfPlayCallback(BaseCallback):
         self.next_eval = cfg.eval.every
         self.snapshots = 0
         self.outcomes: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
+        self.league = LeagueTracker(cfg.league.window, cfg.league.min_games)
         self.bar: Any = None
         self.postfix: dict[str, str] = {}
 
@@ -141,9 +135,11 @@ class SelfPlayCallback(BaseCallback):
                             desc=f"train {self.cfg.game}")
 
     def _on_step(self) -> bool:
-        for info in self.locals.get("infos", ()):
+        infos = self.locals.get("infos", ())
+        for info in infos:
             if "win" in info:
                 self.outcomes[info["opponents"]].append(info["win"])
+        self.league.record(infos)
         steps = self.num_timesteps
         if self.bar is not None:
             self.bar.update(steps - self.bar.n)
@@ -159,6 +155,8 @@ class SelfPlayCallback(BaseCallback):
         for name, wins in self.outcomes.items():
             if wins:
                 self.logger.record(f"selfplay/win_vs_{_tag(name)}", float(np.mean(wins)))
+        if self.cfg.league.pfsp > 0:  # PFSP: the pools draw by the learner's recent failures
+            self.training_env.env_method("set_win_rates", self.league.win_rates())
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
@@ -169,6 +167,9 @@ class SelfPlayCallback(BaseCallback):
         self.snapshots += 1
         actor = NumpyActor.from_sb3(self.model.policy, self.cfg.policy.activation)
         self.training_env.env_method("add_snapshot", f"snapshot_{self.snapshots}", actor)
+        keep = [*self.cfg.opponents.weights, *(f"snapshot_{k}" for k in range(
+            max(1, self.snapshots - self.cfg.opponents.max_snapshots + 1), self.snapshots + 1))]
+        self.league.forget(keep)
 
     def run_evaluation(self) -> dict[str, dict[int, EvalResult]]:
         """Evaluate now: curve point, TensorBoard scalars, best checkpoint, CSV and PNG."""
@@ -217,31 +218,64 @@ def _tag(name: str) -> str:
     return Path(name).stem if ("/" in name or name.endswith(".zip")) else name
 
 
-def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -> TrainResult:
-    """Train ``cfg`` into ``cfg.run_dir`` (from ``cfg.init``'s weights when given)."""
+def build_run(cfg: TrainConfig, tensorboard_dir: Path) -> tuple[Any, Any, dict[str, Any]]:
+    """(vec_env, model, prior training record) for ``cfg``, checking everything a run needs —
+    rule options (one env is built and dealt), opponent and baseline specs, PPO settings, the
+    ``init`` checkpoint — without writing anything, so a bad config never touches the disk."""
+    make_env(cfg, 0).reset(seed=cfg.seed)
+    for spec in cfg.eval.baselines:
+        parse_spec(spec, cfg.game)
+    prior: dict[str, Any] = {}
+    init_zip = None
+    if cfg.init:
+        init_zip, init_card = checkpoint.check_trainable(
+            cfg.init, cfg.game, cfg.policy.net_arch, cfg.policy.activation,
+            cfg.env.include_mask)
+        prior = init_card.get("training", {})
+    vec_env = VecMonitor(make_vec_env(cfg))
+    try:
+        try:
+            model = build_model(cfg, vec_env, tensorboard_dir)
+        except (AssertionError, TypeError, ValueError, RuntimeError) as err:
+            raise ValueError(f"config section 'ppo': {err}") from None
+        if init_zip is not None:
+            try:
+                model.set_parameters(str(init_zip), exact_match=True, device="cpu")
+            except Exception as err:  # SB3 raises many kinds of errors on a bad zip
+                raise checkpoint.CheckpointError(
+                    f"init checkpoint {init_zip} does not load into this network: {err}"
+                ) from None
+    except BaseException:
+        vec_env.close()
+        raise
+    return vec_env, model, prior
 
+
+def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -> TrainResult:
+    """Train ``cfg`` into ``cfg.run_dir`` (from ``cfg.init``'s weights when given).
+
+    Everything is checked before the run directory is touched (:func:`build_run`); an
+    existing run is replaced only through :func:`training.rundir.fresh_run_dir`, which keeps
+    it until the new run has finished.
+    """
     run_dir = Path(cfg.run_dir)
-    prepare_run_dir(run_dir, overwrite)
+    check_run_dir(run_dir, overwrite)
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()  # numpy opponents and evaluation (see numpy_net)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    start = time.perf_counter()
-    vec_env = VecMonitor(DummyVecEnv([lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]))
-    model = build_model(cfg, vec_env, run_dir / "tb")
-    prior: dict[str, Any] = {}
-    if cfg.init:
-        zip_path, card_path = checkpoint.find_checkpoint(cfg.init)
-        init_card = checkpoint.read_card(card_path)
-        checkpoint.check_card(init_card, card_path, cfg.game)
-        model.set_parameters(str(zip_path), exact_match=True, device="cpu")
-        prior = init_card.get("training", {})
-    callback = SelfPlayCallback(cfg, run_dir, progress, start, prior)
-    model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
-    if not callback.points or callback.points[-1].step != model.num_timesteps:
-        callback.run_evaluation()
-    wall = time.perf_counter() - start
-    final = callback.save("final", model.num_timesteps, wall)
-    vec_env.close()
+    vec_env, model, prior = build_run(cfg, run_dir / "tb")
+    try:
+        with fresh_run_dir(run_dir, overwrite):
+            (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+            start = time.perf_counter()
+            callback = SelfPlayCallback(cfg, run_dir, progress, start, prior)
+            model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
+            if not callback.points or callback.points[-1].step != model.num_timesteps:
+                callback.run_evaluation()
+            wall = time.perf_counter() - start
+            final = callback.save("final", model.num_timesteps, wall)
+            model.logger.close()  # TensorBoard files complete before the run is in place
+    finally:
+        vec_env.close()
     return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
                        run_dir / "curve.png", int(model.num_timesteps), wall,
                        float(callback.best_score), list(callback.points))

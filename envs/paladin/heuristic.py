@@ -15,12 +15,21 @@ Strategy (each rule a line of play a human would recognise):
 - **Resolution** — beat whenever allowed (winning missions is the whole game); otherwise take
   back a card worth keeping (value ≥ 5, or red) and discard the rest, so the refill brings a
   fresh card instead.
+
+Styles (:class:`PaladinStyle`, spec ``heuristic:<name>``) move the numbers behind these rules:
+how strong a card must be to contest the best mission blind (aggression), which card leads
+(sandbagging), whether known cards are answered with the cheapest or the strongest winner,
+which cards are worth taking back (hoarding) and whether to peek at all. ``default`` is the
+strategy above.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from envs.core.agents import StyledAgent
 from envs.paladin import actions as A
 from envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
 from envs.paladin.observation import LAYOUT, MAX_MISSIONS, PHASES, SLOT_FEATURES
@@ -45,16 +54,37 @@ def _kind_of(value_cells: np.ndarray) -> int | None:
     return value + 9 if value_cells[10] > 0 else value
 
 
-class PaladinHeuristic:
-    """Rule-based Paladin agent (see the module docstring for the strategy)."""
+@dataclass(frozen=True)
+class PaladinStyle:
+    """The parameters of the rules above; the defaults are the classic heuristic."""
 
-    name = "heuristic"
+    contest_from: float = 6.0  # blind contest of the best mission with a card this strong (0–9.5)
+    lead_quantile: float = 1.0  # which card leads: 1 the strongest, 0 the weakest, 0.5 a middle one
+    overbid: bool = False  # answer known cards with the strongest winner, not the cheapest
+    keep_from: int = 5  # take back a losing card of at least this value (0: always take back)
+    keep_red: bool = True  # take back red cards whatever their value
+    peek: bool = True  # look at a leader's card when allowed
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
 
-    def reset(self) -> None:
-        pass
+#: Named styles (``heuristic:<name>``); each plays clearly differently from ``default``.
+STYLES: dict[str, PaladinStyle] = {
+    "default": PaladinStyle(),
+    # contests blind only with a red 9, leads with its second tier, takes nearly every card back
+    "cautious": PaladinStyle(contest_from=9.5, lead_quantile=0.75, keep_from=2),
+    # always contests the best mission with its strongest card, overbids, never peeks and never
+    # takes a card back
+    "aggressive": PaladinStyle(contest_from=0.0, overbid=True, keep_from=10, keep_red=False,
+                               peek=False),
+    # leads with a middling card and keeps the strongest back; plays blind (no peeking)
+    "sandbagger": PaladinStyle(lead_quantile=0.5, peek=False, keep_from=0),
+}
+
+
+class PaladinHeuristic(StyledAgent):
+    """Rule-based Paladin agent (see the module docstring for the strategy and styles)."""
+
+    STYLES = STYLES
+    style: PaladinStyle
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
@@ -88,8 +118,12 @@ class PaladinHeuristic:
         honours = self._honours(obs)
         best = max(missions, key=lambda m: (honours[m], -m))
         strongest = max(kinds, key=_strength)
+        style = self.style
         if leading:
-            return A.place_id(strongest, best)
+            if style.lead_quantile >= 1.0:
+                return A.place_id(strongest, best)
+            ordered = sorted(kinds, key=_strength)
+            return A.place_id(ordered[round(style.lead_quantile * (len(ordered) - 1))], best)
         known = self._known_cards(obs, best)
         if known:
             if 9 in known or 18 in known:
@@ -99,14 +133,17 @@ class PaladinHeuristic:
             else:
                 winners = [k for k in kinds if all(beats(k, c) for c in known)]
                 if winners:
-                    return A.place_id(min(winners, key=_strength), best)
-        elif _strength(strongest) >= 6:
+                    pick = max if style.overbid else min
+                    return A.place_id(pick(winners, key=_strength), best)
+        elif _strength(strongest) >= style.contest_from:
             return A.place_id(strongest, best)
         worst = min(missions, key=lambda m: (honours[m], m))
         weakest = min(kinds, key=_strength)
         return A.place_id(weakest, worst)
 
     def _peek(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        if not self.style.peek and mask[A.NO_PEEK]:
+            return A.NO_PEEK
         honours = self._honours(obs)
         slots = LAYOUT.view(obs, "slot")
         values = LAYOUT.view(obs, "slot_value")
@@ -128,6 +165,8 @@ class PaladinHeuristic:
         resolving = LAYOUT.view(obs, "resolving_card")
         mission = int(np.flatnonzero(resolving[:, 0])[0])
         kind = _kind_of(LAYOUT.view(obs, "slot_value")[mission, 0])
-        if kind is not None and (KIND_VALUE[kind] >= 5 or KIND_RED[kind]):
+        style = self.style
+        if kind is not None and (KIND_VALUE[kind] >= style.keep_from
+                                 or (style.keep_red and KIND_RED[kind])):
             return A.TAKE_BACK
         return A.DISCARD

@@ -18,12 +18,20 @@ Strategy (each rule is one method below):
 - **Discards** (hand limit, test, King's Call to Arms): the least useful card first — foes
   and tests, weakest first (Mordred last among foes), then the weakest weapons.
 - **Mordred** removes the most valuable ally of the leading opponent when it is offered.
+
+Styles (:class:`QuestsStyle`, spec ``heuristic:<name>``) move the numbers behind these rules:
+when sponsoring is too dangerous, which quests are worth joining, how much safety margin a foe
+stage gets, how far it bids in tests, and whether tournaments get its weapons (hoarding).
+``default`` is the strategy above.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from envs.core.agents import StyledAgent
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -54,16 +62,35 @@ def _piece(obs: np.ndarray, name: str) -> np.ndarray:
     return LAYOUT.view(obs, name)
 
 
-class QuestsHeuristic:
-    """Rule-based Quests agent (see the module docstring for the strategy)."""
+@dataclass(frozen=True)
+class QuestsStyle:
+    """The parameters of the rules above; the defaults are the classic heuristic."""
 
-    name = "heuristic"
+    sponsor_threat: int = _HIGH_PROGRESS  # decline to sponsor once a rival could reach this
+    sponsor: bool = True  # sponsor at all
+    join_weapons: int = 0  # join a quest only holding at least this many weapons
+    stage_margin: int = 0  # BP over the estimated foe stage it plays for
+    bid_extra: int = 0  # test bids may cost this many cards beyond its junk
+    tournament_weapons: bool = True  # spend weapons in tournaments (else allies and Amour only)
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
 
-    def reset(self) -> None:
-        pass
+#: Named styles (``heuristic:<name>``); each plays clearly differently from ``default``.
+STYLES: dict[str, QuestsStyle] = {
+    "default": QuestsStyle(),
+    # sponsors only while nobody is close, joins only armed, over-prepares foe stages
+    "cautious": QuestsStyle(sponsor_threat=14, join_weapons=2, stage_margin=10),
+    # sponsors everything, gambles on foe stages being weaker than estimated, bids hard in tests
+    "aggressive": QuestsStyle(sponsor_threat=99, stage_margin=-10, bid_extra=4),
+    # keeps its weapons for quests: nothing spent on tournaments, a safety margin on foe stages
+    "hoarder": QuestsStyle(tournament_weapons=False, stage_margin=5),
+}
+
+
+class QuestsHeuristic(StyledAgent):
+    """Rule-based Quests agent (see the module docstring for the strategy and styles)."""
+
+    STYLES = STYLES
+    style: QuestsStyle
 
     # -- reading the observation -------------------------------------------------------------------
     @staticmethod
@@ -114,7 +141,7 @@ class QuestsHeuristic:
         if phase in (_PHASE["build_card"], _PHASE["build_weapons"]):
             return self._build(obs, mask)
         if phase == _PHASE["join"]:
-            return A.JOIN if mask[A.JOIN] else A.DECLINE
+            return A.JOIN if mask[A.JOIN] and self._armed(obs) else A.DECLINE
         if phase == _PHASE["enter"]:
             return A.ENTER if mask[A.ENTER] else A.DECLINE
         if phase == _PHASE["preview"]:
@@ -122,19 +149,26 @@ class QuestsHeuristic:
         if phase == _PHASE["stage_play"]:
             return self._stage_play(obs, mask)
         if phase in (_PHASE["tournament_play"], _PHASE["final_play"]):
+            if phase == _PHASE["tournament_play"] and not self.style.tournament_weapons:
+                return self._play_everything(mask, ())
             return self._play_everything(mask)
         if phase == _PHASE["bid"]:
             return self._bid(obs, mask)
         return self._discard(obs, mask)
 
     # -- quests ------------------------------------------------------------------------------------
+    def _armed(self, obs: np.ndarray) -> bool:
+        """Holds enough weapons to join a quest (the style's ``join_weapons``)."""
+        need = self.style.join_weapons
+        return need <= 0 or int(sum(self._hand(obs)[k] for k in WEAPONS)) >= need
+
     def _sponsor(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        if not mask[A.SPONSOR]:
+        if not mask[A.SPONSOR] or not self.style.sponsor:
             return A.DECLINE
         story = self._story(obs)
         bonus = 2 * round(float(_piece(obs, "recognition")[0]) * 2)
         threat = self._progress(obs)[1:].max() + STORY_STAGES[story] + bonus
-        return A.SPONSOR if threat < _HIGH_PROGRESS else A.DECLINE
+        return A.SPONSOR if threat < self.style.sponsor_threat else A.DECLINE
 
     def _build(self, obs: np.ndarray, mask: np.ndarray) -> int:
         story = self._story(obs)
@@ -175,7 +209,8 @@ class QuestsHeuristic:
             return allies[0]
         story = self._story(obs)
         stage = int(np.argmax(_piece(obs, "current_stage")))
-        need = self._stage_target(obs, stage) - self._base_bp(obs, story, in_quest=True)
+        need = (self._stage_target(obs, stage) + self.style.stage_margin
+                - self._base_bp(obs, story, in_quest=True))
         if need <= 0:
             return A.DONE
         weapons = sorted((KIND_BP[k], k) for k in WEAPONS if mask[A.PLAY + k])
@@ -200,7 +235,8 @@ class QuestsHeuristic:
         hand = self._hand(obs)
         junk = int(sum(hand[k] for k in FOES if k != MORDRED) + sum(hand[k] for k in TESTS))
         free = self._free_bids(obs, self._story(obs))
-        return A.BID + lowest - 1 if lowest - free <= junk else A.DROP_OUT
+        spare = junk + self.style.bid_extra
+        return A.BID + lowest - 1 if lowest - free <= spare else A.DROP_OUT
 
     @staticmethod
     def _free_bids(obs: np.ndarray, story: int) -> int:
@@ -214,8 +250,8 @@ class QuestsHeuristic:
 
     # -- tournaments -------------------------------------------------------------------------------
     @staticmethod
-    def _play_everything(mask: np.ndarray) -> int:
-        for kind in (*ALLIES, *WEAPONS, AMOUR_KIND):
+    def _play_everything(mask: np.ndarray, weapons: tuple[int, ...] = WEAPONS) -> int:
+        for kind in (*ALLIES, *weapons, AMOUR_KIND):
             if mask[A.PLAY + kind]:
                 return A.PLAY + kind
         return A.DONE

@@ -22,12 +22,20 @@ observation. Strategy, one rule per decision:
   strongest item if the items of all participants together can close the gap; else pass.
 - **Draft** — take the treasure with the most VP (items count a little extra for their effect,
   healing items more when its HP is low).
+
+Styles (:class:`WhiteKnightStyle`, spec ``heuristic:<name>``) move the numbers behind these
+rules: the raise margin and how much it trusts partners (risk), whether it joins battles it
+cannot survive, which card it commits, when it heals, whether it races for MVP, and how much it
+values items in the draft. ``default`` is the strategy above.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from envs.core.agents import StyledAgent
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ATTACK_VALUES,
@@ -60,18 +68,39 @@ _P = LAYOUT.max_players
 _ATTACKS = np.array(MONSTER_ATTACK)  # spec defaults, per monster kind
 
 
-class WhiteKnightHeuristic:
-    """Rule-based White Knight agent (see the module docstring for the strategy)."""
+@dataclass(frozen=True)
+class WhiteKnightStyle:
+    """The parameters of the rules above; the defaults are the classic heuristic."""
 
-    name = "heuristic"
-    mean_card = _MEAN_CARD
-    margin = 2
+    margin: int = 2  # raise until the estimated team total beats the HP by this much
+    mean_card: float = _MEAN_CARD  # value credited per card a partner committed (trust)
+    join_lethal: bool = False  # join even when a lost battle would retire it
+    join_buffer: int = 0  # otherwise join only with HP > monster attack + this buffer
+    commit_weakest_from: int = 2  # commit its weakest card with this many partners, else strongest
+    heal_buffer: int = 0  # heal when HP <= the strongest attack still to come + this buffer
+    mvp_race: bool = True  # raise its strongest card to take MVP in a duel
+    item_bonus: float = 0.5  # draft value of an item's effect on top of its VP
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.seed = seed
 
-    def reset(self) -> None:
-        pass
+#: Named styles (``heuristic:<name>``); each plays clearly differently from ``default``.
+STYLES: dict[str, WhiteKnightStyle] = {
+    "default": WhiteKnightStyle(),
+    # big safety margin, trusts partners less, heals early, stays out of risky battles
+    "cautious": WhiteKnightStyle(margin=5, mean_card=2.5, join_buffer=2, heal_buffer=2,
+                                 mvp_race=False),
+    # joins every battle with its strongest card, thin margin, always races for MVP
+    "aggressive": WhiteKnightStyle(margin=0, join_lethal=True, commit_weakest_from=99),
+    # lets partners carry the fight (commits its weakest, counts on their cards), hoards items
+    "freerider": WhiteKnightStyle(margin=0, mean_card=4.5, commit_weakest_from=0,
+                                  mvp_race=False, item_bonus=2.0),
+}
+
+
+class WhiteKnightHeuristic(StyledAgent):
+    """Rule-based White Knight agent (see the module docstring for the strategy and styles)."""
+
+    STYLES = STYLES
+    style: WhiteKnightStyle
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
@@ -108,7 +137,7 @@ class WhiteKnightHeuristic:
     def _heal(self, obs: np.ndarray, mask: np.ndarray) -> int:
         to_come = obs[_S["monsters_to_come"]] > 0
         worst = int(_ATTACKS[to_come].max()) if to_come.any() else 0
-        if self._my_hp(obs) <= worst:
+        if self._my_hp(obs) <= worst + self.style.heal_buffer:
             if mask[A.USE_POTION]:
                 return A.USE_POTION
             if mask[A.USE_ELIXIR]:
@@ -119,30 +148,33 @@ class WhiteKnightHeuristic:
         hp, attack, _ = self._monster(obs)
         hand = self._hand(obs)
         held = [k for k in range(NUM_ATTACK) if mask[A.COMMIT + k]]
-        survives = self._my_hp(obs) > attack
+        style = self.style
+        survives = style.join_lethal or self._my_hp(obs) > attack + style.join_buffer
         solo = float(hand @ _VALUES) > hp
         if not (survives or solo):
             return A.STAY_OUT
         partners = int((obs[_S["hand_size"]][1:] > 0).sum())
-        return A.COMMIT + (held[0] if partners >= 2 else held[-1])
+        return A.COMMIT + (held[0] if partners >= style.commit_weakest_from else held[-1])
 
     def _raise(self, obs: np.ndarray, mask: np.ndarray) -> int:
         hp, attack, vp = self._monster(obs)
         hand = self._hand(obs)
         mine = float(np.rint(obs[_S["committed_values"]][:NUM_ATTACK] * 4) @ _VALUES)
         counts = np.rint(obs[_S["committed_count"]] * 10)
-        others = counts[1:] * self.mean_card
+        style = self.style
+        others = counts[1:] * style.mean_card
         lethal = self._my_hp(obs) <= attack
         estimate = mine + (0.0 if lethal else float(others.sum()))
         held = [k for k in range(NUM_ATTACK) if mask[A.RAISE + k]]
-        target = hp + self.margin
+        target = hp + style.margin
         if estimate < target:
             for k in held:  # ascending values: the smallest card that reaches the margin
                 if estimate + ATTACK_VALUES[k] >= target:
                     return A.RAISE + k
             return A.RAISE + held[-1]
         duel = int((obs[_S["joined"]] > 0).sum()) == 2
-        if duel and vp >= 2 and int(hand.sum()) >= 2 and mine <= float(others.max(initial=0.0)):
+        if (style.mvp_race and duel and vp >= 2 and int(hand.sum()) >= 2
+                and mine <= float(others.max(initial=0.0))):
             return A.RAISE + held[-1]
         return A.PASS
 
@@ -172,7 +204,7 @@ class WhiteKnightHeuristic:
                 continue
             value = float(TREASURE_VP[k])
             if TREASURE_EFFECT[k] != "none":
-                value += 0.5
+                value += self.style.item_bonus
                 if low_hp and k in (POTION, ELIXIR):
                     value += 1.5
             if value > best_value:

@@ -1,0 +1,355 @@
+"""Every error path of the ``roundtable`` CLI: one line, no traceback, the right exit status.
+
+Bad input (a usage error) exits 2, a failure while working exits 1, Ctrl-C / SIGTERM exit
+130 / 143 after stopping every worker. Each message names the option or file at fault.
+Most cases call ``training.cli.main`` in-process; the signal tests run a real subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.training_support import make_checkpoint, tiny_config
+from training import checkpoint
+from training.cli import main
+from training.leaderboard import END, START
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli_error(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str]:
+    """Run the CLI; assert its stderr is one line without a traceback; (status, line)."""
+    status = main(list(argv))
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return status, lines[0]
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An untrained paladin checkpoint of tiny_config's network ([32, 32], mask appended)."""
+    return make_checkpoint(tmp_path_factory.mktemp("cli_ckpt"))
+
+
+def pair_copy(src: Path, folder: Path, **card_changes: object) -> Path:
+    """A copy of a checkpoint pair with some card fields changed (the hash kept as is)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    dst = folder / "copy.zip"
+    dst.write_bytes(src.read_bytes())
+    card = json.loads(src.with_suffix(".json").read_text())
+    card.update(card_changes)
+    dst.with_suffix(".json").write_text(json.dumps(card))
+    return dst
+
+
+def write_config(path: Path, run_dir: Path, **changes: object) -> Path:
+    data = tiny_config(run_dir).to_dict()
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+        else:
+            data[key] = value
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+# -- top level ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv,match", [
+    ([], "the following arguments are required: command"),
+    (["fly"], "invalid choice: 'fly'"),
+    (["eval", "paladin"], "the following arguments are required: --players"),
+])
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture, argv: list[str],
+                                   match: str) -> None:
+    status, line = cli_error(capsys, *argv)
+    assert status == 2 and match in line
+
+
+def test_help_still_exits_0(capsys: pytest.CaptureFixture) -> None:
+    assert main(["eval", "--help"]) == 0
+    assert "--table-sizes" in capsys.readouterr().out
+
+
+# -- eval -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("extra,match", [
+    (["--table-sizes", "0"], "argument --table-sizes: must be a positive integer, got '0'"),
+    (["--table-sizes", "9"], "--table-sizes: paladin is played by 3, 4, 5 players, not 9"),
+    (["--workers", "0"], "argument --workers: must be a positive integer"),
+    (["--workers", "-3"], "argument --workers: must be a positive integer"),
+    (["--games", "0"], "argument --games: must be a positive integer"),
+    (["--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    (["--seed", "x"], "argument --seed: must be an integer, got 'x'"),
+])
+def test_eval_option_errors(capsys: pytest.CaptureFixture, extra: list[str], match: str) -> None:
+    status, line = cli_error(capsys, "eval", "paladin", "--players", "random", *extra)
+    assert status == 2 and line.startswith("roundtable eval: error:") and match in line
+
+
+def test_eval_checks_the_json_path_before_playing(capsys: pytest.CaptureFixture,
+                                                  tmp_path: Path) -> None:
+    status, line = cli_error(capsys, "eval", "paladin", "--players", "random", "--games",
+                             "300000", "--json", str(tmp_path))
+    assert status == 2 and f"--json {tmp_path}: is a folder" in line
+    status, line = cli_error(capsys, "eval", "paladin", "--players", "random", "--json",
+                             str(tmp_path / "missing" / "out.json"))
+    assert status == 2 and "does not exist" in line
+
+
+def test_eval_specs(capsys: pytest.CaptureFixture, tmp_path: Path,
+                    monkeypatch: pytest.MonkeyPatch) -> None:
+    status, line = cli_error(capsys, "eval", "chess", "--players", "random")
+    assert status == 2 and "unknown game 'chess'" in line
+    status, line = cli_error(capsys, "eval", "paladin", "--players", "random", "random",
+                             "random", "random", "--table-sizes", "3")
+    assert status == 2 and "--players: 4 specs do not fit a 3-player table" in line
+    monkeypatch.chdir(tmp_path)  # a relative checkpoint path from another folder
+    status, line = cli_error(capsys, "eval", "quests", "--players", "checkpoints/quests")
+    assert status == 2 and "'checkpoints/quests': no such file or folder" in line
+    assert f"(looked in {tmp_path})" in line
+    status, line = cli_error(capsys, "eval", "quests", "--players", "heurstic")
+    assert status == 2 and "unknown policy spec 'heurstic'" in line
+
+
+@pytest.mark.parametrize("changes,match", [
+    ({"policy": None}, "policy must be an object, got null"),
+    ({"env_version": "0"}, 'env_version must be an integer, got "0"'),
+    ({"num_actions": 124.5}, "num_actions must be an integer"),
+    ({"policy": {"include_mask": "yes"}}, "policy.include_mask must be true or false"),
+    ({"sha256": "0" * 64}, "SHA-256 differs"),
+])
+def test_eval_bad_cards(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
+                        changes: dict, match: str) -> None:
+    bad = pair_copy(ckpt, tmp_path, **changes)
+    status, line = cli_error(capsys, "eval", "paladin", "--players", str(bad), "random")
+    assert status == 2 and match in line and str(bad.with_suffix("")) in line
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data[: len(data) // 2],
+    lambda data: data[:40] + bytes(reversed(data[40:200])) + data[200:],
+    lambda data: b"\x80\x02]q\x00(K\x01" + data[8:],
+])
+def test_eval_corrupt_weights_whose_hash_matches(capsys: pytest.CaptureFixture, ckpt: Path,
+                                                 tmp_path: Path, damage) -> None:
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(ckpt) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.namelist():
+            data = src.read(item)
+            dst.writestr(item, damage(data) if item == "policy.pth" else data)
+    card = json.loads(ckpt.with_suffix(".json").read_text())
+    card["sha256"] = checkpoint.sha256_of(bad)  # a card that vouches for the damaged zip
+    bad.with_suffix(".json").write_text(json.dumps(card))
+    status, line = cli_error(capsys, "eval", "paladin", "--players", str(bad), "random")
+    assert status == 2 and f"corrupt checkpoint {bad}" in line
+
+
+def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    out = tmp_path / "out.json"
+    status = main(["eval", "paladin", "--players", "random", "--games", "3", "--json", str(out)])
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err
+    assert err.strip() == f"roundtable eval: failed: No space left on device: {out}"
+
+
+# -- train ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("changes,match", [
+    ({"env": {"table_sizes": 3}}, "env.table_sizes must be a list of sizes or a mapping"),
+    ({"env": {"rules": {"zeros": -1}}}, "rule option zeros must be a non-negative int"),
+    ({"env": {"rules": {"colour": 1}}}, "colour"),
+    ({"ppo": {"learning_rate": "fast"}}, "ppo.learning_rate must be a number > 0, got 'fast'"),
+    ({"ppo": {"batch_size": 0}}, "ppo.batch_size must be a positive integer, got 0"),
+    ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be a number from 0 to 1"),
+    ({"seed": -1}, "seed must be a non-negative integer"),
+    ({"game": 3}, "game must be one of"),
+    ({"opponents": {"weights": {"robot": 1.0}}}, "unknown policy spec 'robot'"),
+    ({"eval": {"baselines": ["robot"], "select": "robot"}}, "unknown policy spec 'robot'"),
+    ({"eval": {"table_sizes": 3}}, "eval.table_sizes must be a list of sizes"),
+])
+def test_train_config_errors_touch_nothing(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                           changes: dict, match: str) -> None:
+    run_dir = tmp_path / "run"
+    path = write_config(tmp_path / "c.yaml", run_dir, **changes)
+    status, line = cli_error(capsys, "train", "--config", str(path), "--no-progress")
+    assert status == 2 and line.startswith("roundtable train: error:") and match in line
+    assert not run_dir.exists()  # nothing left behind to block the retry
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml"]
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--steps", "0"], "argument --steps: must be a positive integer"),
+    (["--seed", "-1"], "argument --seed: must be a non-negative integer"),
+])
+def test_train_option_errors(capsys: pytest.CaptureFixture, tmp_path: Path, extra: list[str],
+                             match: str) -> None:
+    path = write_config(tmp_path / "c.yaml", tmp_path / "run")
+    status, line = cli_error(capsys, "train", "--config", str(path), *extra)
+    assert status == 2 and match in line
+
+
+def test_train_init_gets_every_checkpoint_check(capsys: pytest.CaptureFixture, ckpt: Path,
+                                                tmp_path: Path) -> None:
+    path = write_config(tmp_path / "c.yaml", tmp_path / "run")
+    wrong_hash = pair_copy(ckpt, tmp_path / "hash", sha256="0" * 64)
+    status, line = cli_error(capsys, "train", "--config", str(path), "--init", str(wrong_hash))
+    assert status == 2 and "SHA-256 differs" in line
+    null_policy = pair_copy(ckpt, tmp_path / "null", policy=None)
+    status, line = cli_error(capsys, "train", "--config", str(path), "--init", str(null_policy))
+    assert status == 2 and "policy must be an object" in line
+    status, line = cli_error(capsys, "train", "--config", str(path), "--init",
+                             str(tmp_path / "nothing"))
+    assert status == 2 and "no checkpoint at" in line
+    wider = write_config(tmp_path / "w.yaml", tmp_path / "run", policy={"net_arch": [64]})
+    status, line = cli_error(capsys, "train", "--config", str(wider), "--init", str(ckpt))
+    assert status == 2 and "[32, 32] tanh network; the config trains a 880-input [64]" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_run_dir_that_is_a_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    (tmp_path / "run").write_text("not a folder")
+    path = write_config(tmp_path / "c.yaml", tmp_path / "run")
+    status, line = cli_error(capsys, "train", "--config", str(path), "--overwrite")
+    assert status == 2 and "is a file, not a folder" in line
+    assert (tmp_path / "run").read_text() == "not a folder"
+
+
+def test_failed_overwrite_keeps_the_previous_run(capsys: pytest.CaptureFixture,
+                                                 tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    (run_dir / "tb").mkdir(parents=True)
+    old = {"best.zip": "b", "final.zip": "f", "curve.csv": "c", "tb/events": "e"}
+    for name, text in old.items():
+        (run_dir / name).write_text(text)
+    path = write_config(tmp_path / "c.yaml", run_dir, env={"rules": {"zeros": -1}})
+    status, line = cli_error(capsys, "train", "--config", str(path), "--overwrite")
+    assert status == 2 and "zeros" in line
+    assert {str(p.relative_to(run_dir)) for p in run_dir.rglob("*") if p.is_file()} == set(old)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml", "run"]
+
+
+# -- play -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("extra,match", [
+    (["--seat", "-1"], "argument --seat: must be a non-negative integer"),
+    (["--seat", "7"], "seat must be 0 to 3, got 7"),
+    (["--num-players", "9"], "paladin is played by 3, 4, 5 players, not 9"),
+    (["--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    (["--players", "robot"], "unknown policy spec 'robot'"),
+])
+def test_play_errors(capsys: pytest.CaptureFixture, extra: list[str], match: str) -> None:
+    status, line = cli_error(capsys, "play", "paladin", *extra)
+    assert status == 2 and match in line
+
+
+# -- leaderboard ----------------------------------------------------------------------------------
+def test_leaderboard_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default --readme is ./README.md: never the project's
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{START}\n| paladin | shipped row |\n{END}\n")
+    status, line = cli_error(capsys, "leaderboard", "--checkpoints", "none")
+    assert status == 2 and "no such folder" in line
+    assert "shipped row" in readme.read_text()  # a mistyped folder must not empty the table
+    (tmp_path / "empty").mkdir()
+    status, line = cli_error(capsys, "leaderboard", "--checkpoints", str(tmp_path / "empty"),
+                             "--print")
+    assert status == 2 and "holds no checkpoints" in line
+    shipped = tmp_path / "shipped"
+    pair_copy(ckpt, shipped / "paladin")
+    status, line = cli_error(capsys, "leaderboard", "--checkpoints", str(shipped), "--readme",
+                             str(tmp_path / "NOPE.md"))
+    assert status == 2 and "--readme" in line and "no such file" in line
+    (shipped / "paladin" / "copy.json").write_text("{broken")
+    status, line = cli_error(capsys, "leaderboard", "--checkpoints", str(shipped), "--print")
+    assert status == 2 and "corrupt checkpoint card" in line
+
+
+# -- demo, bench, train-bench ----------------------------------------------------------------------
+@pytest.mark.parametrize("argv,match", [
+    (["demo", "--games", "0"], "argument --games: must be a positive integer"),
+    (["demo", "--config", "missing.yaml"], "no config file missing.yaml"),
+    (["bench", "--players", "9"], "paladin is played by 3, 4, 5 players, not 9"),
+    (["bench", "--games", "quests", "--players", "5"], "quests is played by 2, 3, 4 players"),
+    (["bench", "--seconds", "-1"], "argument --seconds: must be a positive number"),
+    (["bench", "--seconds", "nan"], "argument --seconds: must be a positive number"),
+    (["bench", "--repeats", "0"], "argument --repeats: must be a positive integer"),
+    (["bench", "--games", "chess"], "argument --games: unknown game 'chess'"),
+    (["train-bench", "--steps", "0"], "argument --steps: must be a positive integer"),
+    (["train-bench", "--repeats", "0"], "argument --repeats: must be a positive integer"),
+    (["train-bench", "--games", "chess"], "--games: unknown game 'chess'"),
+    (["train-bench", "--games", "paladin", "--opponents", "robot"],
+     "unknown policy spec 'robot'"),
+])
+def test_tool_option_errors(capsys: pytest.CaptureFixture, argv: list[str], match: str) -> None:
+    status, line = cli_error(capsys, *argv)
+    assert status == 2 and line.startswith(f"roundtable {argv[0]}: error:") and match in line
+    assert capsys.readouterr().out == ""  # refused before any work
+
+
+# -- signals --------------------------------------------------------------------------------------
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "training.cli", "eval", "paladin", "--players", "heuristic",
+         "--games", "300000", "--workers", "2"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = _children(proc.pid)
+        assert len(workers) >= 2, "the worker processes never started"
+        time.sleep(0.5)
+        if signum == signal.SIGINT:
+            os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C: the whole process group
+        else:
+            os.kill(proc.pid, signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == status
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "all worker processes ended" in lines[0], err
+    time.sleep(0.2)
+    assert not [pid for pid in workers if _alive(pid)]

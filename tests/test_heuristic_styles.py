@@ -1,0 +1,64 @@
+"""Heuristic styles: a family of rule-based players that play clearly differently, all sound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.registry import heuristic_class
+from tests.training_support import ready_games
+from training.evaluate import evaluate
+from training.policies import heuristic_styles, parse_spec, resolve_policy
+from training.styles import decision_states, disagreement
+
+
+@pytest.mark.parametrize("game", ready_games())
+def test_every_game_has_at_least_three_named_styles(game: str) -> None:
+    specs = heuristic_styles(game)
+    assert specs[0] == "heuristic" and len(specs) >= 4
+    for spec in specs[1:]:
+        bot = resolve_policy(spec, game, seed=1)
+        assert bot.name == spec and bot.style == heuristic_class(game).STYLES[spec.split(":")[1]]
+    assert resolve_policy("heuristic", game).style == heuristic_class(game).STYLES["default"]
+
+
+@pytest.mark.parametrize("game", ready_games())
+def test_styles_choose_other_actions_on_many_decisions(game: str) -> None:
+    states = decision_states(game, 4, 6)
+    assert len(states) > 100
+    shares = disagreement(game, states)
+    assert set(shares) == set(heuristic_styles(game)[1:])
+    for spec, share in shares.items():
+        assert share >= 0.10, f"{spec} differs from the default on only {share:.1%} of decisions"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", ready_games())
+def test_every_style_beats_random_at_four_players(game: str) -> None:
+    for spec in heuristic_styles(game):
+        me = evaluate(game, [spec, "random"], 80, 4, seed=0).players[0]
+        assert me.ci95[0] > 0.25, f"{spec}: {me.win_rate:.3f} {me.ci95}"
+
+
+def test_bad_styles_name_the_choices() -> None:
+    with pytest.raises(ValueError, match=r"unknown heuristic style 'reckless' for paladin; "
+                                         r"known: heuristic, heuristic:cautious"):
+        parse_spec("heuristic:reckless", "paladin")
+    with pytest.raises(ValueError, match="unknown PaladinHeuristic style 'x'; known: default"):
+        heuristic_class("paladin")(style="x")
+    with pytest.raises(ValueError, match="must be a name or a PaladinStyle"):
+        heuristic_class("paladin")(style=3)
+
+
+def test_a_custom_style_instance_is_accepted() -> None:
+    from envs.paladin.heuristic import PaladinStyle
+
+    bot = heuristic_class("paladin")(style=PaladinStyle(peek=False))
+    assert bot.style_name == "custom" and not bot.style.peek
+    same = heuristic_class("paladin")(style=PaladinStyle(contest_from=9.5, lead_quantile=0.75,
+                                                         keep_from=2))
+    assert same.style_name == "cautious"
+    states = decision_states("paladin", 3, 2)
+    assert all(0 <= bot.act(o, m) < len(m) and m[bot.act(o, m)] for o, m in states)
+    assert np.mean([bot.act(o, m) == resolve_policy("heuristic", "paladin").act(o, m)
+                    for o, m in states]) < 1.0

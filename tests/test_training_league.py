@@ -1,0 +1,118 @@
+"""League training: PFSP draws, the tracker, batched opponents equal to one-by-one play."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+from tests.training_support import tiny_config
+from training.config import config_from_dict
+from training.league import BatchedSelfPlayVecEnv, LeagueTracker
+from training.numpy_net import NumpyActor
+from training.selfplay import OpponentPool, SelfPlayEnv, pfsp_factor
+
+
+def small_actor(game_obs: int, actions: int, seed: int = 0) -> NumpyActor:
+    rng = np.random.default_rng(seed)
+    sizes = [game_obs, 16, actions]
+    return NumpyActor([rng.normal(0, 0.3, (o, i)).astype(np.float32)
+                       for i, o in itertools.pairwise(sizes)],
+                      [np.zeros(o, np.float32) for o in sizes[1:]], "tanh")
+
+
+def test_pfsp_factor_prefers_opponents_the_learner_fails_against() -> None:
+    assert pfsp_factor(0.1, 2, 0.05) > pfsp_factor(0.5, 2, 0.05) > pfsp_factor(0.9, 2, 0.05)
+    assert pfsp_factor(1.0, 2, 0.05) == 0.05  # the floor keeps beaten opponents in the mix
+    assert pfsp_factor(0.9, 0, 0.05) == 1.0  # power 0: no prioritisation
+
+
+def test_pool_draws_by_pfsp_weights() -> None:
+    pool = OpponentPool("paladin", {"random": 1.0, "heuristic": 1.0, "snapshots": 1.0},
+                        pfsp=2.0, seed=0)
+    actor = small_actor(756, 124)
+    pool.add_snapshot("snapshot_1", actor, False)
+    pool.add_snapshot("snapshot_2", actor, False)
+    probs = pool.entry_probabilities()
+    assert probs["snapshot_1"] == pytest.approx(probs["random"] / 2)  # snapshots share a weight
+    pool.set_win_rates({"random": 0.95, "heuristic": 0.2})
+    probs = pool.entry_probabilities()
+    assert probs["heuristic"] > 4 * probs["random"]
+    rng = np.random.default_rng(0)
+    draws = [pool.draw(3, rng)[1][0] for _ in range(2000)]
+    assert abs(draws.count("heuristic") / 2000 - probs["heuristic"]) < 0.04
+    with pytest.raises(ValueError, match="pfsp must be >= 0"):
+        OpponentPool("paladin", pfsp=-1.0)
+
+
+def test_tracker_turns_finished_episodes_into_win_rates() -> None:
+    tracker = LeagueTracker(window=4, min_games=2)
+    tracker.record([{"win": 1.0, "opponent_entries": ["random"]}, {}, {"win": 0.0}])
+    assert tracker.win_rates() == {}  # one game is below min_games
+    for win in (0.0, 0.0, 0.0, 0.5):
+        tracker.record([{"win": win, "opponent_entries": ["random", "heuristic"]}])
+    assert tracker.win_rates() == {"random": pytest.approx(0.125), "heuristic": 0.125}
+    tracker.forget(["heuristic"])
+    assert set(tracker.win_rates()) == {"heuristic"}
+
+
+def test_batched_vec_env_plays_exactly_as_one_by_one() -> None:
+    actor = small_actor(756 + 124, 124)
+
+    def make(i: int) -> SelfPlayEnv:
+        pool = OpponentPool("paladin", {"heuristic:aggressive": 1.0, "snapshots": 3.0},
+                            snapshot_act="greedy", per_seat=True, seed=i)
+        pool.add_snapshot("snapshot_1", actor, True)
+        return SelfPlayEnv("paladin", [3, 4, 5], pool, include_mask=True, seed=i)
+
+    plain = DummyVecEnv([lambda i=i: make(i) for i in range(3)])
+    batched = BatchedSelfPlayVecEnv([lambda i=i: make(i) for i in range(3)])
+    rng = np.random.default_rng(0)
+    obs_a, obs_b = plain.reset(), batched.reset()
+    np.testing.assert_array_equal(obs_a, obs_b)
+    finished = 0
+    for _ in range(400):
+        masks = np.stack(plain.env_method("action_masks"))
+        np.testing.assert_array_equal(masks, np.stack(batched.env_method("action_masks")))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs_a, rew_a, done_a, info_a = plain.step(actions)
+        obs_b, rew_b, done_b, info_b = batched.step(actions)
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(rew_a, rew_b)
+        np.testing.assert_array_equal(done_a, done_b)
+        for a, b in zip(info_a, info_b):
+            assert a.keys() == b.keys() and a.get("win") == b.get("win")
+        finished += int(done_a.sum())
+    assert finished >= 10 and batched.batched_moves > 0 and batched.single_moves > 0
+
+
+def test_league_config_is_validated() -> None:
+    cfg = tiny_config("unused", league={"pfsp": 2, "window": 50, "min_games": 10})
+    assert cfg.league.pfsp == 2 and cfg.league.batched
+    for bad, match in [({"pfsp": -1}, "league.pfsp must be a number >= 0"),
+                       ({"pfsp_floor": 2}, "league.pfsp_floor must be within"),
+                       ({"window": 0}, "league.window must be a positive integer"),
+                       ({"min_games": 30, "window": 20}, "must not exceed league.window"),
+                       ({"batched": "yes"}, "league.batched must be true or false"),
+                       ({"k": 1}, "unknown key.*'k'.*league")]:
+        with pytest.raises(ValueError, match=match):
+            config_from_dict({"game": "paladin", "run_dir": "x", "league": bad})
+
+
+def test_a_tiny_league_run_trains_and_feeds_pfsp(tmp_path, monkeypatch) -> None:
+    from training.train import train
+
+    fed: list[dict] = []
+    original = OpponentPool.set_win_rates
+    monkeypatch.setattr(OpponentPool, "set_win_rates",
+                        lambda self, rates: (fed.append(dict(rates)), original(self, rates)))
+    cfg = tiny_config(tmp_path / "run", league={"pfsp": 2.0, "min_games": 1},
+                      opponents={"weights": {"heuristic:cautious": 1.0, "heuristic": 1.0,
+                                             "snapshots": 1.0},
+                                 "snapshot_every": 256, "max_snapshots": 2})
+    result = train(cfg, progress=False)
+    assert result.steps >= 512 and result.final.exists()
+    assert fed and {"heuristic:cautious", "heuristic"} <= set(fed[-1])
+    assert all(0.0 <= p <= 1.0 for p in fed[-1].values())
