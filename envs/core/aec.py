@@ -333,11 +333,18 @@ class CardGameEnv(AECEnv, EzPickle):
     # -- events ------------------------------------------------------------------------------------
     def events_since(self, agent: str) -> list[Event]:
         """Events ``agent`` may see that happened since its last decision (or the deal)."""
-        return self.engine.events.visible(self._seat[agent], self._event_cursor[agent])
+        return self.engine.events.visible(self._seat_of(agent), self._event_cursor[agent])
 
     def events(self, agent: str | None = None) -> list[Event]:
         """Every event of this game so far that ``agent`` may see (``None``: all of them)."""
-        return self.engine.events.visible(None if agent is None else self._seat[agent])
+        return self.engine.events.visible(None if agent is None else self._seat_of(agent))
+
+    def _seat_of(self, agent: Any) -> int:
+        """``agent``'s seat; :class:`UnknownAgentError` (not a bare ``KeyError``) otherwise."""
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     # -- names (item 4) ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:

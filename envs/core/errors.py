@@ -7,8 +7,12 @@ Each misuse gets one documented type whose message says what to do:
   before reset, and what ``hasattr`` checks expect) and a ``gymnasium.error.ResetNeeded``.
 - :class:`GameOverError` — ``step()`` (or ``last()``) after the game ended and every agent
   has left it (all dead steps taken). A ``RuntimeError``.
-- :class:`UnknownAgentError` — an agent name that is not at this table. A ``KeyError``
-  (what a dict lookup raised before) whose message reads as a sentence.
+- :class:`UnknownAgentError` — an agent name that is not at this table (``observe``,
+  ``events_since``, ``events``). A ``KeyError`` (what a dict lookup raised before) whose
+  message reads as a sentence.
+- :class:`ReplayMismatchError` — a game record that does not replay to what it recorded: an
+  action the replayed game refuses, or a different end, rewards or scores (a truncated or
+  edited record, or one from a different rules version). A ``ValueError``.
 
 Illegal actions are not misuse of the lifecycle: the raw env raises ``ValueError`` and the
 wrapped env ends the game with the penalty (see :mod:`envs.core.aec`).
@@ -35,6 +39,10 @@ class UnknownAgentError(KeyError):
 
     def __str__(self) -> str:  # KeyError would print the repr of the message
         return str(self.args[0]) if self.args else ""
+
+
+class ReplayMismatchError(ValueError):
+    """A game record whose replay does not reach the recorded end, rewards or scores."""
 
 
 def integer_action(action: Any, num_actions: int) -> int | None:
