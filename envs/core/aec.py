@@ -3,7 +3,7 @@
 Each game's public module (``envs/<game>_v0.py``) only subclasses :class:`CardGameEnv` with its
 engine class and name; everything PettingZoo asks of an env lives here once: agents, spaces,
 seeding, rigged-deck options, masks, rewards, infos, dead steps, rendering, records and
-pickling. See DESIGN.md ("The public contract") for the numbered items referenced below.
+pickling. See docs/design.md ("The public contract") for the numbered items referenced below.
 """
 
 from __future__ import annotations

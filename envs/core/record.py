@@ -1,4 +1,5 @@
-"""Game records: save, load and exact replay (DESIGN.md item 7), plus golden playthroughs (item 8).
+"""Game records: save, load and exact replay (docs/design.md item 7), plus golden
+playthroughs (item 8).
 
 A record is the JSON dict from ``env.unwrapped.record()``. Replaying builds a raw env with the
 recorded table size and rule options, resets it with the recorded seed and options and steps the

@@ -172,7 +172,7 @@ class LeanOrderEnforcingWrapper(_HotAttributes, OrderEnforcingWrapper):
 
 
 def wrap(raw: CardGameEnv) -> LeanOrderEnforcingWrapper:
-    """The standard ``env()`` stack around a raw env (DESIGN.md item 1)."""
+    """The standard ``env()`` stack around a raw env (docs/design.md item 1)."""
     return LeanOrderEnforcingWrapper(
         LeanAssertOutOfBoundsWrapper(LeanTerminateIllegalWrapper(raw, ILLEGAL_MOVE_REWARD))
     )
