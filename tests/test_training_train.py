@@ -13,6 +13,8 @@ from training.checkpoint import load_actor
 from training.cli import main
 from training.config import config_from_dict, load_config
 from training.curves import read_csv
+from training.policies import parse_spec
+from training.selfplay import SNAPSHOTS
 from training.train import train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -91,6 +93,11 @@ def test_shipped_configs_are_valid() -> None:
                 continue
             raise
         assert cfg.game == game
+        # every spec a league or an evaluation will resolve must parse (snapshots are the
+        # learner's own and only exist during the run)
+        for spec in [*cfg.opponents.weights, *cfg.eval.baselines]:
+            if spec != SNAPSHOTS:
+                parse_spec(spec, cfg.game)
 
 
 @pytest.mark.parametrize("change,match", [
