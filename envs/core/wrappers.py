@@ -170,6 +170,19 @@ class LeanOrderEnforcingWrapper(_HotAttributes, OrderEnforcingWrapper):
         self._has_updated = True
         self.env.step(action)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copy (``copy.deepcopy``, ``pickle``) is a new env that no ``agent_iter`` loop runs
+        over yet, so a loop over it may start at once.
+
+        Search code copies the env inside its own ``agent_iter`` loop, after ``last()`` and
+        before ``step()``: the original's "step before the next agent" flag is down then, and
+        without this the copy's first loop would fail PettingZoo's order check ("need to call
+        step() or reset() in a loop over `agent_iter`") although nothing was skipped on it.
+        """
+        self.__dict__.update(state)
+        if self._has_reset:
+            self._has_updated = True
+
 
 def wrap(raw: CardGameEnv) -> LeanOrderEnforcingWrapper:
     """The standard ``env()`` stack around a raw env (docs/design.md item 1)."""
