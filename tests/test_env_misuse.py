@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import re
 import warnings
 
 import gymnasium
@@ -165,3 +166,135 @@ def test_observations_stay_inside_the_space_for_random_rule_options(game: str) -
             if env.engine.over:
                 break
             env.step(random_legal(env, chooser))
+
+
+# -- more of the same kinds (found while hardening; see the closing note of issue 9) -------------
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+@pytest.mark.parametrize("kind", ["env", "raw_env"])
+def test_seeds_are_non_negative_integers_named_in_the_error(game: str, kind: str) -> None:
+    env = getattr(game_module(game), kind)()
+    for bad in (-1, np.int64(-5)):
+        with pytest.raises(ValueError, match=r"reset\(seed=\.\.\.\) must be 0 or more"):
+            env.reset(seed=bad)
+    for bad in (3.5, "7", True, [1, 2], np.array([3])):
+        with pytest.raises(TypeError, match=r"reset\(seed=\.\.\.\) must be a non-negative int"):
+            env.reset(seed=bad)
+    for good, expected in ((np.int64(5), 5), (np.array(6), 6), (2**70, 2**70)):
+        env.reset(seed=good)
+        assert env.unwrapped.record()["seed"] == expected
+    first = env.unwrapped.record()
+    env.reset(seed=2**70)
+    assert env.unwrapped.record() == first  # the same game
+
+
+def test_selfplay_seed_and_table_sizes_and_pool_are_checked() -> None:
+    with pytest.raises(ValueError, match="seed must be 0 or more"):
+        SelfPlayEnv("paladin", seed=-1)
+    with pytest.raises(TypeError, match="table_sizes must be a list"):
+        SelfPlayEnv("paladin", table_sizes=3)
+    with pytest.raises(ValueError, match="opponent pool needs"):  # not a quiet default pool
+        SelfPlayEnv("paladin", opponents={})
+    env = SelfPlayEnv("paladin", seed=np.int64(3))
+    with pytest.raises(gymnasium.error.ResetNeeded, match=r"action_masks\(\) before reset"):
+        env.action_masks()
+    env.reset()
+    assert env.action_masks().any()
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+@pytest.mark.parametrize("kind", ["env", "raw_env"])
+def test_spaces_of_an_unknown_agent_name_the_table(game: str, kind: str) -> None:
+    env = getattr(game_module(game), kind)(num_players=3)
+    for call in (env.action_space, env.observation_space):
+        with pytest.raises(UnknownAgentError, match="no agent 'player_3' at this 3-player"):
+            call("player_3")
+        with pytest.raises(UnknownAgentError):
+            call(None)
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_queries_before_reset_raise_instead_of_answering_quietly(game: str) -> None:
+    """Before the first reset, legal_actions() and friends used to return [], False or
+    "in_progress": answers that read as a real (over, or blocked) game."""
+    env = game_module(game).raw_env()
+    calls = [
+        ("legal_actions()", env.legal_actions),
+        ("legal_actions()", env.legal_action_names),  # it reads legal_actions()
+        ("is_legal()", lambda: env.is_legal(0)),
+        ("events_since()", lambda: env.events_since("player_0")),
+        ("events()", env.events),
+        ("game_end()", env.game_end),
+        ("'num_agents'", lambda: env.num_agents),
+    ]
+    for what, call in calls:
+        with pytest.raises(EnvNotResetError, match=re.escape(what) + r".*call reset\(\) first"):
+            call()
+    with pytest.raises(UnknownAgentError):  # the agent is checked first
+        env.events_since("player_9")
+    env.reset(seed=0)
+    assert env.legal_actions() and env.game_end() == "in_progress" and env.num_agents == 4
+    assert env.is_legal(env.legal_actions()[0]) and env.events_since("player_0") is not None
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_numpy_rule_option_values_mean_the_python_value(game: str) -> None:
+    """A sweep that draws rule options with numpy passes np.int64: accepted as the int (like
+    num_players and actions), and the record stays JSON."""
+    import json
+
+    rng = random.Random(7)
+    module = game_module(game)
+    options = random_rules(game, 4 if game != "quests" else 3, rng)
+    name, value = next((k, v) for k, v in options.items()
+                       if isinstance(v, int) and not isinstance(v, bool))
+    env = module.env(num_players=4 if game != "quests" else 3, **{name: np.int64(value)})
+    env.reset(seed=0)
+    record = env.unwrapped.record()
+    assert record["rules"] == {name: value} and type(record["rules"][name]) is int
+    json.dumps(record)
+    assert pickle.loads(pickle.dumps(env)).unwrapped.rules == env.unwrapped.rules
+    with pytest.raises(ValueError, match=name):
+        module.env(**{name: np.float64(value + 0.5)})
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_a_copy_taken_inside_an_agent_iter_loop_starts_its_own_loop(game: str) -> None:
+    """Search code copies env() after last() and before step(), then plays the copy out with
+    its own agent_iter loop; PettingZoo's order check used to refuse the copy's first loop."""
+    env = game_module(game).env()
+    env.reset(seed=3)
+    chooser = random.Random(3)
+    for decisions, _agent in enumerate(env.agent_iter()):
+        _, _, terminated, truncated, _ = env.last()
+        if decisions == 10:
+            break
+        env.step(None if terminated or truncated else random_legal(env.unwrapped, chooser))
+    for copied in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        rollout = random.Random(5)
+        for _agent in copied.agent_iter():
+            _, _, terminated, truncated, _ = copied.last()
+            copied.step(None if terminated or truncated
+                        else random_legal(copied.unwrapped, rollout))
+        assert not copied.agents and copied.unwrapped.game_end() in ("finished", "truncated")
+    # the original still enforces its own loop: it must step before its next agent
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(iter(env.agent_iter()))
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str) -> None:
+    """env() keeps PettingZoo's classic behaviour here (a logged warning, nothing happens);
+    raw_env() raises GameOverError (test_lifecycle_misuse_raises_clear_errors)."""
+    env = game_module(game).env()
+    env.reset(seed=0)
+    chooser = random.Random(0)
+    for _ in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else random_legal(env.unwrapped, chooser))
+    record = env.unwrapped.record()
+    env.step(0)
+    assert env.unwrapped.record() == record
+    with pytest.raises(GameOverError):
+        env.last()

@@ -30,7 +30,7 @@ import numpy as np
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD
 from envs.core.engine import Setup
-from envs.core.errors import GameOverError, integer_action
+from envs.core.errors import GameOverError, checked_seed, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
 from training.numpy_net import NumpyActor
 from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
@@ -93,7 +93,8 @@ class OpponentPool:
                  seed: int | None = None, pfsp: float = 0.0, pfsp_floor: float = 0.05,
                  pfsp_prior: float = 0.0) -> None:
         self.game = game_entry(game).game
-        weights = dict(weights or {"random": 1.0, "heuristic": 1.0})
+        # only None means the default pool: an empty table is a mistake, not "the default"
+        weights = dict({"random": 1.0, "heuristic": 1.0} if weights is None else weights)
         normalised_weights(weights, "opponent pool")
         if snapshot_act not in ("sample", "greedy"):
             raise ValueError(f"snapshot_act must be 'sample' or 'greedy', got {snapshot_act!r}")
@@ -203,11 +204,17 @@ class SelfPlayEnv(gymnasium.Env):
                  rules: Mapping[str, Any] | None = None, reward: str = "rank",
                  include_mask: bool = False, seed: int | None = None) -> None:
         super().__init__()
+        if seed is not None:  # gymnasium's reset() checks its seed; this one seeds the pool
+            seed = checked_seed(seed, f"SelfPlayEnv({game!r}): seed")
         entry = game_entry(game)
         self.game = entry.game
         engine_cls = game_module(self.game).raw_env.engine_cls
         if table_sizes is None:
             table_sizes = list(entry.players)
+        if isinstance(table_sizes, (str, bytes)) or not isinstance(
+                table_sizes, (Mapping, Sequence, set, frozenset, range)):
+            raise TypeError(f"table_sizes must be a list of table sizes (or a mapping of sizes to "
+                            f"weights), e.g. {list(entry.players)}, got {table_sizes!r}")
         if not isinstance(table_sizes, Mapping):
             table_sizes = dict.fromkeys(table_sizes, 1.0)
         for n in table_sizes:
@@ -324,6 +331,9 @@ class SelfPlayEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO."""
+        if not self._started:  # an all-False mask would read as "no legal move"
+            raise gymnasium.error.ResetNeeded(
+                f"SelfPlayEnv({self.game!r}): action_masks() before reset(); call reset() first")
         return self._mask
 
     def add_snapshot(self, name: str, actor: NumpyActor) -> None:

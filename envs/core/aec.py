@@ -17,8 +17,14 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from envs.core.engine import GameEngine, RuleOptions, agent_name
-from envs.core.errors import EnvNotResetError, GameOverError, UnknownAgentError, integer_action
+from envs.core.engine import GameEngine, RuleOptions, agent_name, plain_rule_values
+from envs.core.errors import (
+    EnvNotResetError,
+    GameOverError,
+    UnknownAgentError,
+    checked_seed,
+    integer_action,
+)
 from envs.core.events import Event
 from envs.core.rigging import parse_reset_options
 
@@ -31,7 +37,10 @@ END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS = (
 #: attributes PettingZoo sets in ``reset()``; reading one before it raises EnvNotResetError
 _SET_BY_RESET = frozenset(
     {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
-     "_cumulative_rewards"})
+     "_cumulative_rewards",
+     # AECEnv properties that read ``agents``: the error they raise would otherwise fall
+     # through to __getattr__ under their own name
+     "num_agents"})
 
 
 class CardGameEnv(AECEnv, EzPickle):
@@ -61,6 +70,7 @@ class CardGameEnv(AECEnv, EzPickle):
     def __init__(
         self, num_players: int | None = None, render_mode: str | None = None, **rule_options: Any
     ) -> None:
+        rule_options = plain_rule_values(rule_options)
         EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, **rule_options)
         super().__init__()
         cls = self.engine_cls
@@ -167,10 +177,16 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- spaces ----------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     # -- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -181,8 +197,8 @@ class CardGameEnv(AECEnv, EzPickle):
         actually used is in :meth:`record`.
         """
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-            game_seed = int(seed)
+            game_seed = checked_seed(seed, f"{self.metadata['name']}: reset(seed=...)")
+            self._seed_rng = np.random.default_rng(game_seed)
         else:
             if self._seed_rng is None:
                 self._seed_rng = np.random.default_rng(np.random.SeedSequence().entropy)
@@ -290,8 +306,9 @@ class CardGameEnv(AECEnv, EzPickle):
         Integer-like ids count (numpy integers, 0-d integer arrays: see
         :func:`~envs.core.errors.integer_action`); the int fast path comes first.
         """
-        if action.__class__ is int:
-            return 0 <= action < self._num_actions and bool(self._mask[action])
+        if action.__class__ is int and 0 <= action < self._num_actions and self._mask[action]:
+            return True
+        self._require_reset("is_legal()")  # (off the hot path: only for a refused action)
         action_id = integer_action(action, self._num_actions)
         return action_id is not None and bool(self._mask[action_id])
 
@@ -333,11 +350,15 @@ class CardGameEnv(AECEnv, EzPickle):
     # -- events ------------------------------------------------------------------------------------
     def events_since(self, agent: str) -> list[Event]:
         """Events ``agent`` may see that happened since its last decision (or the deal)."""
-        return self.engine.events.visible(self._seat_of(agent), self._event_cursor[agent])
+        seat = self._seat_of(agent)
+        self._require_reset("events_since()")
+        return self.engine.events.visible(seat, self._event_cursor[agent])
 
     def events(self, agent: str | None = None) -> list[Event]:
         """Every event of this game so far that ``agent`` may see (``None``: all of them)."""
-        return self.engine.events.visible(None if agent is None else self._seat_of(agent))
+        seat = None if agent is None else self._seat_of(agent)
+        self._require_reset("events()")
+        return self.engine.events.visible(seat)
 
     def _seat_of(self, agent: Any) -> int:
         """``agent``'s seat; :class:`UnknownAgentError` (not a bare ``KeyError``) otherwise."""
@@ -354,6 +375,9 @@ class CardGameEnv(AECEnv, EzPickle):
         return self.engine.action_from_name(name)
 
     def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act (``[]`` once the game is over)."""
+        if not self._started:  # not a quiet [] that reads as "the game is over"
+            raise EnvNotResetError(self._not_reset_message("legal_actions()"))
         return [int(a) for a in np.flatnonzero(self._mask)]
 
     def legal_action_names(self) -> list[str]:
@@ -382,6 +406,7 @@ class CardGameEnv(AECEnv, EzPickle):
         """How the current game stands: ``"finished"``, ``"truncated"`` (a turn limit ended
         it), ``"illegal_move"`` (the wrapped env ended it on an illegal action) or
         ``"in_progress"``."""
+        self._require_reset("game_end()")
         if self._illegal:
             return END_ILLEGAL
         if self.engine.over:

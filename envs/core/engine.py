@@ -93,7 +93,7 @@ class RuleOptions:
                 f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
                 f"known options: {', '.join(names)}"
             )
-        options = cls(**kwargs).resolved(num_players)
+        options = cls(**plain_rule_values(kwargs)).resolved(num_players)
         options.validate(num_players)
         return options
 
@@ -107,6 +107,17 @@ class RuleOptions:
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly dict of every option (used in records and checkpoint cards)."""
         return {k: _jsonable(v) for k, v in dataclasses.asdict(self).items()}
+
+
+def plain_rule_values(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Rule option values with numpy scalars turned into the Python ones they stand for.
+
+    A sweep that draws options with numpy (``rng.integers(1, 20)``) passes ``np.int64``; it
+    means the int, as a numpy integer action means the action id, and records and checkpoint
+    cards must stay JSON. Booleans stay booleans (``np.True_`` -> ``True``), so an int option
+    still refuses them.
+    """
+    return {k: v.item() if isinstance(v, np.generic) else v for k, v in kwargs.items()}
 
 
 def _jsonable(value: Any) -> Any:

@@ -14,6 +14,10 @@ Each misuse gets one documented type whose message says what to do:
   action the replayed game refuses, or a different end, rewards or scores (a truncated or
   edited record, or one from a different rules version). A ``ValueError``.
 
+A seed that is not a non-negative integer (``reset(seed=-1)``, ``seed=3.5``, ``seed="7"``)
+raises ``ValueError`` or ``TypeError`` naming ``seed`` (:func:`checked_seed`), not numpy's
+"expected non-negative integer".
+
 Illegal actions are not misuse of the lifecycle: the raw env raises ``ValueError`` and the
 wrapped env ends the game with the penalty (see :mod:`envs.core.aec`).
 """
@@ -61,3 +65,28 @@ def integer_action(action: Any, num_actions: int) -> int | None:
         return None
     value = int(action)
     return value if 0 <= value < num_actions else None
+
+
+def checked_seed(seed: Any, where: str) -> int:
+    """``seed`` as a Python int, or a clear error that names it (``where``, e.g.
+    ``"paladin_v0: reset(seed=...)"``).
+
+    Accepts a non-negative Python int or numpy integer (a 0-d integer array too, as for
+    actions). Refuses other types, booleans included (``reset(seed=True)`` is a bug, not seed
+    1), with ``TypeError`` and negative values with ``ValueError``.
+    """
+    if _is_integer(seed):
+        value = int(seed)
+        if value >= 0:
+            return value
+        raise ValueError(f"{where} must be 0 or more (or None for a fresh seed), got {seed!r}")
+    raise TypeError(f"{where} must be a non-negative int or None, got {seed!r} of type "
+                    f"{type(seed).__name__}")
+
+
+def _is_integer(value: Any) -> bool:
+    """A Python int or numpy integer scalar or 0-d integer array, not a boolean."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, (int, np.integer)) or (
+        isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu")
