@@ -298,3 +298,27 @@ def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str) ->
     assert env.unwrapped.record() == record
     with pytest.raises(GameOverError):
         env.last()
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_action_name_takes_integer_ids_only(game: str) -> None:
+    """action_name() used int(): 3.7, "3" and True named action 3 (or 1) without a word."""
+    env = game_module(game).raw_env()
+    env.reset(seed=0)
+    assert env.action_name(np.int64(3)) == env.action_name(np.array(3)) == env.action_name(3)
+    for bad in (3.7, "3", True, None):
+        with pytest.raises(ValueError, match=r"action_name\(\) takes an integer action id"):
+            env.action_name(bad)
+    with pytest.raises(ValueError, match="outside"):
+        env.action_name(10**6)
+
+
+def test_a_record_whose_actions_are_not_a_list_is_refused() -> None:
+    from envs.core.record import replay
+
+    env = game_module("paladin").raw_env()
+    env.reset(seed=0)
+    record = env.record()
+    for bad in (None, "012", 3):
+        with pytest.raises(ValueError, match="actions are a list of action ids"):
+            replay(dict(record, actions=bad))

@@ -369,7 +369,16 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- names (item 4) ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
-        return self.engine.action_name(int(action))
+        """The name of action id ``action`` (integer-like ids count, as in :meth:`step`).
+
+        ``int()`` would make a name of ``3.7``, ``"3"`` or ``True``; they raise instead.
+        """
+        action_id = action if action.__class__ is int else integer_action(action, 2**63)
+        if action_id is None:
+            raise ValueError(f"{self.metadata['name']}: action_name() takes an integer action id "
+                             f"in 0..{self._num_actions - 1}, got {action!r} of type "
+                             f"{type(action).__name__}")
+        return self.engine.action_name(action_id)
 
     def action_from_name(self, name: str) -> int:
         return self.engine.action_from_name(name)

@@ -57,6 +57,9 @@ def check_record(record: Any) -> None:
     missing = [k for k in REQUIRED_KEYS if k not in record]
     if missing:
         raise ValueError(f"game record lacks {', '.join(missing)}")
+    if not isinstance(record["actions"], list):
+        raise ValueError(f"a game record's actions are a list of action ids, got "
+                         f"{record['actions']!r}")
 
 
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
