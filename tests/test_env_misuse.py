@@ -322,3 +322,62 @@ def test_a_record_whose_actions_are_not_a_list_is_refused() -> None:
     for bad in (None, "012", 3):
         with pytest.raises(ValueError, match="actions are a list of action ids"):
             replay(dict(record, actions=bad))
+
+
+def test_selfplay_masks_handed_out_are_copies() -> None:
+    """Editing a mask one was given used to edit the env's own: the learner's made illegal
+    moves legal for step(), and an opponent policy's (Paladin serves its engine's reusable mask
+    buffers) slipped an illegal move past the opponent legality check into the engine."""
+    env = SelfPlayEnv("paladin", table_sizes=[4], seed=0)
+    env.reset(seed=0)
+    mask = env.action_masks()
+    legal = env.engine.legal_mask().astype(bool)
+    illegal = int(np.flatnonzero(~legal)[0])
+    mask[:] = True
+    np.testing.assert_array_equal(env.action_masks(), legal)
+    _, reward, terminated, _, info = env.step(illegal)
+    assert terminated and reward == -1.0 and "illegal_action" in info
+
+    class Cheating:
+        """Marks an illegal move legal in the mask it was given, then plays it."""
+
+        def act(self, observation, action_mask):
+            action = int(np.flatnonzero(action_mask == 0)[0])
+            action_mask[action] = 1
+            return action
+
+        def reset(self) -> None:
+            pass
+
+    env = SelfPlayEnv("paladin", table_sizes=[4], seed=0)
+    env.reset(seed=0)  # a seeded reset rebuilds the pool's players: swap them in after it
+    env.pool.instances = {spec: [Cheating() for _ in players]
+                          for spec, players in env.pool.instances.items()}
+    with pytest.raises(ValueError, match="chose illegal action"):
+        for _ in range(5):  # the learner's seat is drawn: some episode seats a cheat first
+            env.reset()
+            env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_selfplay_constructor_seed_only_stands_in_for_the_first_reset() -> None:
+    """SelfPlayEnv(seed=s).reset(seed=s) then reset() used to replay episode 1 (the second
+    reset took the unused constructor seed); SB3 does exactly this when both seeds are 0."""
+
+    def episodes(env, first_seed):
+        first = env.reset(seed=first_seed)[0] if first_seed is not None else env.reset()[0]
+        return [first] + [env.reset()[0] for _ in range(3)]
+
+    twice = episodes(SelfPlayEnv("paladin", seed=0), 0)
+    assert not np.array_equal(twice[0], twice[1])
+    # after a seeded reset the stream is that seed's, whatever the constructor had
+    a = episodes(SelfPlayEnv("paladin", seed=0), 7)
+    b = episodes(SelfPlayEnv("paladin", seed=123), 7)
+    c = episodes(SelfPlayEnv("paladin"), 7)
+    for x, y, z in zip(a, b, c):
+        np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(x, z)
+    # without a seeded reset the constructor's seed makes the stream
+    d = episodes(SelfPlayEnv("paladin", seed=5), None)
+    e = episodes(SelfPlayEnv("paladin", seed=5), None)
+    for x, y in zip(d, e):
+        np.testing.assert_array_equal(x, y)

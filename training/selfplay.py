@@ -270,8 +270,12 @@ class SelfPlayEnv(gymnasium.Env):
     def reset_requests(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                        ) -> Generator[Request, int, tuple[np.ndarray, dict[str, Any]]]:
         """``reset()`` as a generator of opponent moves (see the module docstring)."""
-        if seed is None and self._seed is not None:
-            seed, self._seed = self._seed, None
+        if seed is None:
+            seed = self._seed
+        # the constructor's seed stands in for the first reset's only: a later reset() must
+        # continue the stream of whichever seed came first, not restart the constructor's
+        # (which replayed episode 1 after SelfPlayEnv(seed=s).reset(seed=s))
+        self._seed = None
         super().reset(seed=seed)
         if seed is not None:
             self.pool.reseed(int(self.np_random.integers(2**31)))
@@ -330,11 +334,15 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observe(), reward, not engine.truncated, engine.truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO."""
+        """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO.
+
+        A copy: ``step`` checks legality against the env's own mask, which a caller that
+        edits the returned array (to rule out a move) must not change.
+        """
         if not self._started:  # an all-False mask would read as "no legal move"
             raise gymnasium.error.ResetNeeded(
                 f"SelfPlayEnv({self.game!r}): action_masks() before reset(); call reset() first")
-        return self._mask
+        return self._mask.copy()
 
     def add_snapshot(self, name: str, actor: NumpyActor) -> None:
         """Freeze a copy of the learner into this env's pool (called through ``env_method``)."""
@@ -352,8 +360,11 @@ class SelfPlayEnv(gymnasium.Env):
             p = engine.current_player
             if p == seat:
                 return
+            # the policy gets a copy, as in the arena and play: the engine's mask is a buffer it
+            # reuses, and a policy that edits its mask must change neither the rules nor the
+            # check below
             mask = engine.legal_mask()
-            action = int((yield players[p], engine.observation(p), mask, p))  # type: ignore[misc]
+            action = int((yield players[p], engine.observation(p), mask.copy(), p))  # type: ignore[misc]
             if not mask[action]:
                 raise ValueError(f"opponent {self.opponent_names} at seat {p} chose illegal "
                                  f"action {action} ({engine.action_name(action)!r})")
