@@ -381,3 +381,55 @@ def test_selfplay_constructor_seed_only_stands_in_for_the_first_reset() -> None:
     e = episodes(SelfPlayEnv("paladin", seed=5), None)
     for x, y in zip(d, e):
         np.testing.assert_array_equal(x, y)
+
+
+def test_arena_checks_the_lineup_and_the_agents_answers() -> None:
+    """play_match used int() on answers (1.5 played action 1 and the error blamed action 1),
+    took None for an agent until its first move, and gave win rates of 0 for no seeds."""
+    from envs.core.agents import RandomAgent
+    from envs.core.arena import play_match
+
+    class Answers:
+        def __init__(self, kind) -> None:
+            self.kind = kind
+
+        def act(self, observation, action_mask):
+            return self.kind(int(np.flatnonzero(action_mask)[0]))
+
+    others = [RandomAgent(1), RandomAgent(2)]
+    with pytest.raises(ValueError, match=r"illegal action \d+\.5 of type float"):
+        play_match("paladin", 3, [Answers(lambda a: a + 0.5), *others], seeds=range(1))
+    result = play_match("paladin", 3, [Answers(np.array), *others], seeds=range(2))
+    assert len(result.games) == 6
+    with pytest.raises(TypeError, match=r"lineup\[1\] is None, not an agent"):
+        play_match("paladin", 3, [others[0], None, others[1]], seeds=range(1))
+    with pytest.raises(ValueError, match="no seeds"):
+        play_match("paladin", 3, [RandomAgent(0), *others], seeds=[])
+
+
+def test_selfplay_opponent_answers_are_checked_not_truncated() -> None:
+    class Answers:
+        def __init__(self, kind) -> None:
+            self.kind = kind
+
+        def act(self, observation, action_mask):
+            return self.kind(int(np.flatnonzero(action_mask)[0]))
+
+        def reset(self) -> None:
+            pass
+
+    for kind, error in ((np.int64, None), (np.array, None), (lambda a: a + 0.5, ".5"),
+                        (str, "'")):
+        env = SelfPlayEnv("white_knight", table_sizes=[3], seed=0)
+        env.reset(seed=0)
+        env.pool.instances = {spec: [Answers(kind) for _ in players]
+                              for spec, players in env.pool.instances.items()}
+        if error is None:
+            for _ in range(3):
+                env.reset()
+                env.step(int(np.flatnonzero(env.action_masks())[0]))
+        else:
+            with pytest.raises(ValueError, match=r"chose illegal action .*" + re.escape(error)):
+                for _ in range(5):
+                    env.reset()
+                    env.step(int(np.flatnonzero(env.action_masks())[0]))

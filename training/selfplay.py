@@ -52,16 +52,19 @@ def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
 
 
 def opponent_action(policy: Policy, observation: np.ndarray, mask: np.ndarray, engine: Any,
-                    seat: int) -> int:
+                    seat: int) -> Any:
     """One opponent move: ``act``, or ``act_with_sampler`` for search players.
+
+    The answer is returned as the policy gave it; the env checks it (``int()`` here would play
+    ``1.5`` as action 1).
 
     A search player (``needs_world_sampler = True``) is also handed a sampler of full game
     states consistent with its seat's information (``engine.sample_world`` with the seat bound).
     """
     if getattr(policy, "needs_world_sampler", False):
         sampler = partial(engine.sample_world, seat)
-        return int(policy.act_with_sampler(sampler, observation, mask))  # type: ignore[attr-defined]
-    return int(policy.act(observation, mask))
+        return policy.act_with_sampler(sampler, observation, mask)  # type: ignore[attr-defined]
+    return policy.act(observation, mask)
 
 
 def normalised_weights(weights: Mapping[Any, float], what: str) -> tuple[list, np.ndarray]:
@@ -364,10 +367,13 @@ class SelfPlayEnv(gymnasium.Env):
             # reuses, and a policy that edits its mask must change neither the rules nor the
             # check below
             mask = engine.legal_mask()
-            action = int((yield players[p], engine.observation(p), mask.copy(), p))  # type: ignore[misc]
-            if not mask[action]:
+            answer = yield players[p], engine.observation(p), mask.copy(), p  # type: ignore[misc]
+            action = (answer if answer.__class__ is int
+                      else integer_action(answer, self.num_actions))
+            if action is None or not mask[action]:
+                name = "" if action is None else f" ({engine.action_name(action)!r})"
                 raise ValueError(f"opponent {self.opponent_names} at seat {p} chose illegal "
-                                 f"action {action} ({engine.action_name(action)!r})")
+                                 f"action {answer!r}{name}")
             engine.apply(action)
 
     def _observe(self) -> np.ndarray:

@@ -70,7 +70,9 @@ def play_game(env: Any, agents_by_seat: Sequence[Agent], seed: int,
         seat = engine.current_player
         obs = engine.observation(seat)
         mask = engine.legal_mask().copy()
-        env.step(int(agents_by_seat[seat].act(obs, mask)))
+        # as returned: the env takes integer-like ids and names anything else in its error
+        # (int() would play 1.5 as action 1 and blame action 1)
+        env.step(agents_by_seat[seat].act(obs, mask))
         steps += 1
     return engine.scores(), engine.ranks(), engine.rewards(), steps
 
@@ -86,6 +88,10 @@ def play_match(
     """Play ``lineup`` (one agent per seat) on every seed, rotated through all seats."""
     if len(lineup) != num_players:
         raise ValueError(f"lineup has {len(lineup)} agents for a {num_players}-player game")
+    for pos, agent in enumerate(lineup):
+        if not callable(getattr(agent, "act", None)):
+            raise TypeError(f"lineup[{pos}] is {agent!r}, not an agent: an agent has "
+                            f"act(observation, action_mask) -> action id")
     env = game_module(game).raw_env(num_players=num_players, **rules)
     result = MatchResult(num_players)
     rotations = range(num_players) if rotate else range(1)
@@ -107,4 +113,6 @@ def play_match(
                     steps=steps,
                 )
             )
+    if not result.games:  # win rates of no games would read as zeros
+        raise ValueError("play_match got no seeds: give at least one deal, e.g. seeds=range(100)")
     return result
