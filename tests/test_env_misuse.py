@@ -433,3 +433,19 @@ def test_selfplay_opponent_answers_are_checked_not_truncated() -> None:
                 for _ in range(5):
                     env.reset()
                     env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_numpy_values_in_reset_options_keep_the_record_json() -> None:
+    """reset(options={"first_dealer": np.int64(1)}) is accepted by the engine, but record()
+    kept the numpy value and json.dump failed later, far from the cause."""
+    import json
+
+    from envs.core.record import replay
+
+    env = game_module("paladin").raw_env()
+    env.reset(seed=3, options={"first_dealer": np.int64(1),
+                               "paladin_deck": [np.str_("9"), np.str_("8")]})
+    _advance(env, random.Random(3), 30)
+    record = json.loads(json.dumps(env.record()))
+    assert record["options"] == {"first_dealer": 1, "paladin_deck": ["9", "8"]}
+    assert replay(record).record() == env.record()

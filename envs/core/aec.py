@@ -466,8 +466,22 @@ def illegal_move_rewards(agents: list[str], offender: str, penalty: float) -> di
 
 
 def _json_copy(value: Any) -> Any:
-    """Deep copy through JSON, so records never alias (or fail on) caller objects."""
+    """Deep copy through JSON, so records never alias (or fail on) caller objects.
+
+    Numpy scalars and arrays become the Python values they stand for (a reset option such as
+    ``first_dealer=np.int64(1)`` is accepted by the engines, so the record must stay JSON);
+    anything else JSON cannot hold is deep-copied as it is.
+    """
     try:
-        return json.loads(json.dumps(value))
+        return json.loads(json.dumps(value, default=_plain_numpy))
     except (TypeError, ValueError):
         return copy.deepcopy(value)
+
+
+def _plain_numpy(value: Any) -> Any:
+    """``json.dumps`` hook: numpy scalars and arrays as Python values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
