@@ -449,3 +449,18 @@ def test_numpy_values_in_reset_options_keep_the_record_json() -> None:
     record = json.loads(json.dumps(env.record()))
     assert record["options"] == {"first_dealer": 1, "paladin_deck": ["9", "8"]}
     assert replay(record).record() == env.record()
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+@pytest.mark.parametrize("kind", ["env", "raw_env"])
+def test_copy_copy_is_independent_too(game: str, kind: str) -> None:
+    """copy.copy(env) shared the engine: stepping the copy stepped the original's game."""
+    env = getattr(game_module(game), kind)()
+    env.reset(seed=1)
+    _advance(env, random.Random(1), 15)
+    before = env.unwrapped.record()
+    clone = copy.copy(env)
+    assert clone.unwrapped.engine is not env.unwrapped.engine
+    _advance(clone, random.Random(2), 15)
+    assert env.unwrapped.record() == before
+    assert clone.unwrapped.record()["actions"][: len(before["actions"])] == before["actions"]

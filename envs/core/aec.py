@@ -162,6 +162,14 @@ class CardGameEnv(AECEnv, EzPickle):
         del state["layout"]  # a class-level declaration, shared, not state
         return {"_live_env": state}
 
+    def __copy__(self) -> CardGameEnv:
+        """``copy.copy`` gives an independent copy too (a deep one).
+
+        A shallow copy would share the engine and the bookkeeping dicts, so stepping either
+        env would silently corrupt the other's game; no use of an env wants that.
+        """
+        return copy.deepcopy(self)
+
     def __setstate__(self, state: dict[str, Any]) -> None:
         if "_live_env" not in state:
             EzPickle.__setstate__(self, state)

@@ -13,6 +13,7 @@ difference: the illegal-move warning names the action, the agent and the legal a
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
@@ -49,6 +50,11 @@ class _HotAttributes:
     @property
     def num_agents(self) -> int:
         return len(self._raw.agents)
+
+    def __copy__(self) -> Any:
+        """``copy.copy`` gives an independent copy (a deep one), as for the raw env: a
+        shallow copy would share the wrapped env, so stepping one would step the other."""
+        return copy.deepcopy(self)
 
     def observe(self, agent: str) -> Any:
         return self._raw.observe(agent)
