@@ -464,3 +464,14 @@ def test_copy_copy_is_independent_too(game: str, kind: str) -> None:
     _advance(clone, random.Random(2), 15)
     assert env.unwrapped.record() == before
     assert clone.unwrapped.record()["actions"][: len(before["actions"])] == before["actions"]
+
+
+def test_selfplay_reset_options_are_not_silently_dropped() -> None:
+    env = SelfPlayEnv("paladin", seed=0)
+    with pytest.warns(UserWarning, match=r"ignores reset options \['hands'\]") as caught:
+        env.reset(seed=0, options={"hands": {"player_0": ["9"]}})
+    assert caught[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        env.reset(seed=0, options={})  # what gymnasium's checker passes
+        env.reset(seed=0)

@@ -21,6 +21,7 @@ advances many envs together and answers the requests of network opponents in one
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -255,6 +256,14 @@ class SelfPlayEnv(gymnasium.Env):
     # -- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode: table size, learner seat, opponents and deal drawn from the seeded
+        stream. Reset options are not used (each episode draws its own table and deal): any
+        given are ignored with a warning, as the AEC envs do for keys they do not know."""
+        if options:
+            warnings.warn(
+                f"SelfPlayEnv({self.game!r}) ignores reset options {sorted(options)}: each episode "
+                f"draws its table size, seat and deal; rig a deal with the AEC env "
+                f"(X_v0.env().reset(options=...)) instead", stacklevel=2)
         return self.drive(self.reset_requests(seed=seed, options=options))
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
