@@ -475,3 +475,18 @@ def test_selfplay_reset_options_are_not_silently_dropped() -> None:
         warnings.simplefilter("error")
         env.reset(seed=0, options={})  # what gymnasium's checker passes
         env.reset(seed=0)
+
+
+def test_load_record_names_the_file_for_every_bad_content(tmp_path) -> None:
+    """A binary file raised UnicodeDecodeError, and a JSON list said nothing of which file."""
+    from envs.core.record import load_record
+
+    cases = {"binary.json": b"\x89PNG\x00\xff", "empty.json": b"", "list.json": b"[1, 2]",
+             "partial.json": b'{"env": "paladin_v0"}', "actions.json":
+             b'{"env": "paladin_v0", "version": 0, "num_players": 4, "seed": 0, '
+             b'"options": {}, "actions": 5}'}
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content)
+        with pytest.raises(ValueError, match=re.escape(str(path)) + ": "):
+            load_record(path)

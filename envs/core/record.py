@@ -43,11 +43,20 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
+    """Read and check a record file; every problem with its content is a ``ValueError`` that
+    names the file (a missing file or a folder stays the ``OSError`` that names it)."""
     try:
-        record = json.loads(Path(path).read_text())
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a JSON game record (not UTF-8 text)") from None
+    try:
+        record = json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not a JSON game record ({err})") from None
-    check_record(record)
+    try:
+        check_record(record)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
     return record
 
 
