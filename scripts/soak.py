@@ -284,8 +284,8 @@ def main(argv: list[str] | None = None) -> int:
           f"games/s); RSS at start {rss_start:.0f} MiB, at end {rss_end:.0f} MiB")
     if args.workers > 1:
         for pid, (first, last) in sorted(worker_rss.items()):
-            print(f"  worker {pid}: RSS {first:.0f} MiB after its first chunk's start, "
-                  f"{last:.0f} MiB at its last chunk's end")
+            print(f"  worker {pid}: RSS {first:.0f} MiB at the start of its first chunk, "
+                  f"{last:.0f} MiB at the end of its last")
     return 0
 
 
