@@ -44,3 +44,9 @@ def test_bad_arguments_are_usage_errors(argv, capsys) -> None:
         soak.main(argv)
     assert exit_info.value.code == 2
     assert "soak: error:" in capsys.readouterr().err
+
+
+def test_workers_report_their_memory(capsys) -> None:
+    assert soak.main(["--games", "8", "--only", "white_knight", "--workers", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 worker(s)" in out and "worker " in out and "at the end of its last" in out
