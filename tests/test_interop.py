@@ -188,3 +188,13 @@ def test_one_agent_acts_several_times_in_a_row(game: str) -> None:
             previous = env.agent_selection
             env.step(chooser.choice(env.legal_actions()))
     assert repeats > 0
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_pettingzoo_render_test_passes(game: str, capsys) -> None:
+    """PettingZoo's own render check (api_test and seed_test run in test_contract.py)."""
+    from pettingzoo.test import render_test
+
+    module = game_module(game)
+    render_test(lambda render_mode=None: module.env(render_mode=render_mode))
+    assert capsys.readouterr().out  # "human" printed the table
