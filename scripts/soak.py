@@ -1,11 +1,11 @@
 """Soak: many random games per game, at every table size, through ``raw_env()`` and ``env()``,
 with every invariant checked; prints progress, games per second and memory (RSS).
 
-``make soak`` runs the full soak (100,000 games per game; about an hour or more per game on
-one core, so it is not part of CI, which keeps its thousands-of-games invariant tests).
-``--games`` shrinks it; ``--workers`` spreads it over processes. Each game's ``--games`` are
-split evenly over its table sizes and the two entry points, with seeds ``--seed``,
-``--seed + 1``, ... for each (size, entry point).
+``make soak`` runs the full soak (100,000 games per game: about an hour of CPU time in all,
+most of it Quests, spread over every core; not part of CI, which keeps its thousands-of-games
+invariant tests). ``--games`` shrinks it; ``--workers`` spreads it over processes. Each
+game's ``--games`` are split evenly over its table sizes and the two entry points, with seeds
+``--seed``, ``--seed + 1``, ... for each (size, entry point).
 
 Checked in every game:
 
