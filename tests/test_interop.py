@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.registry import available_games, game_module
+from envs.core.registry import GAMES, available_games, game_module
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "interop.md"
@@ -171,6 +171,13 @@ def test_no_parallel_api(game: str) -> None:
     assert module.env().metadata["is_parallelizable"] is False
     with pytest.raises(AssertionError, match="is_parallelizable"):
         aec_to_parallel(module.env())
+    import pettingzoo
+    from pettingzoo.env_registry.exceptions import PettingZooRegistryError
+
+    env_id = GAMES[game].env_id
+    assert pettingzoo.make("aec", env_id).metadata["name"] == module.env().metadata["name"]
+    with pytest.raises(PettingZooRegistryError):
+        pettingzoo.make("parallel", env_id)
 
 
 @pytest.mark.parametrize("game", available_games())
