@@ -384,8 +384,9 @@ def test_selfplay_constructor_seed_only_stands_in_for_the_first_reset() -> None:
 
 
 def test_arena_checks_the_lineup_and_the_agents_answers() -> None:
-    """play_match used int() on answers (1.5 played action 1 and the error blamed action 1),
-    took None for an agent until its first move, and gave win rates of 0 for no seeds."""
+    """play_match used int() on answers: 1.5 played action 1 and the error blamed action 1
+    (choose_action, the one helper every table uses, now refuses non-integers). It also took
+    None for an agent until its first move, and gave win rates of 0 for no seeds."""
     from envs.core.agents import RandomAgent
     from envs.core.arena import play_match
 
@@ -397,7 +398,7 @@ def test_arena_checks_the_lineup_and_the_agents_answers() -> None:
             return self.kind(int(np.flatnonzero(action_mask)[0]))
 
     others = [RandomAgent(1), RandomAgent(2)]
-    with pytest.raises(ValueError, match=r"illegal action \d+\.5 of type float"):
+    with pytest.raises(ValueError, match=r"answered \d+\.5 of type float at seat \d, not an "):
         play_match("paladin", 3, [Answers(lambda a: a + 0.5), *others], seeds=range(1))
     result = play_match("paladin", 3, [Answers(np.array), *others], seeds=range(2))
     assert len(result.games) == 6
@@ -429,7 +430,7 @@ def test_selfplay_opponent_answers_are_checked_not_truncated() -> None:
                 env.reset()
                 env.step(int(np.flatnonzero(env.action_masks())[0]))
         else:
-            with pytest.raises(ValueError, match=r"chose illegal action .*" + re.escape(error)):
+            with pytest.raises(ValueError, match=r"answered .*" + re.escape(error)):
                 for _ in range(5):
                     env.reset()
                     env.step(int(np.flatnonzero(env.action_masks())[0]))

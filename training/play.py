@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from envs.core.agents import choose_action
 from envs.core.registry import game_entry, game_module
 from training.evaluate import default_table_size
 from training.numpy_net import limit_blas_threads
@@ -93,7 +94,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         p = engine.current_player
         if p != seat:
             phase = engine.phase_name()
-            action = int(players[p].act(engine.observation(p), engine.legal_mask().copy()))
+            action = choose_action(players[p], engine.observation(p),
+                                   engine.legal_mask().copy(), engine, p)
             what = public_name(action) if public_name else f"a {phase} move" if phase else "a move"
             env.step(action)
             say(f"  player_{p} ({labels[p]}): {what}")

@@ -15,21 +15,22 @@ often the learner fails against them (prioritised fictitious self-play, :func:`p
 
 Every opponent move is *requested*: ``step()`` and ``reset()`` run generators that yield
 ``(policy, observation, mask, seat)`` and receive the chosen action. A single env answers each
-request at once (:func:`opponent_action`); :class:`~training.league.BatchedSelfPlayVecEnv`
-advances many envs together and answers the requests of network opponents in one batch.
+request at once (:func:`envs.core.agents.choose_action`, the one helper every table uses);
+:class:`~training.league.BatchedSelfPlayVecEnv` advances many envs together and answers the
+requests of network opponents in one batch.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Generator, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD
+from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.errors import GameOverError, checked_seed, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
@@ -50,22 +51,6 @@ def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
     beats in the mix, so it does not forget how to beat them.
     """
     return max((1.0 - win_rate) ** power, floor)
-
-
-def opponent_action(policy: Policy, observation: np.ndarray, mask: np.ndarray, engine: Any,
-                    seat: int) -> Any:
-    """One opponent move: ``act``, or ``act_with_sampler`` for search players.
-
-    The answer is returned as the policy gave it; the env checks it (``int()`` here would play
-    ``1.5`` as action 1).
-
-    A search player (``needs_world_sampler = True``) is also handed a sampler of full game
-    states consistent with its seat's information (``engine.sample_world`` with the seat bound).
-    """
-    if getattr(policy, "needs_world_sampler", False):
-        sampler = partial(engine.sample_world, seat)
-        return policy.act_with_sampler(sampler, observation, mask)  # type: ignore[attr-defined]
-    return policy.act(observation, mask)
 
 
 def normalised_weights(weights: Mapping[Any, float], what: str) -> tuple[list, np.ndarray]:
@@ -275,7 +260,7 @@ class SelfPlayEnv(gymnasium.Env):
             request = next(requests)
             while True:
                 policy, obs, mask, seat = request
-                request = requests.send(opponent_action(policy, obs, mask, self.engine, seat))
+                request = requests.send(choose_action(policy, obs, mask, self.engine, seat))
         except StopIteration as done:
             return done.value
 

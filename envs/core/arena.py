@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from envs.core.agents import choose_action
 from envs.core.registry import game_module
 
 
@@ -72,9 +73,7 @@ def play_game(env: Any, agents_by_seat: Sequence[Agent], seed: int,
         seat = engine.current_player
         obs = engine.observation(seat)
         mask = engine.legal_mask().copy()
-        # as returned: the env takes integer-like ids and names anything else in its error
-        # (int() would play 1.5 as action 1 and blame action 1)
-        env.step(agents_by_seat[seat].act(obs, mask))
+        env.step(choose_action(agents_by_seat[seat], obs, mask, engine, seat))
         steps += 1
     return engine.scores(), engine.ranks(), engine.rewards(), steps
 

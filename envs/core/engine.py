@@ -194,6 +194,13 @@ class GameEngine(ABC):
         self.__dict__.update(state)
         self._bind_views()
 
+    # -- belief (search) ---------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> GameEngine:
+        """An independent full game state consistent with everything ``observer`` has seen, the
+        cards it cannot know re-dealt uniformly over the places they could be (each game's
+        ``belief.py``; see :mod:`envs.core.belief`). Search plays its futures in such worlds."""
+        raise NotImplementedError(f"{self.name} has no belief sampler")
+
     # -- lifecycle -----------------------------------------------------------------------------
     @abstractmethod
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:

@@ -75,7 +75,7 @@ def checked_seed(seed: Any, where: str) -> int:
     actions). Refuses other types, booleans included (``reset(seed=True)`` is a bug, not seed
     1), with ``TypeError`` and negative values with ``ValueError``.
     """
-    if _is_integer(seed):
+    if is_integer_like(seed):
         value = int(seed)
         if value >= 0:
             return value
@@ -84,7 +84,7 @@ def checked_seed(seed: Any, where: str) -> int:
                     f"{type(seed).__name__}")
 
 
-def _is_integer(value: Any) -> bool:
+def is_integer_like(value: Any) -> bool:
     """A Python int or numpy integer scalar or 0-d integer array, not a boolean."""
     if isinstance(value, (bool, np.bool_)):
         return False

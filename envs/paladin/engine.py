@@ -554,3 +554,9 @@ class PaladinEngine(GameEngine):
                 f"reds {self.reds[s]}), {self.hand_n[s]} cards{hand}"
             )
         return "\n".join(lines)
+
+    # -- belief (search) -------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> PaladinEngine:
+        from envs.paladin.belief import sample_world
+
+        return sample_world(self, observer, rng)

@@ -239,3 +239,9 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
                      f"{len(self.story_deck)} (discard {len(self.story_discard)}){pending}")
         return "\n".join(lines)
 
+
+    # -- belief (search) ---------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> QuestsEngine:
+        from envs.quests.belief import sample_world
+
+        return sample_world(self, observer, rng)

@@ -861,3 +861,9 @@ class WhiteKnightEngine(GameEngine):
     def render_text(self, viewer: int | None = None) -> str:
         """The table from the public point of view, plus ``viewer``'s own secrets if given."""
         return render_table(self, viewer)
+
+    # -- belief (search) ---------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> WhiteKnightEngine:
+        from envs.white_knight.belief import sample_world
+
+        return sample_world(self, observer, rng)
