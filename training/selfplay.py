@@ -219,6 +219,8 @@ class SelfPlayEnv(gymnasium.Env):
         self.engines = {
             n: engine_cls(n, engine_cls.rules_cls.from_kwargs(n, rules)) for n in self.sizes
         }
+        for engine in self.engines.values():
+            engine.events.on = False  # nobody reads them here: emitting would only cost time
         if not isinstance(opponents, OpponentPool):
             opponents = OpponentPool(self.game, opponents, seed=seed)
         self.pool = opponents

@@ -68,10 +68,14 @@ class CardGameEnv(AECEnv, EzPickle):
             cls.metadata = {**CardGameEnv.metadata, "name": name}
 
     def __init__(
-        self, num_players: int | None = None, render_mode: str | None = None, **rule_options: Any
+        self, num_players: int | None = None, render_mode: str | None = None, *,
+        events: bool = True, **rule_options: Any
     ) -> None:
+        """``events=False``: the engine emits no events (``events_since`` and records stay
+        empty), for loops that never read them."""
         rule_options = plain_rule_values(rule_options)
-        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, **rule_options)
+        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, events=events,
+                          **rule_options)
         super().__init__()
         cls = self.engine_cls
         if num_players is None:
@@ -95,6 +99,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self.rules: RuleOptions = cls.rules_cls.from_kwargs(self.num_players, rule_options)
         self._rule_kwargs = dict(rule_options)
         self.engine: GameEngine = cls(self.num_players, self.rules)
+        self.engine.events.on = bool(events)
         self.layout = cls.layout
 
         self.possible_agents = [agent_name(i) for i in range(self.num_players)]
@@ -357,7 +362,8 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- events ------------------------------------------------------------------------------------
     def events_since(self, agent: str) -> list[Event]:
-        """Events ``agent`` may see that happened since its last decision (or the deal)."""
+        """Events ``agent`` may see that happened since its last decision (or the deal);
+        the kinds of each game are listed in ``docs/events.md``."""
         seat = self._seat_of(agent)
         self._require_reset("events_since()")
         return self.engine.events.visible(seat, self._event_cursor[agent])
@@ -462,6 +468,8 @@ class CardGameEnv(AECEnv, EzPickle):
             record["illegal"] = dict(self._illegal)
             record["rewards"] = illegal_move_rewards(
                 self.possible_agents, self._illegal["agent"], self._illegal["penalty"])
+        if engine.events.on:  # what happened, every event (docs/events.md); replay rebuilds them
+            record["events"] = engine.events.as_dicts()
         return record
 
     def __str__(self) -> str:

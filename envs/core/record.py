@@ -3,7 +3,8 @@ playthroughs (item 8).
 
 A record is the JSON dict from ``env.unwrapped.record()``. Replaying builds a raw env with the
 recorded table size and rule options, resets it with the recorded seed and options and steps the
-recorded actions; the result is the same game, step for step.
+recorded actions; the result is the same game, step for step, with the same ``"events"`` (every
+event as ``Event.as_dict``, each with its ``to``: a viewer filters them per seat).
 
 A *playthrough* is an OpenSpiel-style readable text of one seeded game: at every decision each
 seat's observation digest, the actor's observation as named non-zero pieces, the legal action
@@ -87,17 +88,19 @@ def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
 def replay(record: dict[str, Any]) -> CardGameEnv:
     """Replay a record and return the raw env in the recorded final state.
 
-    Raises :class:`~envs.core.errors.ReplayMismatchError` when the replay does not reproduce
-    the record: an action the replayed game refuses, or a different end (``end``, or ``over``
-    and ``truncated`` of older records), terminal rewards or scores. A record cut short (a
-    truncated file, a lost tail of actions) is caught that way instead of silently returning a
-    game in progress. A game the wrapped env ended on an illegal move is replayed to that end:
-    the recorded offender must be the agent to act after the last recorded action.
+    Raises :class:`~envs.core.errors.ReplayMismatchError` when the replay does not reproduce the
+    record: an action the replayed game refuses, or a different end (``end``, or ``over`` and
+    ``truncated`` of older records), terminal rewards, scores or events (a record that holds
+    ``"events"`` must get the same events back, or a viewer would narrate another game). A
+    record cut short (a truncated file, a lost tail of actions) is caught that way instead of
+    silently returning a game in progress. A game the wrapped env ended on an illegal move is
+    replayed to that end: the recorded offender must be the agent to act after the last recorded
+    action.
     """
     env = _start_replay(record)
     for index, action in enumerate(record["actions"]):
         _replay_action(env, record, index, action)
-    _finish_replay(env, record)
+    _finish_replay(env, record, check_events=True)
     return env
 
 
@@ -133,8 +136,10 @@ class _RecordedAction:
         return self.text
 
 
-def _finish_replay(env: CardGameEnv, record: dict[str, Any]) -> None:
-    """Re-enact a recorded illegal-move end, then compare the end, rewards and scores."""
+def _finish_replay(env: CardGameEnv, record: dict[str, Any], check_events: bool = False) -> None:
+    """Re-enact a recorded illegal-move end, then compare the end, rewards and scores (and with
+    ``check_events`` the events: :func:`replay` checks them; :func:`replay_steps` leaves
+    recorded events to its reader, as the replay viewer places events made by other code)."""
     expected_end = _recorded_end(record)
     illegal = record.get("illegal")
     if expected_end == END_ILLEGAL and isinstance(illegal, dict):
@@ -154,6 +159,13 @@ def _finish_replay(env: CardGameEnv, record: dict[str, Any]) -> None:
     for key in ("rewards", "scores"):
         if key in record and not _same_numbers(replayed[key], record[key]):
             problems.append(f"its {key} are {replayed[key]}, the record says {record[key]}")
+    if check_events and "events" in record:  # a viewer must narrate this game (events.md)
+        events = env.engine.events.as_dicts()
+        if events != record["events"]:
+            first = next((i for i, (a, b) in enumerate(zip(events, record["events"])) if a != b),
+                         min(len(events), len(record["events"])))
+            problems.append(f"the record's events differ from the replayed game's at event "
+                            f"{first} ({len(record['events'])} recorded, {len(events)} replayed)")
     if problems:
         hint = (" (is the record cut short?)" if replayed["end"] == END_IN_PROGRESS
                 and expected_end not in (None, END_IN_PROGRESS) else "")

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.arena import Agent
+from envs.core.events import EventLog
 
 #: sampler(rng) -> an independent engine in which the searching seat is to act
 WorldSampler = Callable[[np.random.Generator], Any]
@@ -68,6 +69,8 @@ class PimcPlayer:
         totals = np.zeros(len(legal))
         for _ in range(self.worlds):
             world = sampler(self.rng)
+            # Rollouts read no events: an empty, switched-off log keeps the copies below cheap.
+            world.events = EventLog(on=False)
             seat = world.current_player
             for i, action in enumerate(legal):
                 branch = copy.deepcopy(world)
