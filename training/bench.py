@@ -10,7 +10,7 @@ costs do not distort the figures. Each figure is the median of ``repeats`` runs 
 ``time.process_time``, the CPU seconds of this process, which other jobs on a shared machine
 barely disturb (wall-clock figures sink for every env alike when the cores are busy).
 
-References measured in the same run (see ``shared/PERFORMANCE.md``):
+References measured in the same run (see ``docs/performance.md``):
 
 - PettingZoo ``texas_holdem_v4`` (RLCard inside), raw and with its stock wrappers; every
   game's figure is also printed as a ratio to it;

@@ -62,7 +62,8 @@ def reset_policy(policy: Policy) -> None:
 
 
 class CheckpointPolicy:
-    """Plays a trained network from its numpy copy (never SB3's ``predict``; see PERFORMANCE.md).
+    """Plays a trained network from its numpy copy (never SB3's ``predict``: see
+    docs/performance.md).
 
     ``deterministic`` picks the most likely legal action; otherwise actions are sampled from the
     network's distribution with the policy's own seeded generator. ``include_mask`` appends the

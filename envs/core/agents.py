@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from envs.core.errors import is_integer_like
+
 #: The style name of each game's classic heuristic (``heuristic`` in a policy spec).
 DEFAULT_STYLE = "default"
 
@@ -46,8 +48,17 @@ def choose_action(policy: Any, observation: np.ndarray, action_mask: np.ndarray,
     """
     if getattr(policy, "needs_world_sampler", False):
         sampler = partial(engine.sample_world, seat)
-        return int(policy.act_with_sampler(sampler, observation, action_mask))
-    return int(policy.act(observation, action_mask))
+        answer = policy.act_with_sampler(sampler, observation, action_mask)
+    else:
+        answer = policy.act(observation, action_mask)
+    if answer.__class__ is int:
+        return answer
+    # integer-like answers (numpy integers, 0-d arrays) are ids; int() of anything else would
+    # play 1.5 as action 1, "3" as action 3 and True as action 1 without a word
+    if not is_integer_like(answer):
+        raise ValueError(f"{policy!r} answered {answer!r} of type {type(answer).__name__} at "
+                         f"seat {seat}, not an integer action id")
+    return int(answer)
 
 
 class StyledAgent:

@@ -95,6 +95,10 @@ def play_match(
     """
     if len(lineup) != num_players:
         raise ValueError(f"lineup has {len(lineup)} agents for a {num_players}-player game")
+    for pos, agent in enumerate(lineup):
+        if not callable(getattr(agent, "act", None)):
+            raise TypeError(f"lineup[{pos}] is {agent!r}, not an agent: an agent has "
+                            f"act(observation, action_mask) -> action id")
     if isinstance(keep_records, bool) or not isinstance(keep_records, int) or keep_records < 0:
         raise ValueError(f"keep_records must be a non-negative integer, got {keep_records!r}")
     env = game_module(game).raw_env(num_players=num_players, **rules)
@@ -119,4 +123,6 @@ def play_match(
                     record=env.record() if len(result.games) < keep_records else None,
                 )
             )
+    if not result.games:  # win rates of no games would read as zeros
+        raise ValueError("play_match got no seeds: give at least one deal, e.g. seeds=range(100)")
     return result

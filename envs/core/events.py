@@ -137,6 +137,22 @@ class EventLog:
         new.step = self.step
         return new
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle as ready :class:`Event` objects.
+
+        Entries hold the engines' :class:`Spec` and :class:`Twin` declarations, whose decoders
+        and text functions may be lambdas, which pickle cannot carry; a pickled env in mid-game
+        (subprocess and Ray workers, saved positions) must keep its events. The copy reads
+        the same events at the same positions (a twin becomes its two events).
+        """
+        return {"events": list(self), "on": self.on, "step": self.step}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._events = state["events"]
+        self._twins = 0
+        self.on = state["on"]
+        self.step = state["step"]
+
     def clear(self) -> None:
         self._events.clear()
         self._twins = 0

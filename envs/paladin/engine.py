@@ -456,7 +456,10 @@ class PaladinEngine(GameEngine):
     def observation(self, player: int) -> np.ndarray:
         tmp = self._tmp
         np.maximum(self.pub, self._priv_rows[player], out=tmp)
-        return tmp.take(self._perms[player])
+        obs = tmp.take(self._perms[player])
+        if self.obs_clip is not None:  # non-default rule options (see GameEngine)
+            np.minimum(obs, self.obs_clip, out=obs)
+        return obs
 
     # -- rules -------------------------------------------------------------------------------------
     def _place(self, kind: int, mission: int) -> None:

@@ -437,7 +437,10 @@ class WhiteKnightEngine(GameEngine):
         return self._mask
 
     def observation(self, player: int) -> np.ndarray:
-        return self.store.take(self._perms[player])
+        obs = self.store.take(self._perms[player])
+        if self.obs_clip is not None:  # non-default rule options (see GameEngine)
+            np.minimum(obs, self.obs_clip, out=obs)
+        return obs
 
     def apply(self, action: int) -> None:
         phase = self.phase
