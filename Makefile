@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
+SOAK_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all demo test test-fast test-rllib bench lint golden docs clean
+.PHONY: all demo test test-fast test-rllib bench soak lint golden docs clean
 
 all: test
 
@@ -14,7 +15,7 @@ all: test
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev]"
+	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev,interop]"
 	touch $(STAMP)
 
 # Train Paladin with the demo config (a few CPU minutes), evaluate it, print the results table
@@ -44,6 +45,11 @@ test-rllib: $(RLLIB_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/roundtable bench
+
+# Not in CI: 100,000 random games per game (every table size, raw_env() and env()) with every
+# invariant checked; about 70 CPU minutes in all. SOAK_ARGS="--games 2000" shrinks it.
+soak: $(STAMP)
+	$(BIN)/python scripts/soak.py --workers $(SOAK_WORKERS) $(SOAK_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

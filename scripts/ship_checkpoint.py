@@ -4,13 +4,16 @@ Usage::
 
     python scripts/ship_checkpoint.py runs/paladin/best.zip [--games 2000] [--sizes 3 4]
                                       [--workers 2] [--force]
+                                      [--search [SPEC]] [--search-games 200]
 
 The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000), the
 checkpoint against N − 1 random players and against N − 1 heuristics at every size. Results go
 into the shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning
 curve behind it (curve.png, curve.csv; through every ``--init`` run before it) is written
-beside it. Without ``--force`` a checkpoint
-that misses a bar (lower end of the 95% CI) is not shipped.
+beside it. ``--search`` also plays N − 1 copies of the search player (``pimc:8`` unless a spec
+is given; bar: fair share) over ``--search-games`` games, since search costs about a second per
+decision. Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not
+shipped.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ from pathlib import Path
 
 from training import checkpoint
 from training.curves import CurvePoint, plot, read_csv, write_csv
-from training.evaluate import SHIPPING_BARS, evaluate_baselines, evaluation_summary, format_result
+from training.evaluate import (
+    SEARCH_BASELINE,
+    SHIPPING_BARS,
+    bar_multiple,
+    evaluate_baselines,
+    evaluation_summary,
+    format_result,
+)
 from training.policies import parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,21 +62,32 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dest", default=str(ROOT / "checkpoints"))
     parser.add_argument("--force", action="store_true", help="ship even if a bar is missed")
+    parser.add_argument("--search", nargs="?", const=SEARCH_BASELINE, metavar="SPEC",
+                        help=f"also evaluate against the search player ({SEARCH_BASELINE} "
+                             "unless SPEC is given)")
+    parser.add_argument("--search-games", type=int, default=200)
     args = parser.parse_args(argv)
 
     zip_path, card_path = checkpoint.find_checkpoint(args.checkpoint)
     card = checkpoint.read_card(card_path)
     game = card["game"]
+    if args.search:
+        parse_spec(args.search, game)  # a bad spec fails before the long evaluation
     start = time.perf_counter()
     results = evaluate_baselines(parse_spec(str(zip_path), game), list(SHIPPING_BARS),
                                  args.sizes, args.games, seed=args.seed, workers=args.workers,
                                  rules=card["config"]["env"].get("rules") or {})
+    if args.search:
+        results.update(evaluate_baselines(
+            parse_spec(str(zip_path), game), [args.search], args.sizes, args.search_games,
+            seed=args.seed, workers=args.workers,
+            rules=card["config"]["env"].get("rules") or {}))
     summary = evaluation_summary(results)
     for baseline, by_size in results.items():
         for n, result in by_size.items():
             row = summary[baseline][str(n)]
             print(format_result(result))
-            print(f"-> bar {SHIPPING_BARS[baseline]}× fair share = {row['bar']:.4f}: "
+            print(f"-> bar {bar_multiple(baseline)}× fair share = {row['bar']:.4f}: "
                   f"{'PASS' if row['passes'] else 'MISS'}\n")
     passes = all(row["passes"] for by_size in summary.values() for row in by_size.values())
     print(f"evaluation took {time.perf_counter() - start:.0f} s")

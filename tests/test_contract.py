@@ -1,4 +1,4 @@
-"""DESIGN.md's public contract (items 0–8), checked for every registered game and table size."""
+"""The public contract of docs/design.md (items 0–8), checked for every game and table size."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Golden playthroughs (DESIGN.md item 8): stored seeded games must regenerate identically.
+"""Golden playthroughs (docs/design.md item 8): stored seeded games must regenerate identically.
 
 Regenerate on purpose with ``python scripts/regen_golden.py`` (then review the diff).
 """

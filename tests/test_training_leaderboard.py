@@ -27,6 +27,8 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          "passes": True}},
         "heuristic": {"4": {**row, "win_rate": 0.3, "ci95": [0.28, 0.32], "bar": 0.325,
                             "passes": False}},
+        "pimc:8": {"4": {**row, "win_rate": 0.27, "ci95": [0.2, 0.34], "bar": 0.25,
+                         "passes": False}},
     }}
     card_path.write_text(json.dumps(card))
     return folder
@@ -38,6 +40,7 @@ def test_table_from_cards(shipped: Path) -> None:
     assert "| 4 | 2000 |" in row
     assert "0.900 [0.880, 0.920] ✓" in row and "0.300 [0.280, 0.320] ✗" in row
     assert "1,234,567" in row and "1.5 h" in row
+    assert "| 0.270 [0.200, 0.340] ✗ `pimc:8` |" in row  # the search column names its spec
 
 
 def test_empty_folder(tmp_path: Path) -> None:

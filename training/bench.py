@@ -10,7 +10,7 @@ costs do not distort the figures. Each figure is the median of ``repeats`` runs 
 ``time.process_time``, the CPU seconds of this process, which other jobs on a shared machine
 barely disturb (wall-clock figures sink for every env alike when the cores are busy).
 
-References measured in the same run (see ``shared/PERFORMANCE.md``):
+References measured in the same run (see ``docs/performance.md``):
 
 - PettingZoo ``texas_holdem_v4`` (RLCard inside), raw and with its stock wrappers; every
   game's figure is also printed as a ratio to it;
@@ -152,8 +152,10 @@ def reference_factories(num_players: int) -> dict[str, dict[str, Callable[[], AE
 
 
 def run_bench(
-    games: list[str], num_players: int | None, seconds: float, repeats: int, clock: str = "wall"
+    games: list[str], num_players: int | None, seconds: float, repeats: int, clock: str = "wall",
+    events: bool = True,
 ) -> list[BenchRow]:
+    """``events=False`` builds the game envs without events (what training loops use)."""
     from envs.core.registry import GAMES, game_module
 
     rows: list[BenchRow] = []
@@ -169,8 +171,10 @@ def run_bench(
             raise ValueError(f"--players {n}: {game} is played by "
                              f"{', '.join(map(str, players))} players")
         label = f"{module.raw_env.metadata['name']} ({n}p)"
-        todo.append((label, "raw", lambda m=module, n=n: m.raw_env(num_players=n)))
-        todo.append((label, "wrapped", lambda m=module, n=n: m.env(num_players=n)))
+        if not events:
+            label += ", events off"
+        todo.append((label, "raw", lambda m=module, n=n: m.raw_env(num_players=n, events=events)))
+        todo.append((label, "wrapped", lambda m=module, n=n: m.env(num_players=n, events=events)))
     for i, (name, mode, make) in enumerate(todo, 1):
         print(f"[{i}/{len(todo)}] {name} {mode} ...", end=" ", flush=True)
         runs = measure(make, seconds, repeats, clock)
@@ -206,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per figure (median)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
                         help="wall: perf_counter; cpu: CPU seconds of this process")
+    parser.add_argument("--no-events", action="store_true",
+                        help="build the game envs with events=False (as training does)")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     for game in games:
@@ -216,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"argument --players: {game} is played by "
                          f"{', '.join(map(str, GAMES[game].players))} players, not "
                          f"{args.players}; leave {game} out with --games")
-    rows = run_bench(games, args.players, args.seconds, args.repeats, args.clock)
+    rows = run_bench(games, args.players, args.seconds, args.repeats, args.clock,
+                     events=not args.no_events)
     print()
     print(format_table(rows, args.clock))
     return 0

@@ -82,7 +82,8 @@ def _run_train(args: argparse.Namespace) -> int:
 def _add_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="paladin, white_knight, quests")
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
-                        help="random, heuristic or a checkpoint path, one per seat in order; "
+                        help="random, heuristic[:STYLE], pimc:N[:ROLLOUT] (the search player, "
+                             "docs/search.md) or a checkpoint path, one per seat in order; "
                              "the last one fills any remaining seats")
     parser.add_argument("--games", type=positive_int, default=1000,
                         help="games per table size, rounded up to whole deals (default 1000)")
@@ -94,6 +95,33 @@ def _add_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=positive_int, default=2,
                         help="worker processes (default 2)")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--save-games", metavar="DIR",
+                        help="write the records of the first games of each table size to DIR "
+                             "(watch one with: roundtable replay DIR/<file>.json --html OUT)")
+    parser.add_argument("--save-count", type=positive_int, metavar="K",
+                        help="records kept per table size with --save-games (default: the "
+                             "table size, i.e. every seat rotation of the first deal)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace existing record files in the --save-games folder")
+
+
+def check_save_games(folder: str, names: list[str], overwrite: bool) -> None:
+    """Refuse, before any game is played, a --save-games folder that cannot take the records
+    (a file in its place, a missing parent, no write permission) or records that would replace
+    existing files without --overwrite."""
+    target = Path(folder)
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"--save-games {folder}: is a file, not a folder")
+    if not target.exists() and not target.parent.is_dir():
+        raise ValueError(f"--save-games {folder}: folder {target.parent} does not exist")
+    writable = target if target.exists() else target.parent
+    if not os.access(writable, os.W_OK):
+        raise ValueError(f"--save-games {folder}: not writable")
+    clashes = [name for name in names if (target / name).exists()]
+    if clashes and not overwrite:
+        more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+        raise ValueError(f"--save-games {folder}: {clashes[0]}{more} exists; "
+                         f"pass --overwrite to replace the records")
 
 
 def check_output_file(path: str, option: str) -> None:
@@ -110,8 +138,9 @@ def check_output_file(path: str, option: str) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
+    from envs.core.record import save_record
     from envs.core.registry import game_entry
-    from training.evaluate import default_table_size, evaluate, format_result
+    from training.evaluate import default_table_size, evaluate, format_result, saved_game_names
     from training.policies import parse_spec
 
     entry = game_entry(args.game)
@@ -126,12 +155,25 @@ def _run_eval(args: argparse.Namespace) -> int:
     for n in sizes:
         if len(specs) > n:
             raise ValueError(f"--players: {len(specs)} specs do not fit a {n}-player table")
+    keep = {n: (args.save_count or n) if args.save_games else 0 for n in sizes}
+    names = {n: saved_game_names(args.game, n, args.games, keep[n], args.seed) for n in sizes}
+    if args.save_games:
+        check_save_games(args.save_games, [f for n in sizes for f in names[n]], args.overwrite)
     results = []
     for n in sizes:
-        result = evaluate(args.game, specs, args.games, n, seed=args.seed, workers=args.workers)
+        result = evaluate(args.game, specs, args.games, n, seed=args.seed, workers=args.workers,
+                          keep_records=keep[n])
         results.append(result)
         print(format_result(result))
         print()
+        if args.save_games:
+            folder = Path(args.save_games)
+            folder.mkdir(exist_ok=True)
+            for name, record in zip(names[n], result.records, strict=True):
+                save_record(record, folder / name)
+            print(f"wrote {len(result.records)} game records to {folder}/ (watch one: "
+                  f"roundtable replay {folder / names[n][0]} --html replay.html --open)")
+            print()
     if args.json:
         data = [r.to_json() for r in results]
         Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2)
@@ -259,6 +301,28 @@ def _run_exploit(args: argparse.Namespace) -> int:
                         args.workers, args.json, args.save, args.record, not args.no_progress)
 
 
+# -- replay -------------------------------------------------------------------------------------
+def _add_replay(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("record", help="a game record (JSON from env.unwrapped.record())")
+    parser.add_argument("--html", required=True, metavar="OUT", help="viewer page to write")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing OUT")
+
+
+def _run_replay(args: argparse.Namespace) -> int:
+    from training.replay_viewer import write_viewer
+
+    out = write_viewer(args.record, args.html, overwrite=args.overwrite)
+    print(f"wrote {out}")
+    if args.open:
+        import webbrowser
+
+        uri = out.resolve().as_uri()
+        if not webbrowser.open(uri):
+            print(f"no web browser to open here: open {uri} yourself")
+    return 0
+
+
 COMMANDS: dict[str, Command] = {
     "demo": ("train Paladin with the demo config, evaluate it, print the results and the curve",
              _add_demo, _run_demo),
@@ -268,6 +332,8 @@ COMMANDS: dict[str, Command] = {
     "leaderboard": ("regenerate the README's leaderboard from checkpoints/",
                     _add_leaderboard, _run_leaderboard),
     "play": ("play a game at the terminal against policies", _add_play, _run_play),
+    "replay": ("write a self-contained HTML viewer that plays a game record back",
+               _add_replay, _run_replay),
     "bench": ("random-play decisions per second of every env, with references",
               _add_bench, _run_bench),
     "train-bench": ("training steps per second on each game vs a trivial env",

@@ -20,6 +20,10 @@ Statistics per spec:
 
 Deals are split into fixed chunks that worker processes play; each chunk seeds its own policy
 instances, so results do not depend on the number of workers.
+
+``keep_records=K`` keeps the game records of the first K games (deal order, rotations in order),
+each labelled with the spec that sat at every seat, so a student can watch the evaluated
+policies play (``roundtable eval --save-games DIR``, then ``roundtable replay``).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import math
 import multiprocessing
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,6 +46,11 @@ CHUNK_DEALS = 25
 #: A shipped checkpoint must beat three-or-more copies of each baseline by this multiple of
 #: fair share (lower end of the 95% CI), at every evaluated table size.
 SHIPPING_BARS = {"random": 2.0, "heuristic": 1.3}
+#: The search player at the budget the docs measure (docs/search.md): a shipped checkpoint
+#: should reach at least fair share against N − 1 copies of it (``SEARCH_BAR`` × 1/N), checked
+#: when ``scripts/ship_checkpoint.py --search`` evaluates it (search is slow: not by default).
+SEARCH_BASELINE = "pimc:8"
+SEARCH_BAR = 1.0
 Z95 = 1.959963984540054
 
 
@@ -61,6 +70,8 @@ class EvalResult:
     games: int
     table_size: int
     players: list[PlayerStats]
+    #: records of the first games when asked for (``keep_records``), in game order
+    records: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "games": self.games, "table_size": self.table_size,
@@ -107,13 +118,31 @@ def default_table_size(game: str, num_specs: int) -> int:
 
 
 def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_size: int,
-                deals: list[int], chunk_seed: list[int], rules: dict[str, Any]) -> list[list]:
-    """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks) by position."""
+                deals: list[int], chunk_seed: list[int], rules: dict[str, Any],
+                keep: int = 0) -> list[list]:
+    """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks, record) by
+    position, the record kept for the first ``keep`` games (else ``None``)."""
     limit_blas_threads()
     seeds = np.random.SeedSequence(chunk_seed).generate_state(len(positions))
     lineup = [specs[s].build(int(seed)) for s, seed in zip(positions, seeds)]
-    match = play_match(game, table_size, lineup, deals, **rules)
-    return [[g.wins, g.scores, g.ranks] for g in match.games]
+    match = play_match(game, table_size, lineup, deals, keep_records=keep, **rules)
+    rows = []
+    for g in match.games:
+        if g.record is not None:
+            spec_at = {seat: specs[positions[pos]].spec for pos, seat in enumerate(g.seats)}
+            g.record["players"] = {f"player_{seat}": spec_at[seat] for seat in sorted(spec_at)}
+        rows.append([g.wins, g.scores, g.ranks, g.record])
+    return rows
+
+
+def saved_game_names(game: str, table_size: int, games: int, count: int,
+                     seed: int = 0) -> list[str]:
+    """File names of the records ``evaluate(..., keep_records=count)`` returns, in order, so a
+    caller can check its output paths before playing: ``<game>_<n>p_deal<seed>_rot<k>.json``
+    (deal seed, then the seat rotation of that deal)."""
+    total = -(-games // table_size) * table_size
+    return [f"{game_entry(game).game}_{table_size}p_deal{seed + i // table_size}"
+            f"_rot{i % table_size}.json" for i in range(min(count, total))]
 
 
 def _worker_signals() -> None:
@@ -155,8 +184,9 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
 
 def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
              table_size: int | None = None, *, seed: int = 0, workers: int = 1,
-             rules: dict[str, Any] | None = None) -> EvalResult:
-    """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats."""
+             rules: dict[str, Any] | None = None, keep_records: int = 0) -> EvalResult:
+    """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats;
+    the first ``keep_records`` games' records are in ``result.records``."""
     entry = game_entry(game)
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry.game) for s in specs]
     n = default_table_size(entry.game, len(parsed)) if table_size is None else table_size
@@ -169,17 +199,20 @@ def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(keep_records, bool) or not isinstance(keep_records, int) or keep_records < 0:
+        raise ValueError(f"keep_records must be a non-negative integer, got {keep_records!r}")
     positions = lineup_positions(len(parsed), n)
     num_deals = -(-games // n)
     deal_seeds = [seed + i for i in range(num_deals)]
     chunks = [deal_seeds[i : i + CHUNK_DEALS] for i in range(0, num_deals, CHUNK_DEALS)]
-    jobs = [(entry.game, parsed, positions, n, chunk, [seed, n, k],
-             dict(rules or {})) for k, chunk in enumerate(chunks)]
+    jobs = [(entry.game, parsed, positions, n, chunk, [seed, n, k], dict(rules or {}),
+             max(0, keep_records - k * CHUNK_DEALS * n)) for k, chunk in enumerate(chunks)]
     if workers <= 1 or len(jobs) == 1:
         rows = [row for job in jobs for row in _play_chunk(*job)]
     else:
         rows = [row for part in run_in_workers(_play_chunk, jobs, workers) for row in part]
     wins, scores, ranks = (np.array([r[i] for r in rows], dtype=float) for i in range(3))
+    records = [r[3] for r in rows if r[3] is not None]
     ratings = _ratings(ranks)
     players = []
     for s, spec in enumerate(parsed):
@@ -195,7 +228,7 @@ def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
             mean_rank=round(float(ranks[:, cols].mean()), 3),
             rating=round(float(np.mean([ratings[c] for c in cols])), 2),
         ))
-    return EvalResult(entry.game, len(rows), n, players)
+    return EvalResult(entry.game, len(rows), n, players, records)
 
 
 def _ratings(ranks: np.ndarray) -> list[float]:
@@ -222,6 +255,13 @@ def evaluate_baselines(learner: PolicySpec, baselines: Sequence[str], sizes: Seq
     }
 
 
+def bar_multiple(baseline: str) -> float | None:
+    """The shipping bar against ``baseline`` as a multiple of fair share (``None``: no bar)."""
+    if baseline in SHIPPING_BARS:
+        return SHIPPING_BARS[baseline]
+    return SEARCH_BAR if baseline.startswith("pimc:") else None
+
+
 def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, Any]:
     """JSON for a checkpoint card: per baseline and table size, the learner's numbers, the
     shipping bar and whether the lower end of the 95% CI clears it."""
@@ -230,7 +270,7 @@ def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, A
         summary[baseline] = {}
         for n, result in by_size.items():
             me, other = result.players[0], result.players[-1]
-            bar = SHIPPING_BARS.get(baseline)
+            bar = bar_multiple(baseline)
             summary[baseline][str(n)] = {
                 "games": result.games, "win_rate": me.win_rate, "ci95": me.ci95,
                 "fair_share": round(1 / n, 4), "mean_score": me.mean_score,

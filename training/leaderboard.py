@@ -6,6 +6,8 @@ of the baseline with its 95% CI and the shipping bar. ``roundtable leaderboard``
 into one markdown table and rewrites only the region between the README's markers. The
 "exploiter" column is the card's ``exploitability`` (``roundtable exploit --record``): the win
 rate of a best response trained against the checkpoint at that table size; lower is better.
+The "vs search" column is the card's evaluation against the search player (a ``pimc:…``
+baseline, ``scripts/ship_checkpoint.py --search``; docs/search.md), bar: fair share.
 """
 
 from __future__ import annotations
@@ -53,6 +55,15 @@ def _exploiter(card: dict[str, Any], players: int) -> str:
     return f"{e['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] @{budget} steps"
 
 
+def _search(results: dict[str, Any], players: int) -> str:
+    """The evaluation against a search-player baseline at this table size (spec named)."""
+    for spec, by_size in sorted(results.items()):
+        row = by_size.get(str(players)) if spec.startswith("pimc:") else None
+        if row:
+            return f"{_cell(row)} `{spec}`"
+    return "—"
+
+
 def leaderboard_table(folder: Path) -> str:
     cards = shipped_cards(folder)
     lines = [
@@ -60,14 +71,15 @@ def leaderboard_table(folder: Path) -> str:
         "deals, seats rotated; shared wins count 1/k) with its 95% CI. ✓: the lower end of the "
         "CI clears the bar (2× fair share against random, 1.3× against the heuristic). "
         "Exploiter: win rate of a fresh learner trained for the given steps against N − 1 "
-        "copies of the checkpoint (`roundtable exploit`; lower is better, fair share 1/N).",
+        "copies of the checkpoint (`roundtable exploit`; lower is better, fair share 1/N). "
+        "Vs search: against N − 1 search players (`pimc:N`, docs/search.md; bar: fair share).",
         "",
         "| game | checkpoint | players | games | vs random | bar | vs heuristic | bar | "
-        "training steps | training time | exploiter |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "vs search | training steps | training time | exploiter |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     if not cards:
-        lines.append("| — | no checkpoints shipped yet | | | | | | | | | |")
+        lines.append("| — | no checkpoints shipped yet | | | | | | | | | | |")
     for card_path, card in cards:
         results = card.get("evaluation", {}).get("results", {})
         training = card.get("training", {})
@@ -81,7 +93,7 @@ def leaderboard_table(folder: Path) -> str:
             lines.append(
                 f"| {card['game']} | `{card_path.with_suffix('.zip').as_posix()}` | {n} | "
                 f"{games} | {_cell(rnd)} | {_bar(rnd)} | {_cell(heu)} | {_bar(heu)} | "
-                f"{steps:,} | {hours:.1f} h | {_exploiter(card, n)} |"
+                f"{_search(results, n)} | {steps:,} | {hours:.1f} h | {_exploiter(card, n)} |"
             )
     return "\n".join(lines)
 

@@ -25,7 +25,8 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepReturn
 
-from training.selfplay import Request, SelfPlayEnv, opponent_action
+from envs.core.agents import choose_action
+from training.selfplay import Request, SelfPlayEnv
 
 
 class BatchedSelfPlayVecEnv(DummyVecEnv):
@@ -95,8 +96,8 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
                 if len(members) == 1:
                     i = members[0]
                     policy, obs, mask, seat = pending[i]
-                    answers.append((i, opponent_action(policy, obs, mask, self.envs[i].engine,
-                                                       seat)))
+                    answers.append((i, choose_action(policy, obs, mask, self.envs[i].engine,
+                                                     seat)))
                     self.single_moves += 1
                     continue
                 first = pending[members[0]][0]

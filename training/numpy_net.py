@@ -1,7 +1,7 @@
 """A numpy copy of a trained MaskablePPO actor, for opponents, evaluation and human play.
 
 SB3's ``predict`` costs ~320 µs per observation and a direct torch call ~70 µs; the same MLP in
-numpy costs ~8 µs, and a batch of 64 ~6 µs each (``shared/PERFORMANCE.md``). Self-play
+numpy costs ~8 µs, and a batch of 64 ~6 µs each (``docs/performance.md``). Self-play
 opponents and evaluation run thousands of moves per second, so they never call SB3: they run
 this copy. It holds only weight arrays and names (no pickled objects), so it travels to worker
 processes and loads without torch once the arrays are extracted.

@@ -5,8 +5,9 @@ given specs (the last spec fills the rest). Before each of the human's decisions
 drawn from the human's point of view (``engine.render_text(viewer=seat)``) and the legal moves
 are listed by name; a move is chosen by its number, its full name, or an unambiguous start of
 its name. Anything else is answered with a hint and asked again; end of input or ``q`` ends
-the game politely. Opponents' moves are announced by phase only, unless the engine offers
-``public_action_name(action)``: a move's full name can reveal a face-down card.
+the game politely. What happens is narrated from the game's events (``docs/events.md``) that the
+human's seat may see, in the second person ("you", "your"): a move's full name could reveal a
+face-down card, its events cannot. A move that tells the human nothing is announced by phase.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from envs.core.agents import choose_action
+from envs.core.events import narration
 from envs.core.registry import game_entry, game_module
 from training.evaluate import default_table_size
 from training.numpy_net import limit_blas_threads
@@ -87,16 +90,30 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
     def say(text: str = "") -> None:
         print(text, file=out)
 
+    told = 0  # events of the game narrated so far
+
+    def narrate() -> bool:
+        """Tell the human's seat what happened since the last narration; False: nothing."""
+        nonlocal told
+        news = engine.events.visible(seat, told)
+        told = len(engine.events)
+        for line in narration(news, seat):
+            say(f"  {line}")
+        return bool(news)
+
     say(f"{entry.game} — {num_players} players, deal seed {seed}; you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
+    narrate()
     while not engine.over:
         p = engine.current_player
         if p != seat:
             phase = engine.phase_name()
-            action = int(players[p].act(engine.observation(p), engine.legal_mask().copy()))
+            action = choose_action(players[p], engine.observation(p),
+                                   engine.legal_mask().copy(), engine, p)
             what = public_name(action) if public_name else f"a {phase} move" if phase else "a move"
             env.step(action)
-            say(f"  player_{p} ({labels[p]}): {what}")
+            if not narrate():
+                say(f"  player_{p} ({labels[p]}): {what}")
             continue
         legal = env.legal_actions()
         names = [engine.action_name(a) for a in legal]
@@ -125,6 +142,7 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
             say(f"  {hint}")
         say(f"  you: {engine.action_name(action)}")
         env.step(action)
+        narrate()
 
     say()
     say(engine.render_text(viewer=seat))

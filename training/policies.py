@@ -8,7 +8,11 @@ built-ins:
 - ``heuristic`` — the game's rule-based agent (``registry.heuristic_class(game)``);
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
   each game's ``STYLES``; :func:`heuristic_styles` lists them);
-- a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network.
+- a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network;
+- ``pimc:N`` / ``pimc:N:ROLLOUT`` — determinized Monte-Carlo search
+  (:class:`envs.core.search.PimcPlayer`): N belief-sampled worlds per decision, every legal
+  action rolled out to the end by ROLLOUT (``heuristic`` by default, any other non-search spec).
+  It acts through :func:`envs.core.agents.choose_action`, which hands it a world sampler.
 
 Everything that names opponents (the CLI, the configs, the Python API, evaluation workers)
 goes through :func:`parse_spec` / :func:`resolve_policy`. A parsed :class:`PolicySpec` holds
@@ -27,9 +31,13 @@ import numpy as np
 
 from envs.core.agents import RandomAgent
 from envs.core.registry import game_entry, heuristic_class
+from envs.core.search import PimcPlayer
 from training.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
+PIMC_PREFIX = "pimc:"
+PIMC_FORMAT = ("'pimc:N' or 'pimc:N:ROLLOUT' (N ≥ 1 worlds; ROLLOUT random, heuristic[:style] "
+               "or a checkpoint)")
 STYLE_PREFIX = "heuristic:"
 
 
@@ -54,7 +62,8 @@ def reset_policy(policy: Policy) -> None:
 
 
 class CheckpointPolicy:
-    """Plays a trained network from its numpy copy (never SB3's ``predict``; see PERFORMANCE.md).
+    """Plays a trained network from its numpy copy (never SB3's ``predict``: see
+    docs/performance.md).
 
     ``deterministic`` picks the most likely legal action; otherwise actions are sampled from the
     network's distribution with the policy's own seeded generator. ``include_mask`` appends the
@@ -103,14 +112,22 @@ class PolicySpec:
     """A parsed spec: what to build, with checkpoint weights already loaded and checked."""
 
     spec: str
-    kind: str  # "random" | "heuristic" | "checkpoint"
+    kind: str  # "random" | "heuristic" | "checkpoint" | "pimc"
     game: str
     actor: NumpyActor | None = None
     card: dict[str, Any] = field(default_factory=dict)
     style: str = "default"  # the heuristic's style (``heuristic:<style>``)
+    worlds: int = 0  # pimc: sampled worlds per decision
+    rollout: PolicySpec | None = None  # pimc: the policy that finishes each sampled game
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
+        if self.kind == "pimc":
+            assert self.rollout is not None
+            seats = max(game_entry(self.game).players)
+            seeds = np.random.SeedSequence(seed).generate_state(seats + 1)
+            rollout = [self.rollout.build(int(s)) for s in seeds[1:]]
+            return PimcPlayer(self.worlds, rollout, seed=int(seeds[0]), label=self.spec)
         if self.kind == "random":
             return RandomAgent(seed=seed)
         if self.kind == "heuristic":
@@ -129,7 +146,8 @@ class PolicySpec:
 
 
 def parse_spec(spec: str, game: str) -> PolicySpec:
-    """Parse ``random``, ``heuristic`` or a checkpoint path for ``game``; ``ValueError`` if bad.
+    """Parse ``random``, ``heuristic``, a checkpoint path or ``pimc:N[:ROLLOUT]`` for ``game``;
+    ``ValueError`` if bad.
 
     A checkpoint path may name the ``.zip``, the ``.json`` card, or a folder holding one
     checkpoint (e.g. ``checkpoints/paladin``). Loading checks the card against the game.
@@ -143,6 +161,8 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     text = spec.strip()
     if text in BUILTIN_SPECS:
         return PolicySpec(text, text, game)
+    if text.startswith(PIMC_PREFIX):
+        return _parse_pimc(text, game)
     if text.startswith(STYLE_PREFIX):
         style = text[len(STYLE_PREFIX):]
         known = heuristic_styles(game)
@@ -160,12 +180,25 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
                              "checkpoint spec names a .zip with its .json card, or a folder "
                              "holding one")
         raise ValueError(
-            f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>' or "
-            f"the path of a checkpoint (.zip with its .json card, or a folder holding one); no "
-            f"file or folder of that name exists {where}".rstrip()
+            f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>', "
+            f"{PIMC_FORMAT} or the path of a checkpoint (.zip with its .json card, or a folder "
+            f"holding one); no file or folder of that name exists {where}".rstrip()
         )
     actor, card = load_actor(path, game)
     return PolicySpec(text, "checkpoint", game, actor, card)
+
+
+def _parse_pimc(text: str, game: str) -> PolicySpec:
+    """``pimc:N[:ROLLOUT]``: the world count and the rollout spec (itself parsed and checked)."""
+    worlds, _, rollout = text[len(PIMC_PREFIX):].partition(":")
+    if not worlds.strip().isdigit() or int(worlds) < 1:
+        raise ValueError(f"bad search spec {text!r}: use {PIMC_FORMAT}")
+    rollout = rollout.strip() or "heuristic"
+    if rollout.startswith(PIMC_PREFIX):
+        raise ValueError(f"bad search spec {text!r}: the rollout policy cannot search itself; "
+                         f"use {PIMC_FORMAT}")
+    inner = parse_spec(rollout, game)
+    return PolicySpec(text, "pimc", game, worlds=int(worlds), rollout=inner)
 
 
 def resolve_policy(spec: str, game: str, seed: int | None = None) -> Policy:

@@ -15,21 +15,24 @@ often the learner fails against them (prioritised fictitious self-play, :func:`p
 
 Every opponent move is *requested*: ``step()`` and ``reset()`` run generators that yield
 ``(policy, observation, mask, seat)`` and receive the chosen action. A single env answers each
-request at once (:func:`opponent_action`); :class:`~training.league.BatchedSelfPlayVecEnv`
-advances many envs together and answers the requests of network opponents in one batch.
+request at once (:func:`envs.core.agents.choose_action`, the one helper every table uses);
+:class:`~training.league.BatchedSelfPlayVecEnv` advances many envs together and answers the
+requests of network opponents in one batch.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD
+from envs.core.agents import choose_action
 from envs.core.engine import Setup
+from envs.core.errors import GameOverError, checked_seed, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
 from training.numpy_net import NumpyActor
 from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
@@ -48,19 +51,6 @@ def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
     beats in the mix, so it does not forget how to beat them.
     """
     return max((1.0 - win_rate) ** power, floor)
-
-
-def opponent_action(policy: Policy, observation: np.ndarray, mask: np.ndarray, engine: Any,
-                    seat: int) -> int:
-    """One opponent move: ``act``, or ``act_with_sampler`` for search players.
-
-    A search player (``needs_world_sampler = True``) is also handed a sampler of full game
-    states consistent with its seat's information (``engine.sample_world`` with the seat bound).
-    """
-    if getattr(policy, "needs_world_sampler", False):
-        sampler = partial(engine.sample_world, seat)
-        return int(policy.act_with_sampler(sampler, observation, mask))  # type: ignore[attr-defined]
-    return int(policy.act(observation, mask))
 
 
 def normalised_weights(weights: Mapping[Any, float], what: str) -> tuple[list, np.ndarray]:
@@ -92,7 +82,8 @@ class OpponentPool:
                  seed: int | None = None, pfsp: float = 0.0, pfsp_floor: float = 0.05,
                  pfsp_prior: float = 0.0) -> None:
         self.game = game_entry(game).game
-        weights = dict(weights or {"random": 1.0, "heuristic": 1.0})
+        # only None means the default pool: an empty table is a mistake, not "the default"
+        weights = dict({"random": 1.0, "heuristic": 1.0} if weights is None else weights)
         normalised_weights(weights, "opponent pool")
         if snapshot_act not in ("sample", "greedy"):
             raise ValueError(f"snapshot_act must be 'sample' or 'greedy', got {snapshot_act!r}")
@@ -202,11 +193,17 @@ class SelfPlayEnv(gymnasium.Env):
                  rules: Mapping[str, Any] | None = None, reward: str = "rank",
                  include_mask: bool = False, seed: int | None = None) -> None:
         super().__init__()
+        if seed is not None:  # gymnasium's reset() checks its seed; this one seeds the pool
+            seed = checked_seed(seed, f"SelfPlayEnv({game!r}): seed")
         entry = game_entry(game)
         self.game = entry.game
         engine_cls = game_module(self.game).raw_env.engine_cls
         if table_sizes is None:
             table_sizes = list(entry.players)
+        if isinstance(table_sizes, (str, bytes)) or not isinstance(
+                table_sizes, (Mapping, Sequence, set, frozenset, range)):
+            raise TypeError(f"table_sizes must be a list of table sizes (or a mapping of sizes to "
+                            f"weights), e.g. {list(entry.players)}, got {table_sizes!r}")
         if not isinstance(table_sizes, Mapping):
             table_sizes = dict.fromkeys(table_sizes, 1.0)
         for n in table_sizes:
@@ -222,6 +219,8 @@ class SelfPlayEnv(gymnasium.Env):
         self.engines = {
             n: engine_cls(n, engine_cls.rules_cls.from_kwargs(n, rules)) for n in self.sizes
         }
+        for engine in self.engines.values():
+            engine.events.on = False  # nobody reads them here: emitting would only cost time
         if not isinstance(opponents, OpponentPool):
             opponents = OpponentPool(self.game, opponents, seed=seed)
         self.pool = opponents
@@ -238,11 +237,20 @@ class SelfPlayEnv(gymnasium.Env):
         self.players: list[Policy | None] = []
         self.opponent_names: list[str] = []
         self._illegal = False
+        self._started = False
         self._mask = np.zeros(self.num_actions, bool)
 
     # -- gymnasium API ---------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """A new episode: table size, learner seat, opponents and deal drawn from the seeded
+        stream. Reset options are not used (each episode draws its own table and deal): any
+        given are ignored with a warning, as the AEC envs do for keys they do not know."""
+        if options:
+            warnings.warn(
+                f"SelfPlayEnv({self.game!r}) ignores reset options {sorted(options)}: each episode "
+                f"draws its table size, seat and deal; rig a deal with the AEC env "
+                f"(X_v0.env().reset(options=...)) instead", stacklevel=2)
         return self.drive(self.reset_requests(seed=seed, options=options))
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -254,15 +262,19 @@ class SelfPlayEnv(gymnasium.Env):
             request = next(requests)
             while True:
                 policy, obs, mask, seat = request
-                request = requests.send(opponent_action(policy, obs, mask, self.engine, seat))
+                request = requests.send(choose_action(policy, obs, mask, self.engine, seat))
         except StopIteration as done:
             return done.value
 
     def reset_requests(self, *, seed: int | None = None, options: dict[str, Any] | None = None,
                        ) -> Generator[Request, int, tuple[np.ndarray, dict[str, Any]]]:
         """``reset()`` as a generator of opponent moves (see the module docstring)."""
-        if seed is None and self._seed is not None:
-            seed, self._seed = self._seed, None
+        if seed is None:
+            seed = self._seed
+        # the constructor's seed stands in for the first reset's only: a later reset() must
+        # continue the stream of whichever seed came first, not restart the constructor's
+        # (which replayed episode 1 after SelfPlayEnv(seed=s).reset(seed=s))
+        self._seed = None
         super().reset(seed=seed)
         if seed is not None:
             self.pool.reseed(int(self.np_random.integers(2**31)))
@@ -279,6 +291,7 @@ class SelfPlayEnv(gymnasium.Env):
                 reset_policy(policy)
             self.engine.reset(np.random.default_rng(int(rng.integers(2**63))), Setup())
             self._illegal = False
+            self._started = True
             yield from self._play_others()
             if not self.engine.over:  # (a game could end before the learner ever acts)
                 return self._observe(), self._info()
@@ -287,15 +300,22 @@ class SelfPlayEnv(gymnasium.Env):
             Request, int, tuple[np.ndarray, float, bool, bool, dict[str, Any]]]:
         """``step()`` as a generator of opponent moves (see the module docstring)."""
         engine = self.engine
+        if not self._started:
+            raise gymnasium.error.ResetNeeded(
+                f"SelfPlayEnv({self.game!r}): step() before reset(); call reset() first")
         if engine.over or self._illegal:
-            raise RuntimeError("step() called after the episode ended; call reset()")
-        action = int(action)
-        if not 0 <= action < self.num_actions or not self._mask[action]:
+            raise GameOverError(
+                f"SelfPlayEnv({self.game!r}): step() after the episode ended; call reset()")
+        action_id = action if action.__class__ is int else integer_action(action, self.num_actions)
+        if action_id is None or not 0 <= action_id < self.num_actions or not self._mask[action_id]:
             # As the wrapped AEC env (TerminateIllegal): the episode ends with the penalty.
-            # MaskablePPO never gets here; unmasked learners and env checkers do.
+            # MaskablePPO never gets here; unmasked learners and env checkers do. Integer-like
+            # ids (numpy integers, 0-d arrays as SB3's predict returns) are ids, not errors.
             self._illegal = True
-            info = dict(self._info(), illegal_action=action)
+            info = dict(self._info(), illegal_action=action,
+                        illegal_action_message=self._illegal_message(action, action_id))
             return self._observe(), ILLEGAL_MOVE_REWARD, True, False, info
+        action = action_id
         engine.apply(action)
         yield from self._play_others()
         if not engine.over:
@@ -313,8 +333,15 @@ class SelfPlayEnv(gymnasium.Env):
         return self._observe(), reward, not engine.truncated, engine.truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO."""
-        return self._mask
+        """Legal actions of the learner (bool), for sb3-contrib's MaskablePPO.
+
+        A copy: ``step`` checks legality against the env's own mask, which a caller that
+        edits the returned array (to rule out a move) must not change.
+        """
+        if not self._started:  # an all-False mask would read as "no legal move"
+            raise gymnasium.error.ResetNeeded(
+                f"SelfPlayEnv({self.game!r}): action_masks() before reset(); call reset() first")
+        return self._mask.copy()
 
     def add_snapshot(self, name: str, actor: NumpyActor) -> None:
         """Freeze a copy of the learner into this env's pool (called through ``env_method``)."""
@@ -332,11 +359,17 @@ class SelfPlayEnv(gymnasium.Env):
             p = engine.current_player
             if p == seat:
                 return
+            # the policy gets a copy, as in the arena and play: the engine's mask is a buffer it
+            # reuses, and a policy that edits its mask must change neither the rules nor the
+            # check below
             mask = engine.legal_mask()
-            action = int((yield players[p], engine.observation(p), mask, p))  # type: ignore[misc]
-            if not mask[action]:
+            answer = yield players[p], engine.observation(p), mask.copy(), p  # type: ignore[misc]
+            action = (answer if answer.__class__ is int
+                      else integer_action(answer, self.num_actions))
+            if action is None or not mask[action]:
+                name = "" if action is None else f" ({engine.action_name(action)!r})"
                 raise ValueError(f"opponent {self.opponent_names} at seat {p} chose illegal "
-                                 f"action {action} ({engine.action_name(action)!r})")
+                                 f"action {answer!r}{name}")
             engine.apply(action)
 
     def _observe(self) -> np.ndarray:
@@ -350,6 +383,13 @@ class SelfPlayEnv(gymnasium.Env):
         if self.include_mask:
             return np.concatenate([obs, self._mask.astype(np.float32)])
         return obs
+
+    def _illegal_message(self, action: Any, action_id: int | None) -> str:
+        if action_id is None or not 0 <= action_id < self.num_actions:
+            return (f"action {action!r} of type {type(action).__name__} is not an integer "
+                    f"action id in 0..{self.num_actions - 1}")
+        return (f"illegal action {action!r} ({self.engine.action_name(action_id)!r}) in phase "
+                f"{self.engine.phase_name()!r}")
 
     def _info(self) -> dict[str, Any]:
         return {"table_size": self.engine.num_players, "seat": self.seat,

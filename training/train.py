@@ -9,7 +9,7 @@ One run directory per training run (refused if it exists, unless ``overwrite``):
     <run_dir>/final.zip + final.json
 
 The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` DummyVecEnv copies
-(the fast setting on 2 cores, see PERFORMANCE.md). A callback adds a frozen numpy snapshot of
+(the fast setting on 2 cores, see docs/performance.md). A callback adds a frozen numpy snapshot of
 the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
 evaluates the learner (duplicate matches against each baseline at each table size) every
 ``eval.every`` steps; the evaluation with the best selection score (mean over table sizes of

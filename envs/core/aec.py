@@ -3,7 +3,7 @@
 Each game's public module (``envs/<game>_v0.py``) only subclasses :class:`CardGameEnv` with its
 engine class and name; everything PettingZoo asks of an env lives here once: agents, spaces,
 seeding, rigged-deck options, masks, rewards, infos, dead steps, rendering, records and
-pickling. See DESIGN.md ("The public contract") for the numbered items referenced below.
+pickling. See docs/design.md ("The public contract") for the numbered items referenced below.
 """
 
 from __future__ import annotations
@@ -17,11 +17,30 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from envs.core.engine import GameEngine, RuleOptions, agent_name
+from envs.core.engine import GameEngine, RuleOptions, agent_name, plain_rule_values
+from envs.core.errors import (
+    EnvNotResetError,
+    GameOverError,
+    UnknownAgentError,
+    checked_seed,
+    integer_action,
+)
 from envs.core.events import Event
 from envs.core.rigging import parse_reset_options
 
 ILLEGAL_MOVE_REWARD = -1.0
+
+#: how a game ended, as ``record()["end"]`` says
+END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS = (
+    "finished", "truncated", "illegal_move", "in_progress")
+
+#: attributes PettingZoo sets in ``reset()``; reading one before it raises EnvNotResetError
+_SET_BY_RESET = frozenset(
+    {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
+     "_cumulative_rewards",
+     # AECEnv properties that read ``agents``: the error they raise would otherwise fall
+     # through to __getattr__ under their own name
+     "num_agents"})
 
 
 class CardGameEnv(AECEnv, EzPickle):
@@ -49,9 +68,14 @@ class CardGameEnv(AECEnv, EzPickle):
             cls.metadata = {**CardGameEnv.metadata, "name": name}
 
     def __init__(
-        self, num_players: int | None = None, render_mode: str | None = None, **rule_options: Any
+        self, num_players: int | None = None, render_mode: str | None = None, *,
+        events: bool = True, **rule_options: Any
     ) -> None:
-        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, **rule_options)
+        """``events=False``: the engine emits no events (``events_since`` and records stay
+        empty), for loops that never read them."""
+        rule_options = plain_rule_values(rule_options)
+        EzPickle.__init__(self, num_players=num_players, render_mode=render_mode, events=events,
+                          **rule_options)
         super().__init__()
         cls = self.engine_cls
         if num_players is None:
@@ -75,6 +99,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self.rules: RuleOptions = cls.rules_cls.from_kwargs(self.num_players, rule_options)
         self._rule_kwargs = dict(rule_options)
         self.engine: GameEngine = cls(self.num_players, self.rules)
+        self.engine.events.on = bool(events)
         self.layout = cls.layout
 
         self.possible_agents = [agent_name(i) for i in range(self.num_players)]
@@ -101,13 +126,80 @@ class CardGameEnv(AECEnv, EzPickle):
         self._actions: list[int] = []
         self._illegal: dict[str, Any] | None = None
         self._event_cursor: dict[str, int] = dict.fromkeys(self.possible_agents, 0)
+        self._started = False
+
+    # -- misuse: clear errors instead of AttributeError/KeyError from deep inside --------------
+    def __getattr__(self, name: str) -> Any:
+        """Only reached when normal lookup fails: name the missing ``reset()``."""
+        if name in _SET_BY_RESET:
+            raise EnvNotResetError(self._not_reset_message(f"reading {name!r}"))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _not_reset_message(self, what: str) -> str:
+        return f"{self.metadata['name']}: {what} before reset(); call reset() first"
+
+    def _require_reset(self, what: str) -> None:
+        if not self._started:
+            raise EnvNotResetError(self._not_reset_message(what))
+
+    def _unknown_agent(self, agent: Any) -> UnknownAgentError:
+        return UnknownAgentError(
+            f"{self.metadata['name']}: no agent {agent!r} at this {self.num_players}-player "
+            f"table; agents are {', '.join(self.possible_agents)}"
+        )
+
+    def _game_over(self) -> GameOverError:
+        return GameOverError(
+            f"{self.metadata['name']}: the game is over and every agent has left it; "
+            "call reset() to start a new game"
+        )
+
+    # -- copying: a copy of a started env continues the same game (item 0) ---------------------
+    def __getstate__(self) -> dict[str, Any]:
+        """Constructor arguments (EzPickle) before the first reset, the live state after it.
+
+        EzPickle alone would rebuild a fresh, un-started env from the constructor arguments,
+        so a pickled or deep-copied env in the middle of a game would lose the game.
+        """
+        if not self._started:
+            return EzPickle.__getstate__(self)
+        state = self.__dict__.copy()
+        del state["layout"]  # a class-level declaration, shared, not state
+        return {"_live_env": state}
+
+    def __copy__(self) -> CardGameEnv:
+        """``copy.copy`` gives an independent copy too (a deep one).
+
+        A shallow copy would share the engine and the bookkeeping dicts, so stepping either
+        env would silently corrupt the other's game; no use of an env wants that.
+        """
+        return copy.deepcopy(self)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if "_live_env" not in state:
+            EzPickle.__setstate__(self, state)
+            return
+        self.__dict__.update(state["_live_env"])
+        self.layout = self.engine_cls.layout
+        engine = self.engine
+        # the mask may be the engine's own buffer: take the copy's, not a detached duplicate
+        if engine.over or self._illegal or not self.agents:
+            self._mask = self._zero_mask
+        else:
+            self._mask = engine.legal_mask()
 
     # -- spaces ----------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.observation_spaces[agent]
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        return self.action_spaces[agent]
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     # -- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -118,8 +210,8 @@ class CardGameEnv(AECEnv, EzPickle):
         actually used is in :meth:`record`.
         """
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-            game_seed = int(seed)
+            game_seed = checked_seed(seed, f"{self.metadata['name']}: reset(seed=...)")
+            self._seed_rng = np.random.default_rng(game_seed)
         else:
             if self._seed_rng is None:
                 self._seed_rng = np.random.default_rng(np.random.SeedSequence().entropy)
@@ -132,6 +224,8 @@ class CardGameEnv(AECEnv, EzPickle):
         self._actions = []
         self._illegal = None
         self._event_cursor = dict.fromkeys(self.possible_agents, 0)
+        self._started = True
+        self._skip_agent_selection = None  # PettingZoo's dead-step bookkeeping, per game
 
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -146,20 +240,46 @@ class CardGameEnv(AECEnv, EzPickle):
             self._mask = self.engine.legal_mask()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
         engine = self.engine
-        mask = self._mask.copy() if seat == engine.current_player else self._zero_mask.copy()
+        if seat == engine.current_player:
+            mask = self._mask.copy()
+        else:
+            if not self._started:  # (the actor's branch is never taken before reset)
+                raise EnvNotResetError(self._not_reset_message("observe()"))
+            mask = self._zero_mask.copy()
         return {"observation": engine.observation(seat), "action_mask": mask}
+
+    def last(self, observe: bool = True) -> tuple:
+        try:
+            return super().last(observe)
+        except KeyError:
+            if not self.agents:
+                raise self._game_over() from None
+            raise
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has taken its dead step
+            raise self._game_over() from None
+        if dead:
+            if action is not None:
+                raise ValueError(
+                    f"{self.metadata['name']}: the game is over for {agent}; the only valid "
+                    f"action is None (a dead step), got {action!r}; or call reset()"
+                )
             self._was_dead_step(action)
             return
         if action.__class__ is not int or not 0 <= action < self._num_actions:
-            if not self.is_legal(action):
+            action_id = integer_action(action, self._num_actions)
+            if action_id is None or not self._mask[action_id]:
                 raise ValueError(self.illegal_action_message(action))
-            action = int(action)
+            action = action_id
         elif not self._mask[action]:
             raise ValueError(self.illegal_action_message(action))
         self._cumulative_rewards[agent] = 0.0
@@ -194,17 +314,25 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- legality ----------------------------------------------------------------------------------
     def is_legal(self, action: Any) -> bool:
-        """Whether ``action`` is a legal action id for the agent to act now."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            return False
-        return 0 <= action < self.engine_cls.num_actions and bool(self._mask[action])
+        """Whether ``action`` is a legal action id for the agent to act now.
+
+        Integer-like ids count (numpy integers, 0-d integer arrays: see
+        :func:`~envs.core.errors.integer_action`); the int fast path comes first.
+        """
+        if action.__class__ is int and 0 <= action < self._num_actions and self._mask[action]:
+            return True
+        self._require_reset("is_legal()")  # (off the hot path: only for a refused action)
+        action_id = integer_action(action, self._num_actions)
+        return action_id is not None and bool(self._mask[action_id])
 
     def illegal_action_message(self, action: Any) -> str:
         agent = self.agent_selection
-        if isinstance(action, (int, np.integer)) and 0 <= action < self.engine_cls.num_actions:
-            what = f"action {int(action)} ({self.engine.action_name(int(action))!r})"
+        action_id = integer_action(action, self._num_actions)
+        if action_id is not None:
+            what = f"action {action!r} ({self.engine.action_name(action_id)!r})"
         else:
-            what = f"action {action!r} (not an id in 0..{self.engine_cls.num_actions - 1})"
+            what = (f"action {action!r} of type {type(action).__name__} (not an integer "
+                    f"action id in 0..{self._num_actions - 1})")
         legal = ", ".join(self.legal_action_names())
         phase = self.engine.phase_name()
         return (
@@ -219,7 +347,7 @@ class CardGameEnv(AECEnv, EzPickle):
         else 0, and every agent is terminated.
         """
         agent = self.agent_selection
-        self._illegal = {"agent": agent, "action": repr(action)}
+        self._illegal = {"agent": agent, "action": repr(action), "penalty": float(penalty)}
         self._mask = self._zero_mask
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
@@ -234,21 +362,45 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- events ------------------------------------------------------------------------------------
     def events_since(self, agent: str) -> list[Event]:
-        """Events ``agent`` may see that happened since its last decision (or the deal)."""
-        return self.engine.events.visible(self._seat[agent], self._event_cursor[agent])
+        """Events ``agent`` may see that happened since its last decision (or the deal);
+        the kinds of each game are listed in ``docs/events.md``."""
+        seat = self._seat_of(agent)
+        self._require_reset("events_since()")
+        return self.engine.events.visible(seat, self._event_cursor[agent])
 
     def events(self, agent: str | None = None) -> list[Event]:
         """Every event of this game so far that ``agent`` may see (``None``: all of them)."""
-        return self.engine.events.visible(None if agent is None else self._seat[agent])
+        seat = None if agent is None else self._seat_of(agent)
+        self._require_reset("events()")
+        return self.engine.events.visible(seat)
+
+    def _seat_of(self, agent: Any) -> int:
+        """``agent``'s seat; :class:`UnknownAgentError` (not a bare ``KeyError``) otherwise."""
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     # -- names (item 4) ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
-        return self.engine.action_name(int(action))
+        """The name of action id ``action`` (integer-like ids count, as in :meth:`step`).
+
+        ``int()`` would make a name of ``3.7``, ``"3"`` or ``True``; they raise instead.
+        """
+        action_id = action if action.__class__ is int else integer_action(action, 2**63)
+        if action_id is None:
+            raise ValueError(f"{self.metadata['name']}: action_name() takes an integer action id "
+                             f"in 0..{self._num_actions - 1}, got {action!r} of type "
+                             f"{type(action).__name__}")
+        return self.engine.action_name(action_id)
 
     def action_from_name(self, name: str) -> int:
         return self.engine.action_from_name(name)
 
     def legal_actions(self) -> list[int]:
+        """Legal action ids of the agent to act (``[]`` once the game is over)."""
+        if not self._started:  # not a quiet [] that reads as "the game is over"
+            raise EnvNotResetError(self._not_reset_message("legal_actions()"))
         return [int(a) for a in np.flatnonzero(self._mask)]
 
     def legal_action_names(self) -> list[str]:
@@ -256,26 +408,54 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- rendering (item 7) ------------------------------------------------------------------------
     def render(self) -> str | None:
+        self._require_reset("render()")
         if self.render_mode is None:
             gymnasium.logger.warn(
                 "You are calling render() without specifying a render_mode; "
                 "use render_mode='ansi' or 'human'."
             )
             return None
-        text = self.engine.render_text()
+        text = self.engine.render_text() + self._last_step_text()
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    def _last_step_text(self) -> str:
+        """The public events of the last move (the text view shows public information), so a
+        reader of ``render()`` sees reveals and results the table no longer shows."""
+        if not self._actions or not self.engine.events.on:
+            return ""
+        step = len(self._actions) - 1
+        events = self.engine.events.visible(None)
+        lines = [f"  {event.text}" for event in events if event.step == step and event.to is None]
+        return "\nWhat happened:\n" + "\n".join(lines) if lines else ""
+
     def close(self) -> None:
         pass
 
     # -- records (item 7) --------------------------------------------------------------------------
+    def game_end(self) -> str:
+        """How the current game stands: ``"finished"``, ``"truncated"`` (a turn limit ended
+        it), ``"illegal_move"`` (the wrapped env ended it on an illegal action) or
+        ``"in_progress"``."""
+        self._require_reset("game_end()")
+        if self._illegal:
+            return END_ILLEGAL
+        if self.engine.over:
+            return END_TRUNCATED if self.engine.truncated else END_FINISHED
+        return END_IN_PROGRESS
+
     def record(self) -> dict[str, Any]:
-        """JSON-serialisable record; reset(seed, options) + these actions replays the game."""
+        """JSON-serialisable record; reset(seed, options) + these actions replays the game.
+
+        ``end`` is :meth:`game_end`. ``rewards`` are the terminal rewards: the rank rewards of
+        a finished or truncated game, the penalty rewards (offender ``penalty``, everyone else
+        0) of a game ended by an illegal move, ``None`` while the game is in progress.
+        """
+        self._require_reset("record()")
         engine = self.engine
-        over = engine.over or bool(self._illegal)
+        end = self.game_end()
         record: dict[str, Any] = {
             "env": self.metadata["name"],
             "game": engine.name,
@@ -285,7 +465,8 @@ class CardGameEnv(AECEnv, EzPickle):
             "options": copy.deepcopy(self._options),
             "rules": _json_copy(self._rule_kwargs),
             "actions": list(self._actions),
-            "over": over,
+            "end": end,
+            "over": end != END_IN_PROGRESS,
             "truncated": engine.truncated,
             "rewards": None,
             "scores": dict(zip(self.possible_agents, engine.scores())),
@@ -295,15 +476,38 @@ class CardGameEnv(AECEnv, EzPickle):
             record["ranks"] = dict(zip(self.possible_agents, engine.ranks()))
         if self._illegal:
             record["illegal"] = dict(self._illegal)
+            record["rewards"] = illegal_move_rewards(
+                self.possible_agents, self._illegal["agent"], self._illegal["penalty"])
+        if engine.events.on:  # what happened, every event (docs/events.md); replay rebuilds them
+            record["events"] = engine.events.as_dicts()
         return record
 
     def __str__(self) -> str:
         return self.metadata["name"]
 
 
+def illegal_move_rewards(agents: list[str], offender: str, penalty: float) -> dict[str, float]:
+    """Terminal rewards of a game ended by an illegal move: ``penalty`` for the offender."""
+    return {a: float(penalty) if a == offender else 0.0 for a in agents}
+
+
 def _json_copy(value: Any) -> Any:
-    """Deep copy through JSON, so records never alias (or fail on) caller objects."""
+    """Deep copy through JSON, so records never alias (or fail on) caller objects.
+
+    Numpy scalars and arrays become the Python values they stand for (a reset option such as
+    ``first_dealer=np.int64(1)`` is accepted by the engines, so the record must stay JSON);
+    anything else JSON cannot hold is deep-copied as it is.
+    """
     try:
-        return json.loads(json.dumps(value))
+        return json.loads(json.dumps(value, default=_plain_numpy))
     except (TypeError, ValueError):
         return copy.deepcopy(value)
+
+
+def _plain_numpy(value: Any) -> Any:
+    """``json.dumps`` hook: numpy scalars and arrays as Python values."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from envs.core.agents import choose_action
 from envs.core.registry import game_module
 
 
@@ -29,6 +30,8 @@ class GameResult:
     rewards: list[float]
     wins: list[float]  # 1/k for each of k winners
     steps: int
+    #: the game record (``env.unwrapped.record()``) when the match was asked to keep it
+    record: dict[str, Any] | None = None
 
 
 @dataclass
@@ -70,7 +73,7 @@ def play_game(env: Any, agents_by_seat: Sequence[Agent], seed: int,
         seat = engine.current_player
         obs = engine.observation(seat)
         mask = engine.legal_mask().copy()
-        env.step(int(agents_by_seat[seat].act(obs, mask)))
+        env.step(choose_action(agents_by_seat[seat], obs, mask, engine, seat))
         steps += 1
     return engine.scores(), engine.ranks(), engine.rewards(), steps
 
@@ -81,11 +84,23 @@ def play_match(
     lineup: Sequence[Agent],
     seeds: Iterable[int],
     rotate: bool = True,
+    keep_records: int = 0,
     **rules: Any,
 ) -> MatchResult:
-    """Play ``lineup`` (one agent per seat) on every seed, rotated through all seats."""
+    """Play ``lineup`` (one agent per seat) on every seed, rotated through all seats.
+
+    The first ``keep_records`` games keep their record (``GameResult.record``), so that they
+    can be replayed or watched (``roundtable eval --save-games``); the others keep none, as a
+    record holds every action.
+    """
     if len(lineup) != num_players:
         raise ValueError(f"lineup has {len(lineup)} agents for a {num_players}-player game")
+    for pos, agent in enumerate(lineup):
+        if not callable(getattr(agent, "act", None)):
+            raise TypeError(f"lineup[{pos}] is {agent!r}, not an agent: an agent has "
+                            f"act(observation, action_mask) -> action id")
+    if isinstance(keep_records, bool) or not isinstance(keep_records, int) or keep_records < 0:
+        raise ValueError(f"keep_records must be a non-negative integer, got {keep_records!r}")
     env = game_module(game).raw_env(num_players=num_players, **rules)
     result = MatchResult(num_players)
     rotations = range(num_players) if rotate else range(1)
@@ -105,6 +120,9 @@ def play_match(
                     rewards=[rewards[s] for s in seats],
                     wins=[1.0 / len(winners) if s in winners else 0.0 for s in seats],
                     steps=steps,
+                    record=env.record() if len(result.games) < keep_records else None,
                 )
             )
+    if not result.games:  # win rates of no games would read as zeros
+        raise ValueError("play_match got no seeds: give at least one deal, e.g. seeds=range(100)")
     return result

@@ -4,7 +4,7 @@ A *catalog* lists the card kinds of one deck with their standard counts; card li
 that each game declares once. Decks are Python lists of kind ids with the **top at the end**
 (``deck.pop()`` draws), which keeps drawing allocation-free.
 
-Rigged decks (DESIGN.md item 5): the names given for a deck are its top cards, top first; the
+Rigged decks (docs/design.md item 5): the names given for a deck are its top cards, top first; the
 names given in ``hands`` come from the same composition; both are taken out of the standard
 counts and the rest is shuffled with the game's seeded generator under the named cards.
 """

@@ -12,7 +12,10 @@ Hot-path contract (what the adapter calls on every decision):
 - ``engine.legal_mask()`` — the current player's int8 mask; the engine may return its own
   buffer (the adapter copies before handing it out);
 - ``engine.apply(action)`` — apply an action the mask allows (the adapter checks legality);
-- ``engine.observation(player)`` — a fresh float32 vector of ``layout.size``.
+- ``engine.observation(player)`` — a fresh float32 vector of ``layout.size``, inside the
+  layout's bounds: with non-default rule options (bigger decks, higher VP, ...) a count can
+  outgrow its piece's ``high``, so engines clip to ``obs_clip`` when it is set; a value at
+  ``high`` then reads "this much or more".
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ class RuleOptions:
                 f"unknown rule option(s) {', '.join(map(repr, unknown))}; "
                 f"known options: {', '.join(names)}"
             )
-        options = cls(**kwargs).resolved(num_players)
+        options = cls(**plain_rule_values(kwargs)).resolved(num_players)
         options.validate(num_players)
         return options
 
@@ -104,6 +107,17 @@ class RuleOptions:
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly dict of every option (used in records and checkpoint cards)."""
         return {k: _jsonable(v) for k, v in dataclasses.asdict(self).items()}
+
+
+def plain_rule_values(kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Rule option values with numpy scalars turned into the Python ones they stand for.
+
+    A sweep that draws options with numpy (``rng.integers(1, 20)``) passes ``np.int64``; it
+    means the int, as a numpy integer action means the action id, and records and checkpoint
+    cards must stay JSON. Booleans stay booleans (``np.True_`` -> ``True``), so an int option
+    still refuses them.
+    """
+    return {k: v.item() if isinstance(v, np.generic) else v for k, v in kwargs.items()}
 
 
 def _jsonable(value: Any) -> Any:
@@ -161,6 +175,13 @@ class GameEngine(ABC):
         #: what happened, public or private per event (see :mod:`envs.core.events`); the
         #: adapter clears it on reset and sets ``events.step`` before each ``apply``
         self.events = EventLog()
+        #: the observation's upper bounds when rule options may push a value past them, else
+        #: None. The spec's default options keep every value inside (the contract tests and
+        #: the soak check it), so their hot path pays nothing; non-default options pay one
+        #: ``np.minimum`` per observation (of the observer's vector, in the layout's order).
+        self.obs_clip: np.ndarray | None = None
+        if rules.resolved(num_players) != type(rules)().resolved(num_players):
+            self.obs_clip = type(self).layout.low_high()[1]
 
     # -- copying (search, what-if analysis, pickling) ---------------------------------------------
     def _bind_views(self) -> None:  # noqa: B027 - optional hook, empty by default
@@ -172,6 +193,13 @@ class GameEngine(ABC):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._bind_views()
+
+    # -- belief (search) ---------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> GameEngine:
+        """An independent full game state consistent with everything ``observer`` has seen, the
+        cards it cannot know re-dealt uniformly over the places they could be (each game's
+        ``belief.py``; see :mod:`envs.core.belief`). Search plays its futures in such worlds."""
+        raise NotImplementedError(f"{self.name} has no belief sampler")
 
     # -- lifecycle -----------------------------------------------------------------------------
     @abstractmethod

@@ -17,9 +17,13 @@ Event texts use absolute seat names (``player_2``) so they read the same for eve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+#: ``SEAT[k]`` is ``"player_k"``: event texts name seats absolutely (cheaper than formatting)
+SEAT: tuple[str, ...] = tuple(f"player_{k}" for k in range(8))
 
 
 @dataclass(frozen=True)
@@ -52,38 +56,228 @@ class Event:
                    dict(raw.get("data") or {}))
 
 
+Data = dict[str, Any]
+Text = str | Callable[[Data], str]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One kind of event, declared once per engine so that emitting passes raw values only.
+
+    ``fields`` name the values given to :meth:`EventLog.note` (in order); ``decode``, if any,
+    turns those raw values (card ids, tuples) into the event's JSON-friendly ``data`` when the
+    event is read, so the hot path never builds names or lists; ``text`` is a ``str.format``
+    template over ``data`` or a function of it.
+    """
+
+    kind: str
+    text: Text
+    fields: tuple[str, ...]
+    decode: Callable[..., Data] | None = None
+
+    def data(self, values: tuple) -> Data:
+        return self.decode(*values) if self.decode else dict(zip(self.fields, values))
+
+    def event(self, step: int, to: int | None, data: Data) -> Event:
+        text = self.text
+        return Event(step, self.kind, text.format_map(data) if text.__class__ is str
+                     else text(data), to, data)
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A seat's hidden move, stored once and read as two events: ``public`` for everyone
+    ("player_1 raised with a card face down") and ``private`` to the seat, with the card. The
+    values are decoded once (``decode`` or ``fields`` as for :class:`Spec`); each half keeps
+    the data fields its own spec names."""
+
+    public: Spec
+    private: Spec
+    fields: tuple[str, ...]
+    decode: Callable[..., Data] | None = None
+
+    def events(self, step: int, seat: int, values: tuple) -> tuple[Event, Event]:
+        full = self.decode(*values) if self.decode else dict(zip(self.fields, values))
+        public, private = self.public, self.private
+        return (public.event(step, None, {f: full[f] for f in public.fields}),
+                private.event(step, seat, {f: full[f] for f in private.fields}))
+
+
 class EventLog:
     """The ordered events of one game; engines append, readers filter by seat.
 
     ``step`` is kept by the engine's owner (the AEC adapter sets it before each ``apply``) so
     that emitting code in the engines never has to pass it.
+
+    Emitting is on the engines' hot path. Engines emit only while :attr:`on` is true (the
+    AEC env's ``events=False`` and the training envs turn it off), and the log stores plain
+    tuples: :class:`Event` objects, texts and decoded data are built only when read.
+    :meth:`note` (a :class:`Spec` and raw values) and :meth:`twin` (a public event and its
+    private detail in one entry) are the cheap ways for frequent events; :meth:`emit` and
+    :meth:`emit_lazy` take ready texts or templates and keyword data for the rare ones.
     """
 
-    __slots__ = ("_events", "step")
+    __slots__ = ("_events", "_twins", "on", "step")
 
-    def __init__(self) -> None:
-        self._events: list[Event] = []
+    def __init__(self, on: bool = True) -> None:
+        #: entries: (step, Spec | Twin, to, *raw values) or (step, kind, text or template, to,
+        #: data, whether text is a template); one flat tuple each: less memory per event
+        self._events: list[tuple | Event] = []
+        self._twins = 0  # twin entries (two events each): len() counts events
         self.step = 0
+        #: whether engines emit at all: they test it before building an event's fields, so
+        #: that training (which reads no events) pays nothing for them
+        self.on = on
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> EventLog:
+        """Copies share the (never mutated) entries: cloning an engine for search stays cheap."""
+        new = EventLog(self.on)
+        new._events = self._events[:]
+        new._twins = self._twins
+        new.step = self.step
+        return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle as ready :class:`Event` objects.
+
+        Entries hold the engines' :class:`Spec` and :class:`Twin` declarations, whose decoders
+        and text functions may be lambdas, which pickle cannot carry; a pickled env in mid-game
+        (subprocess and Ray workers, saved positions) must keep its events. The copy reads
+        the same events at the same positions (a twin becomes its two events).
+        """
+        return {"events": list(self), "on": self.on, "step": self.step}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._events = state["events"]
+        self._twins = 0
+        self.on = state["on"]
+        self.step = state["step"]
 
     def clear(self) -> None:
         self._events.clear()
+        self._twins = 0
         self.step = 0
 
+    def note(self, spec: Spec, to: int | None, *values: Any) -> None:
+        """Record an event of ``spec`` from raw values (``to=None``: public)."""
+        self._events.append((self.step, spec, to, *values))
+
+    def twin(self, twin: Twin, seat: int, *values: Any) -> None:
+        """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
+        self._events.append((self.step, twin, seat, *values))
+        self._twins += 1
+
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
-        self._events.append(Event(self.step, kind, text, to, data))
+        """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
+        self._events.append((self.step, kind, text, to, data, False))
+
+    def emit_lazy(self, kind: str, template: Text, to: int | None = None, **data: Any) -> None:
+        """As :meth:`emit`, with the text built when read: ``template.format_map(data)``
+        (``"player_{player} led mission {mission}"``), or ``template(data)`` for a function
+        (texts that join lists of cards or seats)."""
+        self._events.append((self.step, kind, template, to, data, True))
+
+    @staticmethod
+    def _expand(entry: tuple, seat: int | None) -> Iterator[Event]:
+        """The events of one entry that ``seat`` may see (``None``: all)."""
+        if entry.__class__ is Event:  # a ready event (a copied share of another log)
+            if entry.visible_to(seat):
+                yield entry
+            return
+        spec = entry[1]
+        if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
+            step, to, values = entry[0], entry[2], entry[3:]
+            if spec.__class__ is Twin:
+                public, private = spec.events(step, to, values)
+                yield public
+                if seat is None or seat == to:
+                    yield private
+            elif seat is None or to is None or to == seat:
+                yield spec.event(step, to, spec.data(values))
+            return
+        step, kind, text, to, data, lazy = entry
+        if seat is None or to is None or to == seat:
+            if lazy:
+                text = text.format_map(data) if text.__class__ is str else text(data)
+            yield Event(step, kind, text, to, data)
 
     def __len__(self) -> int:
-        return len(self._events)
+        """The number of events so far (the whole truth, as iteration yields them)."""
+        return len(self._events) + self._twins
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self._events)
+        for entry in self._events:
+            yield from self._expand(entry, None)
 
-    def __getitem__(self, index: int) -> Event:
-        return self._events[index]
+    def _first_entry(self, position: int) -> int:
+        """The index of the entry whose events start at event ``position`` (a ``len()``)."""
+        entries = self._events
+        index, at = len(entries), len(self)
+        while index > 0 and at > position:  # positions asked for are recent: walk back
+            index -= 1
+            entry = entries[index]
+            at -= 2 if entry.__class__ is tuple and entry[1].__class__ is Twin else 1
+        return index
 
     def visible(self, seat: int | None, start: int = 0) -> list[Event]:
-        """Events from index ``start`` on that ``seat`` may see (``None``: all of them)."""
-        return [e for e in self._events[start:] if e.visible_to(seat)]
+        """Events from position ``start`` (a past ``len()``) on that ``seat`` may see
+        (``None``: all of them)."""
+        expand = self._expand
+        first = self._first_entry(start) if start > 0 else 0
+        return [event for entry in self._events[first:] for event in expand(entry, seat)]
 
     def as_dicts(self) -> list[dict[str, Any]]:
-        return [e.as_dict() for e in self._events]
+        """Every event as :meth:`Event.as_dict` (what game records store)."""
+        return [e.as_dict() for e in self]
+
+
+def seat_list(seats: Sequence[int]) -> str:
+    """``"player_1"``, ``"player_1 and player_3"``, ``"player_0, player_1 and player_2"``."""
+    names = [SEAT[s] for s in seats]
+    if len(names) <= 1:
+        return names[0] if names else "nobody"
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def emit_game_over(log: EventLog, scores: Sequence[float], ranks: Sequence[int],
+                   how: str = "", unit: str = "points") -> None:
+    """The public ``game_over`` event every engine ends with: winners, scores and ranks.
+
+    ``how`` says why it ended when that is not obvious (``"the city fell"``); ``unit`` names
+    the score (``"VP"``, ``"progress"``).
+    """
+    if not log.on:
+        return
+    winners = [s for s, r in enumerate(ranks) if r == 1]
+    table = ", ".join(f"{SEAT[s]} {score:g}" for s, score in enumerate(scores))
+    text = f"game over{' (' + how + ')' if how else ''}: {seat_list(winners)} won; {unit}: {table}"
+    log.emit("game_over", text, winners=winners, scores=[float(x) for x in scores],
+             ranks=list(ranks), how=how)
+
+
+def second_person(text: str, seat: int) -> str:
+    """The text as ``seat`` reads it: ``player_k's`` becomes "your", ``player_k`` "you".
+
+    Event texts are written in the past tense so that "you" needs no other change.
+    """
+    name = SEAT[seat]
+    text = re.sub(rf"\b{name}'s\b", "your", text)
+    text = re.sub(rf"\b{name}\b", "you", text)
+    return re.sub(r"\byou was\b", "you were", text)
+
+
+#: private kind -> the public kind it details (same step, same player): a seat's own move is
+#: emitted twice, publicly ("player_1 raised with a card face down") and privately with the card
+TWINS = {"draw_card": "draw", "draw_cards": "draw", "raise_card": "raise",
+         "place_card": "place", "peek_card": "peek", "preview_cards": "preview",
+         "face_down_cards": "face_down", "join_card": "join_decided", "stage_cards": "stage_built"}
+
+
+def narration(events: Sequence[Event], seat: int) -> list[str]:
+    """Lines telling ``seat`` what happened, in the second person; of its own moves emitted
+    twice (:data:`TWINS`) only the private, detailed event is told."""
+    detailed = {(e.step, TWINS[e.kind]) for e in events
+                if e.to == seat and e.kind in TWINS and e.data.get("player") == seat}
+    return [second_person(e.text, seat) for e in events
+            if e.to is not None or e.data.get("player") != seat
+            or (e.step, e.kind) not in detailed]

@@ -1,8 +1,10 @@
-"""Game records: save, load and exact replay (DESIGN.md item 7), plus golden playthroughs (item 8).
+"""Game records: save, load and exact replay (docs/design.md item 7), plus golden
+playthroughs (item 8).
 
 A record is the JSON dict from ``env.unwrapped.record()``. Replaying builds a raw env with the
 recorded table size and rule options, resets it with the recorded seed and options and steps the
-recorded actions; the result is the same game, step for step.
+recorded actions; the result is the same game, step for step, with the same ``"events"`` (every
+event as ``Event.as_dict``, each with its ``to``: a viewer filters them per seat).
 
 A *playthrough* is an OpenSpiel-style readable text of one seeded game: at every decision each
 seat's observation digest, the actor's observation as named non-zero pieces, the legal action
@@ -14,6 +16,7 @@ regenerated and diffed by the tests so no rule or encoding change slips through 
 from __future__ import annotations
 
 import json
+import math
 import random
 import zlib
 from collections.abc import Iterator
@@ -22,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.aec import CardGameEnv
+from envs.core.aec import (
+    END_FINISHED,
+    END_ILLEGAL,
+    END_IN_PROGRESS,
+    END_TRUNCATED,
+    ILLEGAL_MOVE_REWARD,
+    CardGameEnv,
+)
+from envs.core.errors import GameOverError, ReplayMismatchError
 from envs.core.registry import game_module
 
 REQUIRED_KEYS = ("env", "version", "num_players", "seed", "options", "actions")
@@ -33,11 +44,20 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
+    """Read and check a record file; every problem with its content is a ``ValueError`` that
+    names the file (a missing file or a folder stays the ``OSError`` that names it)."""
     try:
-        record = json.loads(Path(path).read_text())
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a JSON game record (not UTF-8 text)") from None
+    try:
+        record = json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"{path}: not a JSON game record ({err})") from None
-    check_record(record)
+    try:
+        check_record(record)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
     return record
 
 
@@ -47,10 +67,44 @@ def check_record(record: Any) -> None:
     missing = [k for k in REQUIRED_KEYS if k not in record]
     if missing:
         raise ValueError(f"game record lacks {', '.join(missing)}")
+    if not isinstance(record["actions"], list):
+        raise ValueError(f"a game record's actions are a list of action ids, got "
+                         f"{record['actions']!r}")
 
 
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
-    """Yield ``(raw_env, action)`` before each recorded action is applied."""
+    """Yield ``(raw_env, action)`` before each recorded action is applied.
+
+    After the last action (when the iteration runs to its end) the replayed game is checked
+    against the record as :func:`replay` checks it.
+    """
+    env = _start_replay(record)
+    for index, action in enumerate(record["actions"]):
+        yield env, action
+        _replay_action(env, record, index, action)
+    _finish_replay(env, record)
+
+
+def replay(record: dict[str, Any]) -> CardGameEnv:
+    """Replay a record and return the raw env in the recorded final state.
+
+    Raises :class:`~envs.core.errors.ReplayMismatchError` when the replay does not reproduce the
+    record: an action the replayed game refuses, or a different end (``end``, or ``over`` and
+    ``truncated`` of older records), terminal rewards, scores or events (a record that holds
+    ``"events"`` must get the same events back, or a viewer would narrate another game). A
+    record cut short (a truncated file, a lost tail of actions) is caught that way instead of
+    silently returning a game in progress. A game the wrapped env ended on an illegal move is
+    replayed to that end: the recorded offender must be the agent to act after the last recorded
+    action.
+    """
+    env = _start_replay(record)
+    for index, action in enumerate(record["actions"]):
+        _replay_action(env, record, index, action)
+    _finish_replay(env, record, check_events=True)
+    return env
+
+
+def _start_replay(record: dict[str, Any]) -> CardGameEnv:
     check_record(record)
     module = game_module(record["env"])
     env = module.raw_env(num_players=record["num_players"], **record.get("rules", {}))
@@ -60,23 +114,93 @@ def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
             f"this installation has version {env.engine.version}"
         )
     env.reset(seed=record["seed"], options=record["options"] or None)
-    for action in record["actions"]:
-        yield env, action
-        env.step(action)
-
-
-def replay(record: dict[str, Any]) -> CardGameEnv:
-    """Replay a record and return the raw env in the recorded final state."""
-    env = None
-    for env, _ in replay_steps(record):  # noqa: B007 - the env after the last step is wanted
-        pass
-    if env is None:  # no actions: a freshly reset env
-        check_record(record)
-        env = game_module(record["env"]).raw_env(
-            num_players=record["num_players"], **record.get("rules", {})
-        )
-        env.reset(seed=record["seed"], options=record["options"] or None)
     return env
+
+
+def _replay_action(env: CardGameEnv, record: dict[str, Any], index: int, action: Any) -> None:
+    try:
+        env.step(action)
+    except (ValueError, GameOverError) as err:
+        raise ReplayMismatchError(
+            f"{_describe(record)}: recorded action #{index} ({action!r}) does not replay: {err}"
+        ) from None
+
+
+class _RecordedAction:
+    """Stands for the recorded illegal action, of which a record keeps only the ``repr``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _finish_replay(env: CardGameEnv, record: dict[str, Any], check_events: bool = False) -> None:
+    """Re-enact a recorded illegal-move end, then compare the end, rewards and scores (and with
+    ``check_events`` the events: :func:`replay` checks them; :func:`replay_steps` leaves
+    recorded events to its reader, as the replay viewer places events made by other code)."""
+    expected_end = _recorded_end(record)
+    illegal = record.get("illegal")
+    if expected_end == END_ILLEGAL and isinstance(illegal, dict):
+        if env.game_end() != END_IN_PROGRESS or env.agent_selection != illegal.get("agent"):
+            to_act = env.agent_selection if env.game_end() == END_IN_PROGRESS else "nobody"
+            raise ReplayMismatchError(
+                f"{_describe(record)}: the record ends on an illegal move by "
+                f"{illegal.get('agent')!r}, but after its {len(record['actions'])} actions "
+                f"{to_act} is to act"
+            )
+        env.terminate_illegal(_RecordedAction(str(illegal.get("action"))),
+                              float(illegal.get("penalty", ILLEGAL_MOVE_REWARD)))
+    replayed = env.record()
+    problems = []
+    if expected_end is not None and replayed["end"] != expected_end:
+        problems.append(f"it ends {replayed['end']!r}, the record says {expected_end!r}")
+    for key in ("rewards", "scores"):
+        if key in record and not _same_numbers(replayed[key], record[key]):
+            problems.append(f"its {key} are {replayed[key]}, the record says {record[key]}")
+    if check_events and "events" in record:  # a viewer must narrate this game (events.md)
+        events = env.engine.events.as_dicts()
+        if events != record["events"]:
+            first = next((i for i, (a, b) in enumerate(zip(events, record["events"])) if a != b),
+                         min(len(events), len(record["events"])))
+            problems.append(f"the record's events differ from the replayed game's at event "
+                            f"{first} ({len(record['events'])} recorded, {len(events)} replayed)")
+    if problems:
+        hint = (" (is the record cut short?)" if replayed["end"] == END_IN_PROGRESS
+                and expected_end not in (None, END_IN_PROGRESS) else "")
+        raise ReplayMismatchError(
+            f"{_describe(record)}: replaying its {len(record['actions'])} actions does not "
+            f"reproduce the record: {'; '.join(problems)}{hint}"
+        )
+
+
+def _recorded_end(record: dict[str, Any]) -> str | None:
+    """The recorded end; derived from ``over``/``truncated``/``illegal`` for older records,
+    ``None`` for hand-written ones that record no end."""
+    if "end" in record:
+        return record["end"]
+    if "over" not in record:
+        return None
+    if "illegal" in record:
+        return END_ILLEGAL
+    if not record["over"]:
+        return END_IN_PROGRESS
+    return END_TRUNCATED if record.get("truncated") else END_FINISHED
+
+
+def _same_numbers(replayed: Any, recorded: Any) -> bool:
+    if replayed is None or recorded is None or not isinstance(recorded, dict):
+        return replayed == recorded
+    return replayed.keys() == recorded.keys() and all(
+        isinstance(recorded[k], (int, float)) and math.isclose(replayed[k], recorded[k],
+                                                               rel_tol=1e-9, abs_tol=1e-12)
+        for k in replayed)
+
+
+def _describe(record: dict[str, Any]) -> str:
+    return (f"{record['env']} record ({record['num_players']} players, seed "
+            f"{record['seed']})")
 
 
 # -- golden playthroughs ---------------------------------------------------------------------------

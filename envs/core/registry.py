@@ -1,7 +1,7 @@
 """Which games exist, their public modules and registry ids.
 
 Importing :mod:`envs` registers every game whose module is present in PettingZoo's registry
-as ``roundtable/<game>-v<version>`` (DESIGN.md item 0). Tools that work on "every registered
+as ``roundtable/<game>-v<version>`` (docs/design.md item 0). Tools that work on "every registered
 env" (benchmark, golden playthroughs, evaluation, training) iterate :func:`available_games`.
 """
 

@@ -1,15 +1,20 @@
 """Parsing of ``reset(options=...)``: rigged hands and decks, seat choices, extras.
 
 Option keys a game does not know are ignored with a warning (PettingZoo's ``api_test`` passes
-arbitrary ones); malformed values of known keys raise ``ValueError`` naming the key and what is
+arbitrary ones) that lists the keys the game knows, points at the caller's ``reset()`` line
+(not at a wrapper) and, when the key is a *rule* option, says to pass it to ``env()``
+instead; malformed values of known keys raise ``ValueError`` naming the key and what is
 allowed. Card names are checked later by the engine against its catalogs (through
 :class:`envs.core.cards.Composition`), which is where counts are known.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 import warnings
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from envs.core.engine import GameEngine, Setup, parse_seat
@@ -26,11 +31,8 @@ def parse_reset_options(
     known = {"hands", *engine_cls.deck_options, *engine_cls.seat_options, *engine_cls.extra_options}
     for key, value in options.items():
         if key not in known:
-            warnings.warn(
-                f"{engine_cls.name}: ignoring unknown reset option {key!r}; "
-                f"known: {', '.join(sorted(known))}",
-                stacklevel=3,
-            )
+            warnings.warn(_unknown_key_message(engine_cls, key, known),
+                          stacklevel=_caller_stacklevel())
         elif key == "hands":
             setup.hands = _parse_hands(value, num_players)
         elif key in engine_cls.deck_options:
@@ -40,6 +42,30 @@ def parse_reset_options(
         else:
             setup.extra[key] = value
     return setup
+
+
+def _unknown_key_message(engine_cls: type[GameEngine], key: Any, known: set[str]) -> str:
+    message = (f"{engine_cls.name}: ignoring unknown reset option {key!r}; the reset options "
+               f"{engine_cls.name} knows are {', '.join(sorted(known))}")
+    if key in {f.name for f in dataclasses.fields(engine_cls.rules_cls)}:
+        message += (f" ({key!r} is a rule option: pass it when making the env, "
+                    f"env({key}=...) or raw_env({key}=...))")
+    return message
+
+
+_ENVS_DIR = str(Path(__file__).resolve().parents[1])
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` of the first frame outside :mod:`envs` and PettingZoo's wrappers, so a
+    warning points at the user's ``reset()`` call whichever wrappers sit in between."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (filename.startswith(_ENVS_DIR) or "pettingzoo/utils/wrappers" in filename):
+            break
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _card_list(value: Any, where: str) -> list[str]:

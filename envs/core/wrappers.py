@@ -13,6 +13,7 @@ difference: the illegal-move warning names the action, the agent and the legal a
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
@@ -23,6 +24,7 @@ from pettingzoo.utils.wrappers import (
 )
 
 from envs.core.aec import ILLEGAL_MOVE_REWARD, CardGameEnv
+from envs.core.errors import integer_action
 
 
 def _raw_property(name: str) -> property:
@@ -49,19 +51,27 @@ class _HotAttributes:
     def num_agents(self) -> int:
         return len(self._raw.agents)
 
+    def __copy__(self) -> Any:
+        """``copy.copy`` gives an independent copy (a deep one), as for the raw env: a
+        shallow copy would share the wrapped env, so stepping one would step the other."""
+        return copy.deepcopy(self)
+
     def observe(self, agent: str) -> Any:
         return self._raw.observe(agent)
 
     def last(self, observe: bool = True) -> tuple:
         raw = self._raw
         agent = raw.agent_selection
-        return (
-            raw.observe(agent) if observe else None,
-            raw._cumulative_rewards[agent],
-            raw.terminations[agent],
-            raw.truncations[agent],
-            raw.infos[agent],
-        )
+        try:
+            return (
+                raw.observe(agent) if observe else None,
+                raw._cumulative_rewards[agent],
+                raw.terminations[agent],
+                raw.truncations[agent],
+                raw.infos[agent],
+            )
+        except KeyError:  # every agent has left the game: the raw env words the error
+            return raw.last(observe)
 
 
 class LeanTerminateIllegalWrapper(_HotAttributes, TerminateIllegalWrapper):
@@ -103,13 +113,16 @@ class LeanAssertOutOfBoundsWrapper(_HotAttributes, AssertOutOfBoundsWrapper):
             raw = self._raw
             agent = raw.agent_selection
             dead = raw.terminations[agent] or raw.truncations[agent]
-            assert dead, "action is not in action space"
-        else:
-            assert (
-                hasattr(action, "__index__")
-                and not isinstance(action, bool)
-                and 0 <= action < self._num_actions
-            ), "action is not in action space"
+            assert dead, (
+                f"action None is not in action space: None is the dead step of an agent that "
+                f"is terminated or truncated, and {agent} is to act"
+            )
+        elif action.__class__ is not int or not 0 <= action < self._num_actions:
+            assert integer_action(action, self._num_actions) is not None, (
+                f"action {action!r} of type {type(action).__name__} is not in action space "
+                f"Discrete({self._num_actions}) (an integer id, a numpy integer or a 0-d "
+                f"integer array)"
+            )
         self.env.step(action)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -163,9 +176,22 @@ class LeanOrderEnforcingWrapper(_HotAttributes, OrderEnforcingWrapper):
         self._has_updated = True
         self.env.step(action)
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """A copy (``copy.deepcopy``, ``pickle``) is a new env that no ``agent_iter`` loop runs
+        over yet, so a loop over it may start at once.
+
+        Search code copies the env inside its own ``agent_iter`` loop, after ``last()`` and
+        before ``step()``: the original's "step before the next agent" flag is down then, and
+        without this the copy's first loop would fail PettingZoo's order check ("need to call
+        step() or reset() in a loop over `agent_iter`") although nothing was skipped on it.
+        """
+        self.__dict__.update(state)
+        if self._has_reset:
+            self._has_updated = True
+
 
 def wrap(raw: CardGameEnv) -> LeanOrderEnforcingWrapper:
-    """The standard ``env()`` stack around a raw env (DESIGN.md item 1)."""
+    """The standard ``env()`` stack around a raw env (docs/design.md item 1)."""
     return LeanOrderEnforcingWrapper(
         LeanAssertOutOfBoundsWrapper(LeanTerminateIllegalWrapper(raw, ILLEGAL_MOVE_REWARD))
     )

@@ -16,10 +16,13 @@ who knows it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
+from envs.core.events import SEAT, Spec, Twin, emit_game_over
 from envs.paladin import actions as A
 from envs.paladin.cards import (
     KIND_NAMES,
@@ -40,6 +43,69 @@ PHASE_NAMES = (*PHASES, "over")
 _PENDING, _RESOLVING, _RESOLVED = range(len(MISSION_STATES))
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))
 _RED = 10  # index of the red flag in a slot value
+# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+def _place_text(d: dict[str, Any]) -> str:
+    verb = "led" if d["lead"] else "placed a card on"
+    return f"player_{d['player']} {verb} mission {d['mission']} face down"
+
+
+def _round_text(d: dict[str, Any]) -> str:
+    missions = ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(d["missions"]))
+    return (f"round {d['round']}/{d['rounds']}, dealer {SEAT[d['dealer']]}; missions "
+            f"{missions}")
+
+
+def _deal_text(d: dict[str, Any]) -> str:
+    counts = d["counts"]
+    if not any(counts):
+        return "nobody needed new cards"
+    return f"{SEAT[d['dealer']]} dealt " + ", ".join(
+        f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c)
+
+
+def _round_over_text(d: dict[str, Any]) -> str:
+    return f"round {d['round']} over; scores " + ", ".join(
+        f"{SEAT[s]} {score}" for s, score in enumerate(d["scores"]))
+
+
+def _hand_text(d: dict[str, Any]) -> str:
+    return (f"player_{d['player']} received {' '.join(d['cards']) or 'no cards'}; hand "
+            f"{' '.join(d['hand'])}")
+
+
+_PLACE = Twin(Spec("place", _place_text, ("player", "mission", "lead")),
+              Spec("place_card", "player_{player} placed {card} on mission {mission}",
+                   ("player", "mission", "card")),
+              ("player", "mission", "lead", "card"),
+              lambda p, m, lead, kind: {"player": p, "mission": m, "lead": lead,
+                                        "card": KIND_NAMES[kind]})
+_PEEK = Twin(Spec("peek", "player_{player} peeked at player_{owner}'s card on mission {mission}",
+                  ("player", "owner", "mission")),
+             Spec("peek_card", "player_{player} saw player_{owner}'s {card} on mission "
+                  "{mission}", ("player", "owner", "mission", "card")),
+             ("player", "owner", "mission", "card"),
+             lambda p, owner, m, kind: {"player": p, "owner": owner, "mission": m,
+                                        "card": KIND_NAMES[kind]})
+_NO_PEEK = Spec("no_peek", "player_{player} did not peek", ("player",))
+_REVEAL = Spec("reveal", "player_{player}'s card leading mission {mission} (M{honour}) was "
+               "revealed: {card}", ("mission", "honour", "player", "card"),
+               lambda m, honour, p, kind: {"mission": m, "honour": honour, "player": p,
+                                           "card": KIND_NAMES[kind]})
+_BEAT = Spec("beat", "player_{player} revealed {card} and beat player_{beaten}'s {beaten_card} "
+             "on mission {mission}", ("player", "card", "beaten", "beaten_card", "mission"),
+             lambda p, kind, beaten, old, m: {"player": p, "card": KIND_NAMES[kind],
+                                              "beaten": beaten, "beaten_card": KIND_NAMES[old],
+                                              "mission": m})
+_TAKE_BACK = Spec("take_back", "player_{player} took back a card from mission {mission}",
+                  ("player", "mission"))
+_DISCARD = Spec("discard", "player_{player} discarded a card from mission {mission} face down",
+                ("player", "mission"))
+_MISSION_WON = Spec("mission_won", "player_{player} won mission {mission} (M{honour}, {honour} "
+                    "honour) with {card}; score {score}",
+                    ("player", "mission", "honour", "card", "score"),
+                    lambda p, m, honour, kind, score: {"player": p, "mission": m,
+                                                       "honour": honour,
+                                                       "card": KIND_NAMES[kind], "score": score})
 
 
 class PaladinEngine(GameEngine):
@@ -129,6 +195,7 @@ class PaladinEngine(GameEngine):
     def reset(self, rng: np.random.Generator, setup: Setup) -> None:
         n = self.num_players
         self.rng = rng
+        self.events.clear()
         paladins = Composition(self.paladin_cards)
         rigged_hands = paladins.take_hands(setup.hands)
         for seat, kinds in rigged_hands.items():
@@ -175,6 +242,7 @@ class PaladinEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(skip=set(rigged_hands))
+        self._announce_deal([self._hand_names(s) for s in range(n)], first=True)
         self._start_round()
 
     def _start_round(self) -> None:
@@ -214,6 +282,10 @@ class PaladinEngine(GameEngine):
         for seat in range(n):
             w[self.i_dealer[seat]] = 1.0 if seat == self.dealer else 0.0
         self._write_piles()
+        honours = self.mission_honour[:n]
+        if self.events.on:
+            self.events.emit_lazy("round", _round_text, round=self.rounds_played + 1,
+                                  rounds=self.num_rounds, dealer=self.dealer, missions=honours)
         self._set_turn(CHOOSE_START, self.dealer)
 
     # -- cards moving ------------------------------------------------------------------------------
@@ -240,6 +312,9 @@ class PaladinEngine(GameEngine):
         if not self.deck:
             if not self.discard:
                 return None
+            if self.events.on:
+                self.events.emit("reshuffle", f"the {len(self.discard)} discarded paladins were "
+                                 "shuffled into a new paladin deck", cards=len(self.discard))
             self.deck = shuffled(self.discard, self.rng)
             self.discard = []
             self.discard_up = [0] * NUM_KINDS
@@ -247,11 +322,13 @@ class PaladinEngine(GameEngine):
                 self.w[i] = 0.0
         return self.deck.pop()
 
-    def _deal(self, skip: set[int] | None = None) -> None:
-        """Deal one card at a time clockwise from the dealer's left up to H cards each."""
+    def _deal(self, skip: set[int] | None = None) -> list[list[str]]:
+        """Deal one card at a time clockwise from the dealer's left up to H cards each;
+        returns the names of the cards each seat received."""
         n = self.num_players
         order = [(self.dealer + 1 + i) % n for i in range(n)]
         order = [p for p in order if not skip or p not in skip]
+        received: list[list[str]] = [[] for _ in range(n)]
         dealt = True
         while dealt:
             dealt = False
@@ -261,8 +338,25 @@ class PaladinEngine(GameEngine):
                     if kind is None:
                         break
                     self._gain(seat, kind)
+                    received[seat].append(KIND_NAMES[kind])
                     dealt = True
         self._write_piles()
+        return received
+
+    def _hand_names(self, seat: int) -> list[str]:
+        hand = self.hands[seat]
+        return [KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(hand[k])]
+
+    def _announce_deal(self, received: list[list[str]], first: bool) -> None:
+        """Public: how many cards each seat got (hand sizes are public); private: which."""
+        events = self.events
+        counts = [len(cards) for cards in received]
+        if events.on:
+            events.emit_lazy("deal", _deal_text, dealer=self.dealer, counts=counts)
+        for seat, cards in enumerate(received):
+            if events.on and (cards or first):
+                events.emit_lazy("hand", _hand_text, to=seat, player=seat, cards=cards,
+                                 hand=self._hand_names(seat))
 
     def _write_piles(self) -> None:
         w = self.w
@@ -342,12 +436,19 @@ class PaladinEngine(GameEngine):
             if action != A.NO_PEEK:
                 mission, rel = divmod(action - A.PEEK, A.MAX_PLAYERS - 1)
                 self._peek(mission, (self.current_player + rel + 1) % self.num_players)
+            else:
+                if self.events.on:
+                    self.events.note(_NO_PEEK, None, self.current_player)
             self._set_turn(PLACE, self.current_player)
         elif phase == RESOLVE:
             self._resolve_choice(action)
         elif phase == CHOOSE_START:
             self.start_player = (self.dealer + action) % self.num_players
             self.w[self.i_start[self.start_player]] = 1.0
+            if self.events.on:
+                self.events.emit("start_player", f"{SEAT[self.dealer]} chose "
+                                 f"{SEAT[self.start_player]} to start", dealer=self.dealer,
+                                 player=self.start_player)
             self._set_turn(LEAD, self.start_player)
         else:
             raise ValueError("the game is over")
@@ -355,7 +456,10 @@ class PaladinEngine(GameEngine):
     def observation(self, player: int) -> np.ndarray:
         tmp = self._tmp
         np.maximum(self.pub, self._priv_rows[player], out=tmp)
-        return tmp.take(self._perms[player])
+        obs = tmp.take(self._perms[player])
+        if self.obs_clip is not None:  # non-default rule options (see GameEngine)
+            np.minimum(obs, self.obs_clip, out=obs)
+        return obs
 
     # -- rules -------------------------------------------------------------------------------------
     def _place(self, kind: int, mission: int) -> None:
@@ -375,10 +479,14 @@ class PaladinEngine(GameEngine):
         w[slot[_FACE_DOWN]] = 1.0
         w[slot[_ORDER]] = (self.placed + 1) / (n * n)
         self._write_value(self.pw[p], mission, p, kind)
-        if self.phase == LEAD:
+        lead = self.phase == LEAD
+        if lead:
             w[self.i_lead[mission][len(self.lead_order)]] = 1.0
             self.lead_order.append(mission)
             self._no_leader[mission] = 0
+        events = self.events
+        if events.on:
+            events.twin(_PLACE, p, p, mission, lead, kind)
         self.placed += 1
         if self.placed == n * n:
             self.res_index = 0
@@ -391,7 +499,11 @@ class PaladinEngine(GameEngine):
         peeker = self.current_player
         self.peeks.append((peeker, mission, owner))
         self.w[self.i_peeked[mission][owner][peeker]] = 1.0
-        self._write_value(self.pw[peeker], mission, owner, self.slot_kind[mission][owner])
+        kind = self.slot_kind[mission][owner]
+        self._write_value(self.pw[peeker], mission, owner, kind)
+        events = self.events
+        if events.on:
+            events.twin(_PEEK, peeker, peeker, owner, mission, kind)
 
     def _open_mission(self) -> None:
         """Reveal the leader of the next mission and ask the first further card's owner."""
@@ -400,6 +512,9 @@ class PaladinEngine(GameEngine):
         leader = self.slot_order[mission][0]
         self.leader_pos = 0
         self._reveal(mission, leader)
+        if self.events.on:
+            self.events.note(_REVEAL, None, mission, self.mission_honour[mission], leader,
+                             self.slot_kind[mission][leader])
         self.res_pos = 1
         self._ask(mission)
 
@@ -438,12 +553,18 @@ class PaladinEngine(GameEngine):
             self._clear_slot(mission, old)
             self._reveal(mission, owner)
             self.leader_pos = self.res_pos
+            if self.events.on:
+                self.events.note(_BEAT, None, owner, kind, old, old_kind, mission)
         elif action == A.TAKE_BACK:
             self._clear_slot(mission, owner)
             self._gain(owner, kind)
+            if self.events.on:
+                self.events.note(_TAKE_BACK, None, owner, mission)
         else:  # discard, face down
             self.discard.append(kind)
             self._clear_slot(mission, owner)
+            if self.events.on:
+                self.events.note(_DISCARD, None, owner, mission)
         self.w[self.i_piles[1]] = len(self.discard) / float(self.paladin_cards.total)
         self.res_pos += 1
         if self.res_pos < len(self.slot_order[mission]):
@@ -475,16 +596,24 @@ class PaladinEngine(GameEngine):
         w[self.i_kept[kind]] = kept / 4.0
         w[self.i_won[winner]] = self.won[winner] / 10.0
         w[self.i_reds[winner]] = self.reds[winner] / 5.0
-        w[self.i_score[winner]] = self._score(winner) / 20.0
+        score = self._score(winner)
+        w[self.i_score[winner]] = score / 20.0
+        if self.events.on:
+            self.events.note(_MISSION_WON, None, winner, mission, honour, kind, score)
 
     def _end_round(self) -> None:
         n = self.num_players
         self.rounds_played += 1
+        scores = [self._score(s) for s in range(n)]
+        if self.events.on:
+            self.events.emit_lazy("round_over", _round_over_text, round=self.rounds_played,
+                                  scores=scores)
         if len(self.mission_deck) < n:
             self.over = True
             self.w[self.i_round[0]] = 1.0
             self.w[self.i_round[1]] = 0.0
             self._set_turn(OVER, -1)
+            emit_game_over(self.events, self.scores(), self.ranks())
             return
         # Next dealer: fewest honour; ties go to the tied player nearest clockwise after the
         # previous dealer.
@@ -493,7 +622,7 @@ class PaladinEngine(GameEngine):
         self.dealer = next(
             s for s in ((previous + i) % n for i in range(1, n + 1)) if self.honour[s] == fewest
         )
-        self._deal()
+        self._announce_deal(self._deal(), first=False)
         self._start_round()
 
     # -- scores ------------------------------------------------------------------------------------
@@ -551,3 +680,9 @@ class PaladinEngine(GameEngine):
                 f"reds {self.reds[s]}), {self.hand_n[s]} cards{hand}"
             )
         return "\n".join(lines)
+
+    # -- belief (search) -------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> PaladinEngine:
+        from envs.paladin.belief import sample_world
+
+        return sample_world(self, observer, rng)

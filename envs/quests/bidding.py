@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from envs.quests import actions as A
 from envs.quests.cards import printed_min_bid
-from envs.quests.table import BID, TEST_DISCARD, Table
+from envs.quests.table import BID, EV_BID, TEST_DISCARD, Table
 
 
 class TestFlow(Table):
@@ -25,6 +25,7 @@ class TestFlow(Table):
 
     def _begin_test(self, stage: int) -> None:
         self._reveal_stage(stage)
+        self._emit_stage_revealed(stage)
         printed = printed_min_bid(self.stage_test[stage], self.story)
         self.bidders = list(self.participants)
         self.sole = len(self.bidders) == 1
@@ -65,14 +66,17 @@ class TestFlow(Table):
     def _apply_bid(self, action: int) -> None:
         seat = self.current_player
         if A.PLAY <= action < A.BID:  # play an ally: it goes into play at once (public)
-            kind = action - A.PLAY
-            self._lose(seat, kind)
-            self._set_ally(seat, kind, True)
+            self._play_ally(seat, action - A.PLAY)
             return
         if action == A.DROP_OUT:
+            if self.events.on:
+                self.events.emit_lazy("drop_out", "player_{player} dropped out of the test",
+                                      player=seat)
             self._drop_out(seat)
             return
         amount = action - A.BID + 1
+        if self.events.on:
+            self.events.note(EV_BID, None, seat, amount)
         self.bids[seat] = amount
         self.highest, self.high_bidder = amount, seat
         self.w[self.i_bids[seat]] = amount / A.MAX_BID
@@ -90,6 +94,8 @@ class TestFlow(Table):
         self.participants.remove(seat)
         self.w[self.i_in_quest[seat]] = 0.0
         if not bidders:
+            if self.events.on:
+                self.events.emit("test_lost", "everyone dropped out of the test")
             self._release()  # nobody passes; the quest ends
         elif len(bidders) == 1 and self.high_bidder == bidders[0]:
             self._test_won(bidders[0])
@@ -98,6 +104,9 @@ class TestFlow(Table):
 
     def _test_won(self, seat: int) -> None:
         self.participants = [seat]
+        if self.events.on:
+            self.events.emit_lazy("test_won", "player_{player} won the test with a bid of {bid}",
+                                  player=seat, bid=self.bids[seat])
         self.owed = min(self.hand_n[seat], max(0, self.bids[seat] - self._free_bids(seat)))
         if self.owed:
             self.w[self.i_owed] = self.owed / 12.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.events import Spec
 from envs.quests import actions as A
 from envs.quests.bidding import TestFlow
 from envs.quests.cards import (
@@ -28,6 +29,7 @@ from envs.quests.cards import (
     ROUND_TABLE,
     STORY_NAMES,
     STORY_TYPE,
+    TOURNAMENT,
 )
 from envs.quests.events import EventFlow
 from envs.quests.quest import QuestFlow
@@ -51,6 +53,12 @@ from envs.quests.table import (
     TOURNAMENT_PLAY,
 )
 from envs.quests.tournament import TournamentFlow
+
+_STORY_TYPES = {QUEST: "quest", TOURNAMENT: "tournament", EVENT: "event"}
+_STORY = Spec("story", "turn {turn}: player_{player} turned over {story} ({type})",
+              ("player", "turn", "story", "type"),
+              lambda p, turn, story: {"player": p, "turn": turn, "story": STORY_NAMES[story],
+                                      "type": _STORY_TYPES[STORY_TYPE[story]]})
 
 
 class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
@@ -106,6 +114,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         self._write_piles()
         self._push(self._end_turn)
         kind = STORY_TYPE[story]
+        if self.events.on:
+            self.events.note(_STORY, None, self.drawer, self.turn, story)
         if kind == QUEST:
             self._start_quest()
         elif kind == EVENT:
@@ -138,9 +148,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         if action >= A.DISCARD:
             self._discard_from_hand(seat, action - A.DISCARD)
         else:
-            kind = action - A.PLAY
-            self._lose(seat, kind)
-            self._set_ally(seat, kind, True)
+            self._play_ally(seat, action - A.PLAY)
         excess = self.hand_n[seat] - HAND_LIMIT_SIZE
         self.w[self.i_owed] = max(0, excess) / 12.0
         if excess <= 0:
@@ -173,7 +181,10 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def observation(self, player: int) -> np.ndarray:
         tmp = self._tmp
         np.maximum(self.pub, self._priv_rows[player], out=tmp)
-        return tmp.take(self._perms[player])
+        obs = tmp.take(self._perms[player])
+        if self.obs_clip is not None:  # non-default rule options (see GameEngine)
+            np.minimum(obs, self.obs_clip, out=obs)
+        return obs
 
     # -- scores ------------------------------------------------------------------------------------
     def scores(self) -> list[float]:
@@ -236,3 +247,9 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
                      f"{len(self.story_deck)} (discard {len(self.story_discard)}){pending}")
         return "\n".join(lines)
 
+
+    # -- belief (search) ---------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> QuestsEngine:
+        from envs.quests.belief import sample_world
+
+        return sample_world(self, observer, rng)

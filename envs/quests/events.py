@@ -7,6 +7,7 @@ foes to discard). Players are served from the drawer clockwise.
 
 from __future__ import annotations
 
+from envs.core.events import SEAT
 from envs.quests import actions as A
 from envs.quests.cards import (
     CALL_TO_ARMS,
@@ -14,6 +15,7 @@ from envs.quests.cards import (
     COURT_CALLED,
     FIRST_ALLY,
     FOES,
+    KIND_NAMES,
     KINGS_RECOGNITION,
     PLAGUE,
     POX,
@@ -38,14 +40,22 @@ class EventFlow(Table):
         if story == KINGS_RECOGNITION:
             stacked = self.recognition + 1 if self.rules.recognition_stacks else 1
             self._set_recognition(min(stacked, 2))
+            if self.events.on:
+                self.events.emit_lazy("recognition", "the next completed quest gives {bonus} bonus "
+                                      "shield(s)", bonus=2 * self.recognition)
         elif story == QUEENS_FAVOR:
             lowest = min(self.rank)
             self._then(*self._draws([s for s in order if self.rank[s] == lowest], 2))
         elif story == COURT_CALLED:
             for seat in order:
+                lost = []
                 for i, present in enumerate(self.allies[seat]):
                     if present:
                         self._remove_ally(seat, FIRST_ALLY + i)
+                        lost.append(KIND_NAMES[FIRST_ALLY + i])
+                if lost and self.events.on:
+                    self.events.emit("allies_lost", f"{SEAT[seat]} lost {', '.join(lost)}",
+                                     player=seat, allies=lost)
         elif story == POX:
             for seat in order[1:]:
                 self._lose_shields(seat, 1)

@@ -8,12 +8,16 @@ actions — the foe or test of the current stage, then weapons for a foe, then `
 
 from __future__ import annotations
 
+from typing import Any
+
+from envs.core.events import SEAT, Spec, Twin, seat_list
 from envs.quests import actions as A
 from envs.quests.cards import (
     FIRST_ALLY,
     FOE_VALUES,
     FOES,
     KIND_BP,
+    KIND_NAMES,
     MERLIN,
     MORDRED,
     NUM_STAGE_KINDS,
@@ -32,6 +36,10 @@ from envs.quests.feasibility import (
 from envs.quests.table import (
     BUILD_CARD,
     BUILD_WEAPONS,
+    EV_DECLINE_JOIN,
+    EV_DECLINE_SPONSOR,
+    EV_JOIN,
+    EV_SPONSOR,
     JOIN,
     PREVIEW,
     SPONSOR,
@@ -40,6 +48,35 @@ from envs.quests.table import (
 )
 
 _FOE, _TEST = 0, 1
+
+
+def _stage_result_text(d: dict[str, Any]) -> str:
+    passed, failed = d["passed"], d["failed"]
+    return (f"stage {d['stage']}: " + (f"{seat_list(passed)} passed" if passed else
+                                       "nobody passed")
+            + (f"; {seat_list(failed)} failed" if failed else ""))
+
+
+def _stage_cards_text(d: dict[str, Any]) -> str:
+    return (f"{SEAT[d['player']]} built stage {d['stage']} from {', '.join(d['cards'])}"
+            + (f" ({d['bp']} BP)" if d["bp"] else ""))
+
+
+_BUILT = Twin(Spec("stage_built", "player_{player} built stage {stage} face down ({count} "
+                   "card(s))", ("player", "stage", "count")),
+              Spec("stage_cards", _stage_cards_text, ("player", "stage", "cards", "bp")),
+              ("player", "stage", "cards", "bp"),
+              lambda p, stage, kinds, bp: {"player": p, "stage": stage, "count": len(kinds),
+                                           "cards": [KIND_NAMES[k] for k in kinds], "bp": bp})
+_STAGE = Spec("stage", "stage {stage} of {stages} begins: a {type} stage for {players}",
+              ("stage", "stages", "type", "players"),
+              lambda stage, stages, test, seats: {"stage": stage, "stages": stages,
+                                                  "type": "test" if test else "foe",
+                                                  "players": seat_list(seats)})
+_STAGE_RESULT = Spec("stage_result", _stage_result_text, ("stage", "passed", "failed"),
+                     lambda stage, passed, seats: {
+                         "stage": stage, "passed": list(passed),
+                         "failed": [s for s in seats if s not in passed]})
 #: per story card: (foe kind, its BP in that quest) for every foe kind
 _FOE_ITEMS = tuple(tuple((kind, values[kind]) for kind in FOES) for values in FOE_VALUES)
 assert tuple(range(6)) == WEAPONS and TESTS == (28, 29, 30, 31)  # read unrolled below
@@ -93,7 +130,9 @@ class QuestFlow(Table):
         if offset < self.num_players:
             self.offer_index = offset
             self._ask(SPONSOR, (self.drawer + offset) % self.num_players)
-        # else nobody sponsored: the quest card is discarded at the end of the turn
+        else:  # nobody sponsored: the quest card is discarded at the end of the turn
+            if self.events.on:
+                self.events.emit("no_sponsor", "nobody sponsored the quest")
 
     def _mask_sponsor(self, seat: int) -> None:
         self._mw[A.DECLINE] = 1
@@ -101,9 +140,14 @@ class QuestFlow(Table):
             self._mw[A.SPONSOR] = 1
 
     def _apply_sponsor(self, action: int) -> None:
+        seat = self.current_player
         if action == A.SPONSOR:
-            self._begin_build(self.current_player)
+            if self.events.on:
+                self.events.note(EV_SPONSOR, None, seat)
+            self._begin_build(seat)
         else:
+            if self.events.on:
+                self.events.note(EV_DECLINE_SPONSOR, None, seat)
             self._release()
             self._push(self._offer_sponsorship, self.offer_index + 1)
 
@@ -231,7 +275,15 @@ class QuestFlow(Table):
         self.build_value += KIND_BP[kind]
         self.build_on |= 1 << _WEAPON_INDEX[kind]
 
+    def _emit_stage_built(self, stage: int) -> None:
+        """Public: the stage's card count (its type stays secret until the stage begins);
+        private to the sponsor: the cards and BP."""
+        if self.events.on:
+            self.events.twin(_BUILT, self.sponsor, self.sponsor, stage + 1,
+                             tuple(self.stages[stage]), self.stage_value[stage])
+
     def _next_build_stage(self) -> None:
+        self._emit_stage_built(self.cur_stage)
         if self.cur_stage + 1 < self.num_stages:
             self._set_stage(self.cur_stage + 1)
             self._ask(BUILD_CARD, self.sponsor)
@@ -254,11 +306,16 @@ class QuestFlow(Table):
         self._mw[A.DECLINE] = 1
 
     def _apply_join(self, action: int) -> None:
+        seat = self.current_player
         if action == A.JOIN:
-            seat = self.current_player
             self.joined[seat] = True
             self.w[self.i_joined[seat]] = 1.0
             self.w[self.i_in_quest[seat]] = 1.0
+            if self.events.on:
+                self.events.note(EV_JOIN, None, seat)
+        else:
+            if self.events.on:
+                self.events.note(EV_DECLINE_JOIN, None, seat)
         self._release()
         self._push(self._offer_join, self.offer_index + 1)
 
@@ -268,6 +325,8 @@ class QuestFlow(Table):
         self.participants = [seat for seat in order if self.joined[seat]]
         self._push(self._end_quest)
         if not self.participants:
+            if self.events.on:
+                self.events.emit("nobody_joined", "nobody joined the quest")
             return  # nobody joined: the quest ends (the sponsor still refills)
         draws = self._draws(self.participants, 1) if self.rules.quest_draws == "join_and_pass" \
             else []
@@ -286,6 +345,9 @@ class QuestFlow(Table):
         is_test = self.stage_test[stage] >= 0
         self.announced = stage + 1
         self.w[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
+        if self.events.on:
+            self.events.note(_STAGE, None, stage + 1, self.num_stages, is_test,
+                             tuple(participants))
         tasks = []
         if self.rules.quest_draws == "each_stage":
             tasks.extend(self._draws(participants, 1))
@@ -330,6 +392,15 @@ class QuestFlow(Table):
             self.previewed[seat] = stage
             self.w[self.i_previewed[seat][stage]] = 1.0
             self._know_stage(self.pw[seat], stage)
+            events = self.events
+            if events.on:
+                events.emit_lazy("preview", "player_{player} used Merlin to look at stage {stage}",
+                                 player=seat, stage=stage + 1)
+            cards = [KIND_NAMES[k] for k in self.stages[stage]]
+            if events.on:
+                events.emit("preview_cards", f"{SEAT[seat]} saw stage {stage + 1}: "
+                            f"{', '.join(cards)}", to=seat, player=seat, stage=stage + 1,
+                            cards=cards, bp=self.stage_value[stage])
         self._ask(self.after_preview, seat)
 
     def _know_stage(self, writer: memoryview, stage: int) -> None:
@@ -354,6 +425,8 @@ class QuestFlow(Table):
     def _apply_stage_play(self, action: int) -> None:
         """Face-down choices (foe stage, tournament rounds): ``play <card>`` or ``done``."""
         if action == A.DONE:
+            seat = self.current_player
+            self._emit_face_down(seat)
             self._release()
         else:
             self._play_face_down(self.current_player, action - A.PLAY)
@@ -362,6 +435,7 @@ class QuestFlow(Table):
         """Reveal the stage and every choice; BP ≥ stage BP passes; weapons are discarded."""
         participants = self.participants
         self._reveal_stage(stage)
+        self._emit_stage_revealed(stage)
         self._reveal_played(participants)
         target = self.stage_value[stage]
         self.last_bp = {}
@@ -374,7 +448,10 @@ class QuestFlow(Table):
                 passed.append(seat)
             else:
                 w[self.i_in_quest[seat]] = 0.0
+            self._emit_shown(seat, bp, bp >= target)
         self._discard_played_weapons(participants)
+        if self.events.on:
+            self.events.note(_STAGE_RESULT, None, stage + 1, tuple(passed), tuple(participants))
         self.participants = passed
         if self.rules.quest_draws == "join_and_pass":
             self._then(*self._draws(passed, 1))
@@ -383,6 +460,11 @@ class QuestFlow(Table):
     def _end_quest(self) -> None:
         """Shields for completers, discards, the sponsor's refill (spec "Quests" 7)."""
         completers = self.participants  # non-empty only if every stage was passed
+        if self.sponsor >= 0 and self.events.on:
+            self.events.emit(
+                "quest_over", (f"the quest is over: {seat_list(completers)} completed it"
+                               if completers else "the quest is over: nobody completed it"),
+                completers=list(completers), sponsor=self.sponsor, stages=self.num_stages)
         if completers:
             bonus = 2 * self.recognition
             for seat in completers:

@@ -27,6 +27,7 @@ import numpy as np
 
 from envs.core.cards import Composition, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat, parse_seat
+from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -45,6 +46,7 @@ from envs.quests.cards import (
     NUM_STORIES,
     PROMOTE_AT,
     RANK_BP,
+    RANK_NAMES,
     RANK_PROGRESS,
     ROUND_TABLE,
     ROUND_TABLE_PROGRESS,
@@ -63,6 +65,58 @@ from envs.quests.rules import QuestsRules
  TOURNAMENT_PLAY, FINAL_PLAY, HAND_LIMIT, CALL_TO_ARMS) = range(len(PHASES))
 OVER = len(PHASES)
 PHASE_NAMES = (*PHASES, "over")
+# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+def _names(kinds: tuple[int, ...]) -> list[str]:
+    return [KIND_NAMES[k] for k in kinds]
+
+
+def _drew_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} drew {', '.join(d['cards'])}"
+
+
+def _chose_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} played {', '.join(d['cards'])} face down"
+
+
+def _shown_text(d: dict[str, Any]) -> str:
+    verdict = {True: " (passed)", False: " (failed)", None: ""}[d["passed"]]
+    return (f"{SEAT[d['player']]} revealed {', '.join(d['cards']) or 'no cards'}: {d['bp']} "
+            f"BP{verdict}")
+
+
+def _stage_revealed_text(d: dict[str, Any]) -> str:
+    return (f"stage {d['stage']} was revealed: {', '.join(d['cards'])}"
+            + (f" ({d['bp']} BP)" if d["bp"] else ""))
+
+
+#: public (how many cards) and private (which) halves of a draw, of a face-down choice
+EV_DRAW_COUNT = Spec("draw", "player_{player} drew {count} card(s)", ("player", "count"))
+EV_DRAW = Twin(EV_DRAW_COUNT, Spec("draw_cards", _drew_text, ("player", "cards")),
+            ("player", "count", "cards"),
+            lambda p, n, kinds: {"player": p, "count": n, "cards": _names(kinds)})
+EV_FACE_DOWN = Spec("face_down", "player_{player} made a face-down choice", ("player",))
+EV_CHOSE = Twin(EV_FACE_DOWN, Spec("face_down_cards", _chose_text, ("player", "cards")),
+             ("player", "cards"), lambda p, kinds: {"player": p, "cards": _names(kinds)})
+EV_SHOWN = Spec("shown", _shown_text, ("player", "cards", "bp", "passed"),
+             lambda p, kinds, bp, passed=None: {"player": p, "cards": _names(kinds), "bp": bp,
+                                                "passed": passed})
+EV_STAGE_REVEALED = Spec("stage_revealed", _stage_revealed_text, ("stage", "cards", "bp"),
+                      lambda stage, kinds, bp: {"stage": stage, "cards": _names(kinds),
+                                                "bp": bp})
+EV_DISCARD = Spec("discard", "player_{player} discarded {card}", ("player", "card"),
+               lambda p, kind: {"player": p, "card": KIND_NAMES[kind]})
+EV_SHIELDS = Spec("shields", "player_{player} gained {amount} shield(s); progress {progress}",
+               ("player", "amount", "progress"))
+#: one seat's public yes/no decisions
+EV_SPONSOR = Spec("sponsor", "player_{player} sponsored the quest", ("player",))
+EV_DECLINE_SPONSOR = Spec("decline_sponsor", "player_{player} declined to sponsor", ("player",))
+EV_JOIN = Spec("join", "player_{player} joined the quest", ("player",))
+EV_DECLINE_JOIN = Spec("decline_join", "player_{player} declined the quest", ("player",))
+EV_ENTER = Spec("enter", "player_{player} entered the tournament", ("player",))
+EV_DECLINE_ENTER = Spec("decline_enter", "player_{player} stayed out of the tournament",
+                      ("player",))
+EV_BID = Spec("bid", "player_{player} bid {amount}", ("player", "amount"))
+
 HAND_LIMIT_SIZE = 12
 #: phases in which a Mordred holder may sacrifice it: as a participant (face-down choices,
 #: bidding), and the drawer at its other decisions of its own turn, except forced discards
@@ -273,8 +327,30 @@ class Table(GameEngine):
                 self._set_ally(seat, kind, True)
             self._set_progress(seat, progress.get(seat, 0))
         self._write_piles()
+        self._announce_deal()
         self._push(self._begin_turn)
         self._run()
+
+    def _announce_deal(self) -> None:
+        """The deal's events: public table facts, each player's own hand."""
+        events = self.events
+        events.clear()  # the setup's shield and ally writes are facts of the deal, not events
+        if not events.on:
+            return
+        events.emit("deal", f"{HAND_LIMIT_SIZE} adventure cards each; {SEAT[self.drawer]} "
+                    "draws the first story card", start=self.drawer)
+        for seat in range(self.num_players):
+            events.emit("hand", f"{SEAT[seat]} was dealt {self._cards_text(self.hands[seat])}",
+                        to=seat, player=seat, hand=self._card_names(self.hands[seat]))
+
+    @staticmethod
+    def _card_names(counts: list[int]) -> list[str]:
+        return [KIND_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
+
+    @staticmethod
+    def _cards_text(counts: list[int]) -> str:
+        return ", ".join(f"{KIND_NAMES[k]}×{c}" if c > 1 else KIND_NAMES[k]
+                         for k, c in enumerate(counts) if c) or "nothing"
 
     def _parse_allies(self, value: Any, adventures: Composition) -> dict[int, list[int]]:
         """Reset option ``allies``: {agent: [ally names]} in play at the start (scenarios)."""
@@ -410,6 +486,8 @@ class Table(GameEngine):
     def _discard_from_hand(self, seat: int, kind: int) -> None:
         self._lose(seat, kind)
         self._to_discard(kind)
+        if self.events.on:
+            self.events.note(EV_DISCARD, None, seat, kind)
 
     def _draw_card(self) -> int:
         """Top adventure card, reshuffling the discard pile when the deck is empty (−1: none)."""
@@ -422,15 +500,25 @@ class Table(GameEngine):
             for i in self.i_discard:
                 self.w[i] = 0.0
             self.stats["reshuffles"] += 1
+            if self.events.on:
+                self.events.emit("reshuffle", "the adventure discard pile was shuffled into a new "
+                                 "deck")
         return self.deck.pop()
 
     def _draw_task(self, seat: int, count: int) -> None:
         """Task: ``seat`` draws ``count`` cards, then the hand limit applies."""
+        drawn = []
         for _ in range(count):
             kind = self._draw_card()
             if kind < 0:
                 break  # every card is in hands or in play: nothing left to draw
             self._gain(seat, kind)
+            drawn.append(kind)
+        if self.events.on:
+            if drawn:
+                self.events.twin(EV_DRAW, seat, seat, len(drawn), tuple(drawn))
+            else:
+                self.events.note(EV_DRAW_COUNT, None, seat, 0)
         self.w[self.i_piles[0]] = len(self.deck) / 125.0
         if self.hand_n[seat] > HAND_LIMIT_SIZE:
             self._ask_hand_limit(seat)
@@ -449,6 +537,14 @@ class Table(GameEngine):
     def _set_ally(self, seat: int, kind: int, present: bool) -> None:
         self.allies[seat][kind - FIRST_ALLY] = present
         self.w[self.i_allies[seat][kind - FIRST_ALLY]] = 1.0 if present else 0.0
+
+    def _play_ally(self, seat: int, kind: int) -> None:
+        """An ally played face up from the hand (to meet the hand limit): public."""
+        self._lose(seat, kind)
+        self._set_ally(seat, kind, True)
+        if self.events.on:
+            self.events.emit_lazy("ally_played", "player_{player} put {ally} into play",
+                                  player=seat, ally=KIND_NAMES[kind])
 
     def _remove_ally(self, seat: int, kind: int) -> None:
         self._set_ally(seat, kind, False)
@@ -472,6 +568,27 @@ class Table(GameEngine):
         self.hidden_n[seat] += 1
         self.w[self.i_hand_size[seat]] = (self.hand_n[seat] + self.hidden_n[seat]) / 12.0
         self.pw[seat][self.i_committed[seat][kind]] = 1.0
+
+    def _emit_shown(self, seat: int, bp: int, *passed: bool) -> None:
+        """A revealed face-down choice and its BP (cleared from the observation at the next
+        stage or round, so the event keeps it)."""
+        if self.events.on:
+            self.events.note(EV_SHOWN, None, seat, tuple(self.shown[seat]), bp, *passed)
+
+    def _emit_face_down(self, seat: int) -> None:
+        """A face-down choice is complete: public that it is (not how many cards: hand sizes
+        count face-down cards until the reveal), the cards private."""
+        if not self.events.on:
+            return
+        if self.played[seat]:
+            self.events.twin(EV_CHOSE, seat, seat, tuple(self.played[seat]))
+        else:
+            self.events.note(EV_FACE_DOWN, None, seat)
+
+    def _emit_stage_revealed(self, stage: int) -> None:
+        if self.events.on:
+            self.events.note(EV_STAGE_REVEALED, None, stage + 1, tuple(self.stages[stage]),
+                             self.stage_value[stage])
 
     def _reveal_played(self, seats: list[int]) -> None:
         """Turn everyone's face-down cards up: allies and Amours go into play."""
@@ -572,17 +689,28 @@ class Table(GameEngine):
     def _gain_shields(self, seat: int, amount: int) -> None:
         """Add shields; promotions cascade and surplus carries over."""
         shields = self.shields[seat] + amount
-        rank = self.rank[seat]
+        before = rank = self.rank[seat]
         while rank < ROUND_TABLE and shields >= PROMOTE_AT[rank]:
             shields -= PROMOTE_AT[rank]
             rank += 1
         self.rank[seat], self.shields[seat] = rank, shields
         self._write_rank(seat)
+        events = self.events
+        if events.on:
+            events.note(EV_SHIELDS, None, seat, amount, self.progress(seat))
+            if rank != before:
+                events.emit_lazy("rank_up", "player_{player} became {rank_name}", player=seat,
+                                 rank=rank, rank_name=RANK_NAMES[rank])
 
     def _lose_shields(self, seat: int, amount: int) -> None:
         """Lose shields, never below 0; ranks never go down."""
-        self.shields[seat] = max(0, self.shields[seat] - amount)
+        lost = min(amount, self.shields[seat])
+        self.shields[seat] -= lost
         self._write_rank(seat)
+        if lost and self.events.on:
+            self.events.emit_lazy("shields_lost", "player_{player} lost {amount} shield(s); "
+                                  "progress {progress}", player=seat, amount=lost,
+                                  progress=self.progress(seat))
 
     def _set_recognition(self, count: int) -> None:
         """Pending King's Recognitions (each worth +2 shields per completer when stacking)."""
@@ -618,8 +746,13 @@ class Table(GameEngine):
         seat = self.current_player
         ally, rel = divmod(action - A.MORDRED, A.MAX_PLAYERS - 1)
         target = (seat + rel + 1) % self.num_players
-        self._discard_from_hand(seat, MORDRED)
+        self._lose(seat, MORDRED)
+        self._to_discard(MORDRED)
         self._remove_ally(target, FIRST_ALLY + ally)
+        if self.events.on:
+            self.events.emit_lazy("mordred", "player_{player} played Mordred and removed "
+                                  "player_{target}'s {ally}", player=seat, target=target,
+                                  ally=KIND_NAMES[FIRST_ALLY + ally])
         self._mask_ok = False
         if self.phase == HAND_LIMIT:  # the sacrifice also brings the hand down
             excess = self.hand_n[seat] - HAND_LIMIT_SIZE
@@ -692,6 +825,9 @@ class Table(GameEngine):
         self._todo.clear()
         self._release()
         self._ask(OVER, -1)
+        how = (f"truncated after {self.turn} story cards" if self.truncated else
+               f"{seat_list(winners)} won as Knight of the Round Table")
+        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="progress")
 
     def _begin_turn(self) -> None:  # pragma: no cover - implemented by the engine
         raise NotImplementedError

@@ -13,9 +13,17 @@ same turn: no draw, base 20 BP, one round; the highest wins and ties share the w
 
 from __future__ import annotations
 
+from envs.core.events import seat_list
 from envs.quests import actions as A
 from envs.quests.cards import STORY_BONUS
-from envs.quests.table import ENTER, FINAL_PLAY, TOURNAMENT_PLAY, Table
+from envs.quests.table import (
+    ENTER,
+    EV_DECLINE_ENTER,
+    EV_ENTER,
+    FINAL_PLAY,
+    TOURNAMENT_PLAY,
+    Table,
+)
 
 
 class TournamentFlow(Table):
@@ -37,16 +45,25 @@ class TournamentFlow(Table):
         self._mw[A.DECLINE] = 1
 
     def _apply_enter(self, action: int) -> None:
+        seat = self.current_player
         if action == A.ENTER:
-            seat = self.current_player
             self.entrants.append(seat)
             self.w[self.i_entrants[seat]] = 1.0
+            if self.events.on:
+                self.events.note(EV_ENTER, None, seat)
+        else:
+            if self.events.on:
+                self.events.note(EV_DECLINE_ENTER, None, seat)
         self._release()
         self._push(self._offer_entry, self.offer_index + 1)
 
     def _begin_tournament(self) -> None:
         entrants = self.entrants
         if len(entrants) < 2:
+            if self.events.on:
+                self.events.emit("tournament_not_held", "the tournament was not held ("
+                                 + (f"{seat_list(entrants)} alone entered" if entrants
+                                    else "nobody entered") + ")", entrants=list(entrants))
             if entrants and self.rules.lone_entrant == "wins":
                 seat = entrants[0]
                 self._then((self._draw_task, (seat, 1)), (self._lone_win, (seat,)))
@@ -70,18 +87,28 @@ class TournamentFlow(Table):
 
     def _reveal_tournament(self, round_: int, players: list[int]) -> None:
         self._reveal_played(players)
+        events = self.events
         w = self.w
         self.last_bp = {}
         best, tied = -1, []
         for seat in players:
             bp = self._battle_points(seat, in_quest=False)
             self._show_bp(seat, bp)
+            self._emit_shown(seat, bp)
             if bp > best:
                 best, tied = bp, [seat]
             elif bp == best:
                 tied.append(seat)
         self._discard_played_weapons(players)
         entrants, bonus = len(self.entrants), STORY_BONUS[self.story]
+        if not events.on:
+            pass
+        elif len(tied) == 1 or round_ > 0:
+            events.emit("tournament_won", f"{seat_list(tied)} won the tournament with {best} "
+                        "BP", winners=list(tied), bp=best, round=round_ + 1)
+        else:
+            events.emit("tournament_tie", f"{seat_list(tied)} tied with {best} BP and play one "
+                        "more round", players=list(tied), bp=best)
         if len(tied) == 1:
             self._gain_shields(tied[0], entrants + bonus)
         elif round_ == 0:
@@ -107,6 +134,10 @@ class TournamentFlow(Table):
     # -- the final tournament ----------------------------------------------------------------------
     def _start_final(self, contenders: list[int]) -> None:
         self.contenders = contenders
+        if self.events.on:
+            self.events.emit("final_tournament", f"{seat_list(contenders)} became Knights of the "
+                             "Round Table in the same turn: a final tournament decides",
+                             players=list(contenders))
         for seat in contenders:
             self.w[self.i_contenders[seat]] = 1.0
         self._then(
@@ -122,6 +153,7 @@ class TournamentFlow(Table):
         for seat in players:
             bp = self._battle_points(seat, in_quest=False, base=20)
             self._show_bp(seat, bp)
+            self._emit_shown(seat, bp)
             if bp > best:
                 best, winners = bp, [seat]
             elif bp == best:

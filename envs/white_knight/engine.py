@@ -26,10 +26,13 @@ sets of the kinds a player holds.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.core.cards import Composition, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
+from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ACTION_NAMES,
@@ -39,10 +42,12 @@ from envs.white_knight.cards import (
     FIRE_FLASK,
     FIRST_MONSTER,
     HOLY_SWORD,
+    MONSTER_NAMES,
     NUM_ATTACK,
     NUM_MONSTERS,
     NUM_TREASURES,
     POTION,
+    TREASURE_NAMES,
     action_catalog,
     treasure_catalog,
 )
@@ -58,6 +63,91 @@ PHASE_NAMES = (*PHASES, "over", "between turns")
 #: why the game ended, in the spec's order (when several hold at once the first is recorded)
 END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")
 CITY_FELL, ALL_RESOLVED, VP_THRESHOLD, ALL_RETIRED, EMPTY_DECK = range(len(END_REASONS))
+END_TEXTS = ("the city fell", "every monster was resolved", "a player reached the VP threshold",
+             "every player retired", "the action deck ran out")
+
+# -- event texts, built only when an event is read (see envs.core.events) -------------------------
+def _dealt_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} was dealt {' '.join(d['hand'])}"
+
+
+def _join_card_text(d: dict[str, Any]) -> str:
+    card = d["card"]
+    return (f"{SEAT[d['player']]} joined face down with {card}" if card
+            else f"{SEAT[d['player']]} stayed out")
+
+
+def _pass_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} passed" + (" (no cards left)" if d["forced"] else "")
+
+
+def _joined_text(d: dict[str, Any]) -> str:
+    players, stayed = d["players"], d["stayed_out"]
+    text = f"{seat_list(players)} joined the battle" if players else "nobody joined the battle"
+    return text + (f"; {seat_list(stayed)} stayed out" if stayed else "")
+
+
+def _reveal_text(d: dict[str, Any]) -> str:
+    cards = "; ".join(f"{seat} {' '.join(c)}" for seat, c in d["cards"].items())
+    return (f"the committed cards were revealed: {cards}; total {d['total']} against "
+            f"{d['monster']}'s HP {d['hp']}")
+
+
+def _offer_text(d: dict[str, Any]) -> str:
+    return f"{SEAT[d['player']]} was passed " + ", ".join(
+        f"{count}× {name}" for name, count in d["treasures"].items())
+
+
+def _not_defeated_text(d: dict[str, Any]) -> str:
+    return (f"{d['monster']} was not defeated and hit {seat_list(d['players'])} for "
+            f"{d['attack']} HP")
+
+
+def _retired_text(d: dict[str, Any]) -> str:
+    return (f"{SEAT[d['player']]} fell to 0 HP and retired; hand "
+            f"{' '.join(d['hand']) or '(empty)'} discarded face up")
+
+
+# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+def _attack_list(counts: tuple[int, ...]) -> list[str]:
+    return [ATTACK_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
+
+
+_DRAW = Twin(Spec("draw", "player_{player} drew an attack card", ("player", "forced")),
+             Spec("draw_card", "player_{player} drew {card}", ("player", "card")),
+             ("player", "forced", "card"),
+             lambda p, forced, card: {"player": p, "forced": forced, "card": ATTACK_NAMES[card]})
+_JOIN = Twin(Spec("join_decided", "player_{player} chose face down whether to join",
+                  ("player",)),
+             Spec("join_card", _join_card_text, ("player", "card")), ("player", "card"),
+             lambda p, card: {"player": p, "card": ATTACK_NAMES[card] if card >= 0 else None})
+_RAISE = Twin(Spec("raise", "player_{player} raised with a card face down", ("player", "cards")),
+              Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
+              ("player", "cards", "card"),
+              lambda p, n, card: {"player": p, "cards": n, "card": ATTACK_NAMES[card]})
+_PASS = Spec("pass", _pass_text, ("player", "forced"))
+_MONSTER = Spec("monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
+                "chests, {vp} VP)", ("player", "monster", "hp", "attack", "chests", "vp"),
+                lambda p, m, hp, attack, chests, vp: {
+                    "player": p, "monster": MONSTER_NAMES[m], "hp": hp, "attack": attack,
+                    "chests": chests, "vp": vp})
+_JOINED = Spec("joined", _joined_text, ("players", "stayed_out"),
+               lambda players, order: {"players": list(players),
+                                       "stayed_out": [s for s in order if s not in players]})
+_REVEAL = Spec("reveal", _reveal_text, ("cards", "total", "hp", "monster"),
+               lambda cards, total, hp, m: {
+                   "cards": {SEAT[s]: _attack_list(c) for s, c in cards}, "total": total,
+                   "hp": hp, "monster": MONSTER_NAMES[m]})
+_DEFEATED = Spec("defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} "
+                 "VP); {treasures} treasures for the draft", ("monster", "mvp", "vp", "treasures"),
+                 lambda m, mvp, vp, n: {"monster": MONSTER_NAMES[m], "mvp": mvp, "vp": vp,
+                                        "treasures": n})
+_OFFER = Spec("draft_offer", _offer_text, ("player", "treasures"),
+              lambda p, packet: {"player": p, "treasures": {
+                  TREASURE_NAMES[k]: n for k, n in enumerate(packet) if n}})
+_DRAFT = Spec("draft", "player_{player} kept {treasure}", ("player", "treasure", "forced"),
+              lambda p, kind, forced: {"player": p, "treasure": TREASURE_NAMES[kind],
+                                       "forced": forced})
 
 #: observation pieces that describe the current battle (a contiguous block of the layout)
 BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
@@ -273,6 +363,15 @@ class WhiteKnightEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(start, skip=set(rigged_hands))
+        events = self.events
+        events.clear()
+        if events.on:
+            events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
+                        f"city durability {self.city}; {SEAT[start]} draws first",
+                        hand_size=self.rules.hand_size, city=self.city, start=start)
+            for seat in range(n):
+                events.emit_lazy("hand", _dealt_text, to=seat, player=seat,
+                                 hand=self._hand_names(seat))
         self._turn(start)
 
     def _new_battle_state(self) -> None:
@@ -338,7 +437,10 @@ class WhiteKnightEngine(GameEngine):
         return self._mask
 
     def observation(self, player: int) -> np.ndarray:
-        return self.store.take(self._perms[player])
+        obs = self.store.take(self._perms[player])
+        if self.obs_clip is not None:  # non-default rule options (see GameEngine)
+            np.minimum(obs, self.obs_clip, out=obs)
+        return obs
 
     def apply(self, action: int) -> None:
         phase = self.phase
@@ -436,6 +538,10 @@ class WhiteKnightEngine(GameEngine):
     def _write_vp(self, seat: int) -> None:
         self.w[self.i_vp[seat]] = self.vp(seat) / self.threshold
 
+    def _hand_names(self, seat: int) -> list[str]:
+        hand = self.hands[seat]
+        return [ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(hand[k])]
+
     def _write_piles(self) -> None:
         w = self.w
         piles = self.i_piles
@@ -464,7 +570,7 @@ class WhiteKnightEngine(GameEngine):
                     and self.tbits[seat] & _HEAL_BITS):
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
                 return
-            heal_done = False
+            chosen, heal_done = heal_done, False  # a draw after the heal decision was chosen
             if not deck:
                 self._end(EMPTY_DECK)
                 return
@@ -477,6 +583,8 @@ class WhiteKnightEngine(GameEngine):
                     return
             else:
                 self._gain(seat, card)
+                if self.events.on:
+                    self.events.twin(_DRAW, seat, seat, not chosen, card)
             seat = self._next_seat(seat)
 
     def _heal(self, action: int) -> None:
@@ -489,6 +597,9 @@ class WhiteKnightEngine(GameEngine):
             else:
                 self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
             self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
+            if self.events.on:
+                self.events.emit_lazy("heal", "player_{player} used {item} and has {hp} HP",
+                                      player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
             if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
                 return
@@ -507,10 +618,17 @@ class WhiteKnightEngine(GameEngine):
         w[stats[1]] = self.monster_attack[monster] / 10.0
         w[stats[2]] = self.monster_chests[monster] / 10.0
         w[stats[3]] = self.monster_vp[monster] / 10.0
+        if self.events.on:
+            self.events.note(_MONSTER, None, self.turn_player, monster, self.monster_hp[monster],
+                             self.monster_attack[monster], self.monster_chests[monster],
+                             self.monster_vp[monster])
         self.join_order = [
             s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
         ]
         if not self.join_order:
+            if self.events.on:
+                self.events.emit("nobody_could_join", "nobody could join the battle (no attack "
+                                 "cards in any hand)")
             self._not_defeated()
             return
         self.join_pos = 0
@@ -523,6 +641,8 @@ class WhiteKnightEngine(GameEngine):
         if action != A.STAY_OUT:
             self._commit(seat, action - A.COMMIT)
             self.w[self.p_joined[seat]] = 1.0
+        if self.events.on:
+            self.events.twin(_JOIN, seat, seat, -1 if action == A.STAY_OUT else action - A.COMMIT)
         self.w[self.i_decided[seat]] = 1.0
         self.join_pos += 1
         if self.join_pos < len(self.join_order):
@@ -541,6 +661,8 @@ class WhiteKnightEngine(GameEngine):
                 w[self.i_joined[s]] = 1.0
                 w[self.i_ccount[s]] = 0.1
         self.participants = participants
+        if self.events.on:
+            self.events.note(_JOINED, None, tuple(participants), tuple(self.join_order))
         if not participants:
             self._not_defeated()
             return
@@ -559,6 +681,8 @@ class WhiteKnightEngine(GameEngine):
                 return
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
+            if self.events.on:
+                self.events.note(_PASS, None, seat, True)
             if self.passes >= count:
                 self._reveal()
                 return
@@ -575,12 +699,16 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
+            if self.events.on:
+                self.events.note(_PASS, None, seat, False)
             if self.passes >= len(self.participants):
                 self._reveal()
                 return
         else:
             self._commit(seat, action - A.RAISE)
             self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
+            if self.events.on:
+                self.events.twin(_RAISE, seat, seat, self.committed_n[seat], action - A.RAISE)
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -602,12 +730,20 @@ class WhiteKnightEngine(GameEngine):
             total += self.committed_sum[seat]
         self.card_total = total
         w[self.i_battle[0]] = total / 20.0
+        self._emit_reveal(total)
         if total > self.monster_hp[self.monster]:
             self._defeated()
             return
         self.pos = 0
         self.passes = 0
         self._next_item_user()
+
+    def _emit_reveal(self, total: int) -> None:
+        if not self.events.on:
+            return
+        committed = self.committed
+        self.events.note(_REVEAL, None, tuple((s, tuple(committed[s])) for s in self.participants),
+                         total, self.monster_hp[self.monster], self.monster)
 
     def _next_item_user(self) -> None:
         """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
@@ -629,6 +765,8 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
+            if self.events.on:
+                self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
             if self.passes >= len(self.participants):
                 self._clear_passed()
                 self._not_defeated()
@@ -638,6 +776,11 @@ class WhiteKnightEngine(GameEngine):
             self._use_item(seat, kind)
             self.item_damage += self.item_amount[kind]
             self.w[self.i_battle[1]] = self.item_damage / 20.0
+            if self.events.on:
+                self.events.emit_lazy(
+                    "item_damage", "player_{player} used {item} for {amount} damage; total {total}",
+                    player=seat, item=TREASURE_NAMES[kind], amount=self.item_amount[kind],
+                    total=self.card_total + self.item_damage)
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -667,6 +810,8 @@ class WhiteKnightEngine(GameEngine):
         self._write_vp(best)
         deck = self.treasure_deck
         drawn = min(self.monster_chests[monster], len(deck))
+        if self.events.on:
+            self.events.note(_DEFEATED, None, monster, best, self.monster_vp[monster], drawn)
         if drawn == 0:
             self._end_battle()
             return
@@ -697,6 +842,8 @@ class WhiteKnightEngine(GameEngine):
             cells = self.p_dhand[seat]
             for kind in kinds:
                 w[cells[kind]] = packet[kind] * 0.25
+            if self.events.on:
+                self.events.note(_OFFER, seat, seat, tuple(packet))
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.p_dseen[seat]
@@ -709,6 +856,7 @@ class WhiteKnightEngine(GameEngine):
 
     def _take(self, kind: int, seat: int | None = None) -> None:
         """The participant at ``pos`` keeps one treasure; the rest goes to the next one."""
+        forced = seat is not None
         if seat is None:
             seat = self.current_player
         w = self.w
@@ -720,6 +868,8 @@ class WhiteKnightEngine(GameEngine):
         if self.packet[kind] == 0:
             self.packet_bits &= ~(1 << kind)
         self._gain_treasure(seat, kind)
+        if self.events.on:
+            self.events.note(_DRAFT, None, seat, kind, forced)
         self.w[self.i_dleft] = self.packet_n * 0.1
         self.pos = (self.pos + 1) % len(self.participants)
 
@@ -727,10 +877,18 @@ class WhiteKnightEngine(GameEngine):
         """Participants lose HP equal to the attack (the city, if nobody joined)."""
         attack = self.monster_attack[self.monster]
         w = self.w
+        name = MONSTER_NAMES[self.monster]
         if not self.participants:
             self.city = max(0, self.city - attack)
             w[self.i_city] = self.city * 0.1
+            if self.events.on:
+                self.events.emit_lazy("city_damage", "{monster} attacked the city for {attack}; "
+                                      "city durability {city}", monster=name, attack=attack,
+                                      city=self.city)
         else:
+            if self.events.on:
+                self.events.emit_lazy("not_defeated", _not_defeated_text, monster=name,
+                                      attack=attack, players=list(self.participants))
             for seat in self.participants:
                 self.hp[seat] = max(0, self.hp[seat] - attack)
                 w[self.i_hp[seat]] = self.hp[seat] * 0.1
@@ -742,6 +900,9 @@ class WhiteKnightEngine(GameEngine):
     def _retire(self, seat: int) -> None:
         """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
         self.retired[seat] = True
+        if self.events.on:
+            self.events.emit_lazy("retired", _retired_text, player=seat,
+                                  hand=self._hand_names(seat))
         w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]
@@ -812,6 +973,10 @@ class WhiteKnightEngine(GameEngine):
             w[self.i_drawer[self.turn_player]] = 0.0
         for seat in range(self.num_players):
             self._write_vp(seat)  # monster VP void if the city fell
+        how = END_TEXTS[reason]
+        if self.white_knights():
+            how += f"; {seat_list(self.white_knights())} earned the title of White Knight"
+        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="VP")
 
     # -- scores ------------------------------------------------------------------------------------
     def vp(self, seat: int) -> int:
@@ -858,3 +1023,9 @@ class WhiteKnightEngine(GameEngine):
     def render_text(self, viewer: int | None = None) -> str:
         """The table from the public point of view, plus ``viewer``'s own secrets if given."""
         return render_table(self, viewer)
+
+    # -- belief (search) ---------------------------------------------------------------------------
+    def sample_world(self, observer: int, rng: np.random.Generator) -> WhiteKnightEngine:
+        from envs.white_knight.belief import sample_world
+
+        return sample_world(self, observer, rng)

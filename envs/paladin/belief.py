@@ -1,0 +1,112 @@
+"""Paladin belief sampling: re-deal what one player cannot know (see :mod:`envs.core.belief`).
+
+Known to the observer: its hand and its own face-down cards; revealed leaders; the cards it
+peeked at (while they stay on the table); the face-up discards (counts) and every kept card; the
+mission deck's composition (its ``missions_left`` cells). Hidden, and re-dealt from one pool:
+the other hands (sizes are public), the other face-down cards it did not peek at, the paladin
+deck and the face-down part of the discard pile. The mission deck is re-shuffled queen-over-king
+from its public composition.
+
+What the observation itself forgets is not used either: a peeked card taken back into a hand,
+or the observer's own face-down discards, return to the unknown pool (the belief is over the
+information the engine keeps for the observer, which is exactly what its policy sees).
+
+Derived state rewritten for the other seats: private hand cells and slot values (owners and
+peekers), ``_has_kind`` and the place-mask blocks; scratch buffers are cleared.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from envs.core.belief import (
+    check_observer,
+    counts_of,
+    deal,
+    fresh_rng,
+    observer_events,
+    unknown_pool,
+)
+from envs.core.cards import shuffled
+from envs.paladin import actions as A
+from envs.paladin.cards import NUM_KINDS
+
+if TYPE_CHECKING:
+    from envs.paladin.engine import PaladinEngine
+
+
+def hidden_slots(engine: PaladinEngine, observer: int) -> list[tuple[int, int]]:
+    """(mission, owner) of every face-down card on the table the observer cannot know."""
+    n = engine.num_players
+    peeked = {(m, o) for p, m, o in engine.peeks if p == observer}
+    return [(m, owner) for m in range(n) for owner in range(n)
+            if owner != observer and engine.slot_kind[m][owner] >= 0
+            and not engine.revealed[m][owner] and (m, owner) not in peeked]
+
+
+def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator) -> PaladinEngine:
+    check_observer(engine, observer)
+    n = engine.num_players
+    slots = hidden_slots(engine, observer)
+    hidden = set(slots)
+    known_table = [engine.slot_kind[m][o] for m in range(n) for o in range(n)
+                   if engine.slot_kind[m][o] >= 0 and (m, o) not in hidden]
+    others = [s for s in range(n) if s != observer]
+    face_down_discards = len(engine.discard) - sum(engine.discard_up)
+    pool = unknown_pool(engine.paladin_cards.counts, engine.hands[observer],
+                        counts_of(known_table, NUM_KINDS), engine.discard_up,
+                        *engine.kept)
+    sizes = [engine.hand_n[s] for s in others] + [len(slots), len(engine.deck),
+                                                  face_down_discards]
+    *hands, table, deck, discard = deal(pool, sizes, rng)
+
+    world = copy.deepcopy(engine)
+    world.rng = fresh_rng(rng)
+    world.events = observer_events(engine.events, observer)
+    world._tmp.fill(0.0)
+    world._lead_mask.fill(0)
+    for (m, owner), kind in zip(slots, table):
+        _set_slot(world, m, owner, kind)
+    for seat, cards in zip(others, hands):
+        _set_hand(world, seat, counts_of(cards, NUM_KINDS))
+    world.deck = deck
+    up = [kind for kind in range(NUM_KINDS) for _ in range(engine.discard_up[kind])]
+    world.discard = up + discard
+    queen_max = engine.rules.queen_max_honour
+    left = sorted(engine.mission_deck)
+    world.mission_deck = (shuffled([k for k in left if k + 1 > queen_max], rng)
+                          + shuffled([k for k in left if k + 1 <= queen_max], rng))
+    return world
+
+
+def _set_slot(world: PaladinEngine, mission: int, owner: int, kind: int) -> None:
+    """Replace a face-down card; its owner's and its peekers' private value cells follow."""
+    old = world.slot_kind[mission][owner]
+    writers = [world.pw[owner]] + [world.pw[p] for p, m, o in world.peeks
+                                   if m == mission and o == owner]
+    for writer in writers:
+        world._write_value(writer, mission, owner, old, 0.0)
+    world.slot_kind[mission][owner] = kind
+    for writer in writers:
+        world._write_value(writer, mission, owner, kind)
+
+
+def _set_hand(world: PaladinEngine, seat: int, counts: list[int]) -> None:
+    """Replace a hand (same size); its private cells, kind flags and place mask follow."""
+    n = world.num_players
+    world.hands[seat] = counts
+    writer = world.pw[seat]
+    has = world._has_kind_w[seat]
+    for kind in range(NUM_KINDS):
+        writer[world.i_hand[kind]] = counts[kind] / 4.0
+        has[kind] = 1 if counts[kind] else 0
+    # The place block is "kinds held x missions without a card of this seat this round"
+    # (maintained that way by the engine: zeroed per placement and per kind run out).
+    open_missions = np.zeros(A.MAX_MISSIONS, dtype=np.int8)
+    for m in range(n):
+        open_missions[m] = world.placement_index[m][seat] < 0
+    np.multiply(world._has_kind_col[seat], open_missions,
+                out=world._place_blocks[seat])

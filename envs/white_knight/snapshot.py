@@ -1,0 +1,158 @@
+"""White Knight table snapshots for the replay viewer (shape: :mod:`envs.core.snapshot`).
+
+What a seat sees follows its observation: its own hand; during the join only who has decided
+(not who joined, and hand sizes from before the join); after the join who takes part and how
+many cards each committed, the values only after the reveal (its own at once); the treasures
+passed to it in the draft. Monsters, treasures owned, HP, the city and the attack discards are
+public.
+"""
+
+from __future__ import annotations
+
+from envs.core import snapshot as S
+from envs.white_knight import actions as A
+from envs.white_knight.cards import (
+    ATTACK_NAMES,
+    ATTACK_VALUES,
+    MONSTER_NAMES,
+    NUM_ATTACK,
+    NUM_MONSTERS,
+    NUM_TREASURES,
+    TREASURE_EFFECT,
+    TREASURE_NAMES,
+)
+from envs.white_knight.engine import WhiteKnightEngine
+from envs.white_knight.observation import PHASES
+
+JOIN, DAMAGE, DRAFT = (PHASES.index(p) for p in ("join", "damage", "draft"))
+_TREASURE_ICON = {"none": "gem", "heal": "heart", "heal_full": "heart", "damage": "flask"}
+
+
+def attack_card(kind: int, owner: int | None = None) -> S.Card:
+    return S.card(ATTACK_VALUES[kind], f"attack {ATTACK_NAMES[kind]}", "steel", "sword",
+                  owner=owner)
+
+
+def monster_card(engine: WhiteKnightEngine, kind: int) -> S.Card:
+    return S.card(engine.monster_hp[kind], f"{MONSTER_NAMES[kind]} · attack "
+                  f"{engine.monster_attack[kind]}", "monster", "skull")
+
+
+def treasure_card(engine: WhiteKnightEngine, kind: int) -> S.Card:
+    return S.card(f"{engine.treasure_vp[kind]}", TREASURE_NAMES[kind], "gold",
+                  _TREASURE_ICON[TREASURE_EFFECT[kind]])
+
+
+def _each(counts: list[int], size: int) -> list[int]:
+    return [k for k in range(size) for _ in range(counts[k])]
+
+
+def snapshot(engine: WhiteKnightEngine, viewer: int | None = None) -> dict:
+    """The table as ``viewer`` sees it (``None``: the whole truth)."""
+    n = engine.num_players
+    to_act = engine.current_player
+    if engine.over:
+        head = f"game over ({engine.end_reason_name})"
+        knights = engine.white_knights()
+        if knights:
+            head += "; the White Knight: " + ", ".join(f"player_{s}" for s in knights)
+    else:
+        head = f"phase {engine.phase_name()}"
+    notes = ["monsters still to come: " + (", ".join(
+        f"{MONSTER_NAMES[k]}×{c}" if c > 1 else MONSTER_NAMES[k]
+        for k, c in enumerate(engine.to_come) if c) or "none")]
+    return {
+        "game": "white_knight",
+        "title": f"White Knight — {n} players",
+        "status": S.status(head, f"turn of player_{engine.turn_player}" if not engine.over
+                           else "", f"player_{to_act} to act" if to_act >= 0 else ""),
+        "viewer": viewer,
+        "to_act": to_act if to_act >= 0 else None,
+        "zones": [_city(engine), *_battle(engine, viewer)],
+        "piles": [
+            S.pile("action deck", len(engine.deck)),
+            S.pile("treasure deck", len(engine.treasure_deck)),
+            S.pile("attack discards", sum(engine.discards),
+                   [attack_card(k) for k in _each(engine.discards, NUM_ATTACK)]),
+            S.pile("treasure discards", len(engine.treasure_discards),
+                   [treasure_card(engine, k) for k in sorted(engine.treasure_discards)]),
+        ],
+        "players": [_player(engine, s, viewer) for s in range(n)],
+        "notes": notes,
+    }
+
+
+def _city(engine: WhiteKnightEngine) -> dict:
+    full = engine.rules.city_durability
+    return S.zone("The city", f"durability {engine.city}/{full} · monsters resolved "
+                  f"{engine.monsters_resolved}/{engine.total_monsters}",
+                  [S.group("", [S.card(engine.city, "city", "city", "castle")])])
+
+
+def _battle(engine: WhiteKnightEngine, viewer: int | None) -> list[dict]:
+    m = engine.monster
+    if m < 0:
+        return []
+    phase = engine.phase
+    sub = (f"HP {engine.monster_hp[m]} · attack {engine.monster_attack[m]} · chests "
+           f"{engine.monster_chests[m]} · VP {engine.monster_vp[m]}")
+    groups = [S.group("monster", [monster_card(engine, m)])]
+    if phase == JOIN:
+        decided = engine.join_order[: engine.join_pos]
+        sub += " · join: decided " + (", ".join(f"player_{s}" for s in decided) or "nobody yet")
+        for s in decided:  # whether a seat joined stays hidden until everyone has chosen
+            if S.knows(viewer, s) and engine.committed_n[s]:
+                groups.append(S.group(f"player_{s} committed", [
+                    attack_card(k, s) for k in _each(engine.committed[s], NUM_ATTACK)]))
+        return [S.zone("Battle", sub, groups, active=True)]
+    revealed = phase in (DAMAGE, DRAFT)
+    for s in engine.participants:
+        if revealed or S.knows(viewer, s):
+            cards = [attack_card(k, s) for k in _each(engine.committed[s], NUM_ATTACK)]
+        else:
+            cards = [S.back("attack", owner=s) for _ in range(engine.committed_n[s])]
+        groups.append(S.group(f"player_{s}" + (" (MVP)" if s == engine.mvp else ""), cards))
+    if revealed:
+        sub += f" · team total {engine.card_total} + items {engine.item_damage}"
+    if phase == DRAFT:
+        sub += f" · {engine.packet_n} treasures left in the draft"
+        holder = engine.current_player
+        if S.knows(viewer, holder):
+            groups.append(S.group(f"treasures passed to player_{holder}", [
+                treasure_card(engine, k) for k in _each(engine.packet, NUM_TREASURES)]))
+    return [S.zone("Battle", sub, groups, active=True)]
+
+
+def _player(engine: WhiteKnightEngine, s: int, viewer: int | None) -> dict:
+    # during the join, hand sizes stay as they were before it (the choice is hidden)
+    size = engine.hand_n[s] + (engine.committed_n[s] if engine.phase == JOIN else 0)
+    faces = [attack_card(k, s) for k in _each(engine.hands[s], NUM_ATTACK)]
+    hand = S.hand(viewer, s, faces, size, "attack")
+    if viewer is None or viewer == s:
+        hand["count"] = engine.hand_n[s]
+    status = "retired" if engine.retired[s] else f"{engine.hp[s]}/{engine.max_hp}"
+    return S.player(
+        s,
+        stats=[["VP", engine.vp(s)], ["HP", status], ["cards", hand["count"]]],
+        hand=hand,
+        areas=[S.group("monsters", [monster_card(engine, k)
+                                    for k in _each(engine.monsters[s], NUM_MONSTERS)]),
+               S.group("treasures", [treasure_card(engine, k)
+                                     for k in _each(engine.treasures[s], NUM_TREASURES)])],
+        tags=S.turn_tags(s, engine.current_player, turn=s == engine.turn_player and
+                         not engine.over, MVP=s == engine.mvp, retired=engine.retired[s]),
+        out=engine.retired[s],
+    )
+
+
+def action_text(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
+    """The move about to be applied, as ``viewer`` may know it: a join choice (commit or stay
+    out) and a raised card's value are hidden from everyone but the actor (and the truth)."""
+    actor = engine.current_player
+    name = engine.action_name(action)
+    if not S.knows(viewer, actor):
+        if engine.phase == JOIN:
+            name = "makes the hidden join choice"
+        elif A.RAISE <= action < A.PASS:
+            name = "raise a card face down"
+    return S.actor_text(actor, name)

@@ -1,0 +1,330 @@
+"""Belief sampling (``engine.sample_world``): the observer's view is kept, the rest re-dealt.
+
+For every game and table size:
+
+- the observer's observation (and, on its turn, its legal mask) is identical in the sampled
+  world; every seat's observation there equals the game's reference encoder (the re-dealt
+  seats' private cells follow their new cards); every card is still accounted for, and the
+  world plays to a legal end;
+- the sampler reads only the observer's information: swapping hidden cards in the true game
+  (another hand against the deck) leaves the sampled world, for the same generator, unchanged;
+- over many samples each unknown card kind lands in each hidden place at the frequency of a
+  uniform deal (Pearson chi-square on the kind × place table, fixed seed, p = 0.001), and no
+  hidden place keeps the same content across samples.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from envs.core.registry import game_module
+from envs.paladin.cards import NUM_KINDS as PALADIN_KINDS
+from envs.paladin.engine import PaladinEngine
+from envs.quests.belief import hidden_stages
+from envs.quests.cards import KIND_COPIES as QUESTS_COPIES
+from envs.quests.cards import NUM_KINDS as QUESTS_KINDS
+from envs.quests.rules import CHOICES as QUESTS_CHOICES
+from envs.white_knight.cards import FIRST_MONSTER, NUM_ATTACK
+from tests.helpers import engine_states
+from tests.paladin_reference import reference_observation as paladin_reference
+from tests.test_paladin_invariants import census as paladin_census
+from tests.test_quests_invariants import kind_counts as quests_census
+from tests.test_quests_observation import reference_observation as quests_reference
+from tests.test_white_knight_invariants import action_census, treasure_census
+from tests.test_white_knight_observation import reference_observation as wk_reference
+
+SIZES = {"paladin": (3, 4, 5), "white_knight": (2, 3, 4, 5), "quests": (2, 3, 4)}
+CASES = [(game, n) for game, sizes in SIZES.items() for n in sizes]
+#: sample every k-th decision (Quests games are long, White Knight games at 2 players short)
+EVERY = {"paladin": 9, "white_knight": 4, "quests": 30}
+
+
+def new_engine(game: str, n: int) -> Any:
+    cls = type(game_module(game).raw_env(num_players=n).engine)
+    return cls(n, cls.rules_cls.from_kwargs(n, {}))
+
+
+def states(game: str, n: int, seeds: range, every: int) -> Iterator[Any]:
+    """Independent copies of the states of seeded random games."""
+    for state in engine_states(new_engine(game, n), seeds, every=every):
+        yield copy.deepcopy(state)
+
+
+# -- per game: reference encoder, card census, hidden places -------------------------------------
+def census(game: str, e: Any) -> Any:
+    if game == "paladin":
+        return paladin_census(e)
+    if game == "white_knight":
+        return action_census(e), treasure_census(e)
+    return quests_census(e)
+
+
+REFERENCE: dict[str, Callable[[Any, int], np.ndarray]] = {
+    "paladin": paladin_reference, "white_knight": wk_reference, "quests": quests_reference}
+
+
+def counts(cards: list[int], kinds: int) -> list[int]:
+    out = [0] * kinds
+    for kind in cards:
+        out[kind] += 1
+    return out
+
+
+def places(game: str, e: Any, observer: int) -> dict[str, list[int]]:
+    """Counts per kind in every place a card unknown to ``observer`` may be (the places whose
+    sizes and pool the sampler fixes; see each game's ``belief.py``)."""
+    n = e.num_players
+    others = [s for s in range(n) if s != observer]
+    if game == "paladin":
+        from envs.paladin.belief import hidden_slots
+
+        up = sum(e.discard_up)
+        out = {f"hand {s}": list(e.hands[s]) for s in others}
+        slots = hidden_slots(e, observer)
+        out["table"] = counts([e.slot_kind[m][o] for m, o in slots], PALADIN_KINDS)
+        out["deck"] = counts(e.deck, PALADIN_KINDS)
+        down = counts(e.discard, PALADIN_KINDS)
+        out["discard"] = [d - u for d, u in zip(down, e.discard_up)]
+        assert sum(out["discard"]) == len(e.discard) - up
+        return out
+    if game == "white_knight":
+        from envs.white_knight import engine as E
+
+        revealed = e.phase in (E.DAMAGE, E.DRAFT)
+        out = {}
+        for s in others:
+            held = list(e.hands[s])
+            if not revealed:
+                held = [h + c for h, c in zip(held, e.committed[s])]
+            out[f"hand {s}"] = held
+        out["deck"] = counts([k for k in e.deck if k < FIRST_MONSTER], NUM_ATTACK)
+        return out
+    assert not hidden_stages(e, observer), "places() covers Quests states without hidden stages"
+    out = {f"hand {s}": [h + c for h, c in zip(e.hands[s], counts(e.played[s], QUESTS_KINDS))]
+           for s in others}
+    out["deck"] = counts(e.deck, QUESTS_KINDS)
+    return out
+
+
+def swap_hidden(game: str, e: Any, observer: int, rng: random.Random) -> Any | None:
+    """A copy of ``e`` in which one card of another hand and one of the deck changed places
+    (a difference the observer cannot see), or ``None`` if no such swap exists."""
+    others = [s for s in range(e.num_players) if s != observer and sum(e.hands[s])]
+    if not others or not e.deck:
+        return None
+    other = copy.deepcopy(e)
+    seat = rng.choice(others)
+    hand = other.hands[seat]
+    held = [k for k, c in enumerate(hand) for _ in range(c)]
+    in_deck = [i for i, k in enumerate(other.deck)
+               if game != "white_knight" or k < FIRST_MONSTER]
+    pairs = [(a, i) for a in set(held) for i in in_deck if other.deck[i] != a]
+    if not pairs:
+        return None
+    a, i = rng.choice(sorted(pairs))
+    b = other.deck[i]
+    hand[a] -= 1
+    hand[b] += 1
+    other.deck[i] = a
+    return other
+
+
+def same_world(game: str, a: Any, b: Any) -> None:
+    n = a.num_players
+    for seat in range(n):
+        np.testing.assert_array_equal(a.observation(seat), b.observation(seat))
+        assert list(a.hands[seat]) == list(b.hands[seat])
+    assert list(a.deck) == list(b.deck)
+    np.testing.assert_array_equal(a.legal_mask(), b.legal_mask())
+
+
+# -- the observer's view, the reference encoder, the census, a legal end -------------------------
+@pytest.mark.parametrize(("game", "n"), CASES)
+def test_sampled_world_keeps_the_observers_view_and_plays_to_a_legal_end(game: str,
+                                                                         n: int) -> None:
+    sampled = 0
+    for state in states(game, n, range(3), every=EVERY[game]):
+        for observer in range(n):
+            world = state.sample_world(observer, np.random.default_rng(sampled))
+            sampled += 1
+            np.testing.assert_array_equal(world.observation(observer), state.observation(observer))
+            if not state.over and state.current_player == observer:
+                np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
+            for seat in range(n):
+                np.testing.assert_array_equal(world.observation(seat),
+                                              REFERENCE[game](world, seat),
+                                              err_msg=f"player_{seat} in {state.phase_name()}")
+            assert census(game, world) == census(game, state)
+            chooser = random.Random(sampled)
+            while not world.over:
+                legal = np.flatnonzero(world.legal_mask())
+                assert len(legal), f"dead end in {world.phase_name()}"
+                world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert sampled >= 10
+
+
+@pytest.mark.parametrize(("game", "n"), CASES)
+def test_sampled_world_depends_only_on_what_the_observer_knows(game: str, n: int) -> None:
+    rng = random.Random(n)
+    checked = 0
+    for step, state in enumerate(states(game, n, range(3), every=EVERY[game] // 2)):
+        if state.over:
+            continue
+        observer = step % n
+        swapped = swap_hidden(game, state, observer, rng)
+        if swapped is None:
+            continue
+        np.testing.assert_array_equal(swapped.observation(observer), state.observation(observer))
+        a = state.sample_world(observer, np.random.default_rng(step))
+        b = swapped.sample_world(observer, np.random.default_rng(step))
+        same_world(game, a, b)
+        checked += 1
+    assert checked >= 10
+
+
+# -- uniform over the places: chi-square, and nothing stays fixed -------------------------------
+def chi2_critical(df: int, z: float = 3.0902) -> float:
+    """Upper 0.1% point of chi-square with ``df`` degrees of freedom (Wilson–Hilferty)."""
+    h = 2.0 / (9.0 * df)
+    return df * (1.0 - h + z * math.sqrt(h)) ** 3
+
+
+def uniformity_states(game: str, n: int, count: int) -> list[Any]:
+    """A few mid-game states (observer = the player to act) with a mixed hidden pool."""
+    found = []
+    for state in states(game, n, range(3), every=11):
+        if state.over:
+            continue
+        observer = state.current_player
+        if game == "quests" and hidden_stages(state, observer):
+            continue
+        table = places(game, state, observer)
+        pool = [sum(col) for col in zip(*table.values())]
+        sizes = [sum(v) for v in table.values() if sum(v)]
+        if sum(1 for c in pool if c) >= 3 and len(sizes) >= 2:
+            found.append(state)
+        if len(found) == count:
+            break
+    assert len(found) == count
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "n"), CASES)
+def test_unknown_cards_land_in_each_place_at_the_uniform_frequency(game: str, n: int) -> None:
+    samples = 300
+    for index, state in enumerate(uniformity_states(game, n, 2)):
+        observer = state.current_player
+        truth = places(game, state, observer)
+        names = [p for p, v in truth.items() if sum(v)]
+        pool = np.array([sum(truth[p][k] for p in names) for k in range(len(truth[names[0]]))])
+        kinds = np.flatnonzero(pool)
+        sizes = np.array([sum(truth[p]) for p in names])
+        observed = np.zeros((len(kinds), len(names)))
+        contents: dict[str, set[tuple[int, ...]]] = {p: set() for p in names}
+        rng = np.random.default_rng(1000 + index)
+        for _ in range(samples):
+            world = state.sample_world(observer, rng)
+            got = places(game, world, observer)
+            for j, p in enumerate(names):
+                assert sum(got[p]) == sizes[j], f"{p} changed size"
+                observed[:, j] += np.array(got[p])[kinds]
+                contents[p].add(tuple(got[p]))
+        expected = np.outer(pool[kinds], sizes) / pool.sum() * samples
+        stat = float(((observed - expected) ** 2 / expected).sum())
+        df = (len(kinds) - 1) * (len(names) - 1)
+        assert stat < chi2_critical(df), (
+            f"{game} n={n} state {index}: chi-square {stat:.1f} over {df} df; places {names}")
+        for p in names:  # a card the observer cannot know never stays put
+            assert len(contents[p]) > 1, f"{game}: {p} kept the same cards in every sample"
+
+
+def test_hidden_quest_stages_are_redealt_within_the_quests_rules() -> None:
+    """Stages the observer has not seen change across samples, keep their size and announced
+    type, and always form a legal quest (distinct weapons, rising foe BP, one test at most)."""
+    from envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
+
+    checked = 0
+    for state in states("quests", 3, range(6), every=3):
+        if state.over or state.sponsor < 0:
+            continue
+        observer = next(s for s in range(3) if s != state.sponsor)
+        stages = hidden_stages(state, observer)
+        if not stages:
+            continue
+        seen: dict[int, set[tuple[int, ...]]] = {k: set() for k in stages}
+        rng = np.random.default_rng(checked)
+        for _ in range(40):
+            world = state.sample_world(observer, rng)
+            tests = 0
+            for k in stages:
+                cards = world.stages[k]
+                assert len(cards) == len(state.stages[k])
+                if k < state.announced:
+                    assert (cards[0] in TESTS) == (state.stage_test[k] >= 0)
+                weapons = cards[1:]
+                assert all(w in WEAPONS for w in weapons) and len(set(weapons)) == len(weapons)
+                seen[k].add(tuple(sorted(cards)))
+            last = 0
+            for k, cards in enumerate(world.stages):
+                if not cards:
+                    break
+                if cards[0] in TESTS:
+                    tests += 1
+                elif world.stage_value[k]:
+                    value = FOE_VALUES[world.story][cards[0]] + sum(KIND_BP[w] for w in cards[1:])
+                    assert world.stage_value[k] == value and value > last
+                    last = value
+            assert tests <= 1
+        for k in stages:
+            assert len(seen[k]) > 1, f"hidden stage {k + 1} kept the same cards in every sample"
+        checked += 1
+        if checked == 6:
+            break
+    assert checked == 6
+    assert sum(QUESTS_COPIES) == 125
+
+
+def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
+    engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
+    state = next(engine_states(engine, range(1)))
+    with pytest.raises(ValueError, match="observer must be a seat"):
+        state.sample_world(3, np.random.default_rng(0))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option", sorted(QUESTS_CHOICES))
+def test_quests_sampler_under_every_alternative_rule(option: str) -> None:
+    """The Quests flow changes with its rule options (when draws happen, who acts): sampled
+    worlds stay consistent and playable under each alternative value."""
+    from envs.core.engine import Setup
+    from envs.quests.engine import QuestsEngine
+    from envs.quests.rules import QuestsRules
+
+    engine = QuestsEngine(3, QuestsRules(**{option: QUESTS_CHOICES[option][1]}))
+    engine.reset(np.random.default_rng(1), Setup())
+    chooser, step, sampled = random.Random(1), 0, 0
+    while not engine.over:
+        if step % 20 == 0:
+            observer = step % 3
+            world = engine.sample_world(observer, np.random.default_rng(step))
+            np.testing.assert_array_equal(world.observation(observer),
+                                          engine.observation(observer))
+            assert quests_census(world) == list(QUESTS_COPIES)
+            rollout = random.Random(step)
+            while not world.over:
+                legal = np.flatnonzero(world.legal_mask())
+                assert len(legal), f"dead end in {world.phase_name()}"
+                world.apply(int(legal[rollout.randrange(len(legal))]))
+            sampled += 1
+        legal = np.flatnonzero(engine.legal_mask())
+        engine.apply(int(legal[chooser.randrange(len(legal))]))
+        step += 1
+    assert sampled > 3

@@ -1,0 +1,190 @@
+"""Replay viewer: snapshots show a seat only what its observation allows; the page builds."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import numpy as np
+import pytest
+
+from envs.core.engine import Setup
+from tests.helpers import play_random, raw
+from training.cli import main
+from training.replay_viewer import build_replay, snapshot_module
+
+GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
+
+
+@pytest.mark.parametrize(("game", "n"), GAMES)
+def test_snapshot_follows_the_observation(game: str, n: int) -> None:
+    """Two different moves of the actor that leave another seat's observation equal must leave
+    that seat's snapshot equal too (face-down choices, hidden stage cards, hands)."""
+    module = snapshot_module(game)
+    engine = raw(game, n).engine
+    checked = 0
+    for seed in range(3):
+        engine.reset(np.random.default_rng(seed), Setup())
+        chooser = random.Random(seed)
+        steps = 0
+        while not engine.over and steps < 400:
+            legal = [int(a) for a in np.flatnonzero(engine.legal_mask())]
+            if len(legal) >= 2:
+                x, y = chooser.sample(legal, 2)
+                first, second = copy.deepcopy(engine), copy.deepcopy(engine)
+                first.apply(x)
+                second.apply(y)
+                for other in range(n):
+                    if other == engine.current_player:
+                        continue
+                    if np.array_equal(first.observation(other), second.observation(other)):
+                        assert module.snapshot(first, other) == module.snapshot(second, other)
+                        checked += 1
+            engine.apply(legal[chooser.randrange(len(legal))])
+            steps += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize(("game", "n"), GAMES)
+def test_a_seat_never_sees_another_hand(game: str, n: int) -> None:
+    module = snapshot_module(game)
+    env = play_random(raw(game, n), seed=1, max_steps=3000)
+    for viewer in range(n):
+        snap = module.snapshot(env.engine, viewer)
+        for panel in snap["players"]:
+            if panel["seat"] != viewer:
+                assert all(c.get("back") for c in panel["hand"]["cards"])
+
+
+def test_replay_page_matches_the_record(tmp_path) -> None:
+    env = play_random(raw("white_knight", 3), seed=2)
+    record = env.record()
+    data = build_replay(record)
+    assert len(data["frames"]) == len(record["actions"]) + 1
+    assert data["meta"]["final"]["ranks"] == env.engine.ranks()
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    out = tmp_path / "game.html"
+    assert main(["replay", str(path), "--html", str(out)]) == 0
+    page = out.read_text()
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in page
+    assert main(["replay", str(path), "--html", str(out)]) == 2  # refuses to overwrite
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert main(["replay", str(bad), "--html", str(tmp_path / "x.html")]) == 2
+
+
+def test_eval_save_games_writes_replayable_records(tmp_path, capsys) -> None:
+    folder = tmp_path / "games"
+    args = ["eval", "paladin", "--players", "heuristic", "random", "--games", "30",
+            "--save-games", str(folder), "--workers", "2"]
+    assert main(args) == 0
+    names = sorted(p.name for p in folder.iterdir())
+    # default: the first deal's three seat rotations
+    assert names == [f"paladin_3p_deal0_rot{k}.json" for k in range(3)]
+    heuristic_seats = []
+    for name in names:
+        record = json.loads((folder / name).read_text())
+        assert record["seed"] == 0 and record["num_players"] == 3 and record["over"]
+        labels = record["players"]
+        assert sorted(labels) == ["player_0", "player_1", "player_2"]
+        assert sorted(labels.values()) == ["heuristic", "random", "random"]
+        heuristic_seats.append(next(a for a, s in labels.items() if s == "heuristic"))
+        data = build_replay(record)  # replays to the recorded scores, else it raises
+        assert data["meta"]["players"] == [f"{a} ({labels[a]})" for a in sorted(labels)]
+        assert len(data["frames"]) == len(record["actions"]) + 1
+    assert heuristic_seats == ["player_0", "player_1", "player_2"]  # rotated through seats
+    # the same games whatever the number of workers
+    again = tmp_path / "again"
+    assert main([*args[:-4], "--save-games", str(again), "--workers", "1"]) == 0
+    for name in names:
+        assert (again / name).read_text() == (folder / name).read_text()
+    assert "roundtable replay" in capsys.readouterr().out
+
+
+def test_eval_save_games_checks_the_folder_before_playing(tmp_path, capsys) -> None:
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "white_knight_4p_deal5_rot1.json").write_text("keep me")
+    base = ["eval", "white_knight", "--players", "random", "--table-sizes", "4", "--seed", "5",
+            "--save-count", "2"]
+    # 300000 games would take minutes: the refusal comes before any game is played
+    assert main([*base, "--games", "300000", "--save-games", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "white_knight_4p_deal5_rot1.json exists" in err and "--overwrite" in err
+    assert (folder / "white_knight_4p_deal5_rot1.json").read_text() == "keep me"
+    assert main([*base, "--games", "300000", "--save-games", str(tmp_path / "no" / "d")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main([*base, "--games", "300000", "--save-games",
+                 str(folder / "white_knight_4p_deal5_rot1.json")]) == 2
+    assert "is a file" in capsys.readouterr().err
+    assert main([*base, "--games", "8", "--save-games", str(folder), "--overwrite"]) == 0
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "white_knight_4p_deal5_rot0.json", "white_knight_4p_deal5_rot1.json"]
+    assert json.loads((folder / "white_knight_4p_deal5_rot1.json").read_text())["seed"] == 5
+
+
+def _record_with_events(events: list) -> dict:
+    record = play_random(raw("paladin", 3), seed=3).record()
+    record["events"] = events
+    return record
+
+
+def test_recorded_events_are_narrated_after_their_move() -> None:
+    events = [
+        {"step": 0, "kind": "a", "text": "first", "to": None, "data": {}},
+        {"step": 4, "kind": "b", "text": "to seat 2", "to": 2, "data": {"x": 1}},
+        {"step": 4, "kind": "c", "text": "public", "to": None},  # data may be left out
+    ]
+    data = build_replay(_record_with_events(events))
+    assert data["meta"]["narrated"]
+    shown = {k: [data["events"][i] for i in range(*f["e"])] for k, f in enumerate(data["frames"])}
+    # step s = s actions applied before it: shown with the state after action s
+    assert [e["x"] for e in shown[1]] == ["first"]
+    assert [(e["x"], e["to"]) for e in shown[5]] == [("to seat 2", 2), ("public", None)]
+    assert sum(len(v) for v in shown.values()) == 3
+    assert not data["frames"][0]["e"][1] - data["frames"][0]["e"][0]
+
+
+def test_a_game_without_events_is_not_narrated() -> None:
+    record = play_random(raw("white_knight", 3), seed=3).record()
+    record.pop("events", None)
+    data = build_replay(record)
+    assert data["meta"]["narrated"] == bool(data["events"])
+    assert all(f["e"][0] <= f["e"][1] for f in data["frames"])
+
+
+@pytest.mark.parametrize(("events", "match"), [
+    ({"step": 1}, "must be a list"),
+    ([{"step": 1, "kind": "k"}], "malformed event"),
+    ([{"step": "x", "kind": "k", "text": "t"}], "malformed event"),
+    (["not an event"], "malformed event"),
+    ([{"step": 1, "kind": "k", "text": "t", "to": 3}], "not a seat of this 3-player game"),
+    ([{"step": 1, "kind": "k", "text": "t", "to": "player_1"}], "not a seat"),
+])
+def test_bad_recorded_events_are_refused(tmp_path, capsys, events, match: str) -> None:
+    record = _record_with_events(events)
+    with pytest.raises(ValueError, match=match):
+        build_replay(record)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(record))
+    assert main(["replay", str(path), "--html", str(tmp_path / "bad.html")]) == 2
+    assert match in capsys.readouterr().err
+    assert not (tmp_path / "bad.html").exists()
+
+
+@pytest.mark.parametrize("opened", [True, False])
+def test_replay_open(tmp_path, capsys, monkeypatch, opened: bool) -> None:
+    import webbrowser
+
+    asked: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda uri: asked.append(uri) or opened)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(play_random(raw("quests", 2), seed=1).record()))
+    out = tmp_path / "page.html"
+    assert main(["replay", str(path), "--html", str(out), "--open"]) == 0
+    assert asked == [out.resolve().as_uri()]
+    said = capsys.readouterr().out
+    assert ("yourself" in said) is not opened

@@ -1,0 +1,128 @@
+"""The search player (``pimc:N[:ROLLOUT]``): it never reads the hidden truth, and it plays
+everywhere a spec does (arena / eval, self-play opponents, the play loop's helper)."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import numpy as np
+import pytest
+
+from envs.core.agents import choose_action
+from envs.core.search import NeedsWorldSampler, PimcPlayer
+from tests.test_belief import new_engine, states, swap_hidden
+from training.evaluate import evaluate
+from training.policies import parse_spec
+from training.selfplay import SelfPlayEnv
+
+GAMES = ("paladin", "white_knight", "quests")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str) -> None:
+    """The same player (same seed) at the same information state, in two true games that
+    differ only in cards it cannot know (another hand against the deck), decides the same."""
+    spec = parse_spec("pimc:3:random", game)
+    rng = random.Random(7)
+    decisions, checked = [], 0
+    for step, state in enumerate(states(game, 3, range(3), every=7)):
+        if state.over or np.count_nonzero(state.legal_mask()) < 2:
+            continue
+        seat = state.current_player
+        swapped = swap_hidden(game, state, seat, rng)
+        if swapped is None:
+            continue
+        assert any(not np.array_equal(a, b) for a, b in zip(state.hands, swapped.hands))
+        obs, mask = state.observation(seat), state.legal_mask().copy()
+        np.testing.assert_array_equal(swapped.observation(seat), obs)
+        truth = choose_action(spec.build(step), obs, mask, copy.deepcopy(state), seat)
+        other = choose_action(spec.build(step), obs, mask, copy.deepcopy(swapped), seat)
+        assert truth == other, f"{game}: the decision at step {step} read hidden cards"
+        decisions.append((truth, int(np.flatnonzero(mask)[0])))
+        checked += 1
+        if checked == 6:
+            break
+    assert checked == 6
+    assert any(a != lowest for a, lowest in decisions), "the search never chose: vacuous test"
+
+
+def test_search_player_needs_a_world_sampler() -> None:
+    player = parse_spec("pimc:2", "paladin").build(0)
+    assert isinstance(player, PimcPlayer)
+    engine = next(iter(states("paladin", 3, range(1), every=1)))
+    mask = engine.legal_mask().copy()
+    with pytest.raises(NeedsWorldSampler, match="world sampler"):
+        player.act(engine.observation(engine.current_player), mask)
+
+
+@pytest.mark.parametrize("spec", ["pimc:0", "pimc:", "pimc:x", "pimc:2:pimc:1", "pimc:2:nowhere"])
+def test_bad_search_specs_are_refused(spec: str) -> None:
+    with pytest.raises(ValueError):
+        parse_spec(spec, "paladin")
+
+
+def test_search_spec_takes_any_rollout_spec() -> None:
+    parsed = parse_spec("pimc:4:heuristic:cautious", "white_knight")
+    assert parsed.kind == "pimc" and parsed.worlds == 4
+    assert parsed.rollout is not None and parsed.rollout.spec == "heuristic:cautious"
+    player = parsed.build(3)
+    assert len(player.rollout) == 5  # one rollout agent per seat of the largest table
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_player_plays_matches_and_self_play(game: str) -> None:
+    rules = {"max_turns": 8} if game == "quests" else None  # random Quests games run long
+    result = evaluate(game, ["pimc:1:random", "random"], games=3, table_size=3, seed=0,
+                      workers=1, rules=rules)
+    assert result.players[0].spec == "pimc:1:random" and result.games == 3
+    env = SelfPlayEnv(game, [3], {"pimc:1:random": 1.0}, rules=rules, seed=1)
+    env.reset(seed=1)
+    done, steps = False, 0
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, _, terminated, truncated, _ = env.step(int(legal[0]))
+        done = terminated or truncated
+        steps += 1
+    assert steps > 0
+
+
+def test_search_world_sampler_sees_only_the_searchers_seat() -> None:
+    """``choose_action`` binds the searching seat: every world it is handed keeps that seat's
+    observation."""
+    engine = next(s for s in states("white_knight", 3, range(1), every=3) if not s.over)
+    seat = engine.current_player
+    seen = []
+
+    class Spy(PimcPlayer):
+        def act_with_sampler(self, sampler, observation, action_mask):  # type: ignore[override]
+            world = sampler(np.random.default_rng(0))
+            seen.append(world)
+            return super().act_with_sampler(sampler, observation, action_mask)
+
+    rollout = [parse_spec("random", "white_knight").build(i) for i in range(3)]
+    choose_action(Spy(1, rollout, seed=0), engine.observation(seat), engine.legal_mask().copy(),
+                  engine, seat)
+    assert seen and seen[0] is not engine
+    np.testing.assert_array_equal(seen[0].observation(seat), engine.observation(seat))
+    assert new_engine("white_knight", 3).num_players == 3
+
+
+def test_roundtable_eval_takes_a_search_baseline(capsys: pytest.CaptureFixture[str]) -> None:
+    from training.cli import main
+
+    assert main(["eval", "white_knight", "--players", "random", "pimc:1:random", "--games", "3",
+                 "--table-sizes", "3", "--workers", "1"]) == 0
+    assert "| pimc:1:random |" in capsys.readouterr().out
+
+
+def test_a_human_can_play_against_the_search_player() -> None:
+    import io
+
+    from training.play import play
+
+    out = io.StringIO()
+    assert play("white_knight", ["pimc:1:random"], num_players=3, seed=2,
+                input_fn=lambda prompt: "1", out=out) == 0
+    text = out.getvalue()
+    assert "(pimc:1:random)" in text and "Final result:" in text
