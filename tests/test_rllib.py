@@ -58,6 +58,9 @@ def test_adapter_serves_observations_key_and_float_mask(game: str) -> None:
     plain = MaskedPettingZooEnv(game, 3, include_mask=False)
     o2 = next(iter(plain.reset(seed=1)[0].values()))
     assert o2[OBS_KEY].shape[0] == o[OBS_KEY].shape[0] - n
+    # training reads no events: the engines do not emit them unless asked
+    assert not env.env.unwrapped.engine.events.on
+    assert MaskedPettingZooEnv(game, 3, events=True).env.unwrapped.engine.events.on
 
 
 @pytest.mark.parametrize("game", GAMES)
