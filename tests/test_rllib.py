@@ -232,3 +232,22 @@ def test_random_module_forward_picks_legal_actions() -> None:
         actions = built.forward_exploration(batch)["actions"]
         for row, a in zip(rows, actions):
             assert row[MASK_KEY][a] == 1
+
+
+def test_quiet_ray_logs_drops_only_the_known_noise() -> None:
+    import logging
+
+    from training.rllib.train import _QuietRay, quiet_ray_logs
+
+    quiet_ray_logs()
+    quiet_ray_logs()  # idempotent: one filter per handler
+    handlers = logging.getLogger("ray.rllib").handlers
+    assert handlers and all(sum(isinstance(f, _QuietRay) for f in h.filters) == 1
+                            for h in handlers)
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("ray.rllib.x", logging.WARNING, __file__, 1, message, None, None)
+
+    noisy = record("You are running PPO on the new API stack! This is the new default")
+    useful = record("Episode had illegal actions")
+    assert not handlers[0].filter(noisy) and handlers[0].filter(useful)

@@ -22,6 +22,7 @@ have this project installed) and leaves it running.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from pathlib import Path
@@ -50,11 +51,35 @@ def policy_card(cfg: TrainConfig) -> dict[str, Any]:
             "act": cfg.policy.act}
 
 
+#: RLlib 2.60 messages every run prints that say nothing about this run (deprecations inside
+#: RLlib itself, the new API stack being the default, a GPU monitor that is not installed).
+RAY_NOISE = ("DeprecationWarning: `ray.rllib.", "DeprecationWarning: `RLModule(config=",
+             "You are running PPO on the new API stack", "Install gputil")
+
+
+class _QuietRay(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not any(noise in message for noise in RAY_NOISE)
+
+
+def quiet_ray_logs() -> None:
+    """Drop :data:`RAY_NOISE` from the driver's Ray and RLlib log handlers (every other
+    warning still shows). Call before the RLlib algorithm modules are imported."""
+    import ray.rllib  # noqa: F401  (sets up the 'ray.rllib' logger's handler)
+
+    for name in ("ray", "ray.rllib"):
+        for handler in logging.getLogger(name).handlers:
+            if not any(isinstance(f, _QuietRay) for f in handler.filters):
+                handler.addFilter(_QuietRay())
+
+
 def connect_ray(settings: RLlibSettings) -> bool:
     """Connect to the configured cluster or start a local Ray; True when this call started
     Ray (so the run shuts it down). ``rllib.address`` wins over ``$RAY_ADDRESS``."""
     import ray
 
+    quiet_ray_logs()
     if ray.is_initialized():
         return False
     address = settings.address or os.environ.get("RAY_ADDRESS") or None
