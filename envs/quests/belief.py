@@ -151,18 +151,7 @@ def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator) 
 
 def _sponsor_can_finish(world: QuestsEngine) -> bool:
     """Can the sponsor still complete the quest it is building (the engine's exact search)?"""
-    from envs.quests.feasibility import partial_stage_possible, stages_possible
-    from envs.quests.table import BUILD_CARD
-
-    foes, weapons, tests = world._build_hand(world.sponsor)
-    after = world.num_stages - world.cur_stage - 1
-    t, test_ok = world.threshold, not world.test_used
-    if world.phase == BUILD_CARD:
-        return stages_possible(foes, weapons, tests, after + 1, t, test_ok)
-    if world.stage_test[world.cur_stage] >= 0:
-        return stages_possible(foes, weapons, tests, after, t, test_ok)
-    return partial_stage_possible(foes, weapons, tests, after, world.build_value,
-                                  world.build_on, t, test_ok)
+    return world._quest_completable(*world._build_hand(world.sponsor))
 
 
 def _draw_stages(engine: QuestsEngine, stages: list[int], pool: list[int],

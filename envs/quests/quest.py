@@ -232,7 +232,13 @@ class QuestFlow(Table):
         """While building, the drawer may sacrifice a Mordred only if the quest can still be
         completed without that card."""
         foes, weapons, tests = self._build_hand(seat)
-        foes = without(foes, FOE_VALUES[self.story][MORDRED])
+        return self._quest_completable(without(foes, FOE_VALUES[self.story][MORDRED]),
+                                       weapons, tests)
+
+    def _quest_completable(self, foes: tuple[int, ...], weapons: tuple[int, ...],
+                           tests: int) -> bool:
+        """Can the quest being built still be completed from these cards (exact search)? Also
+        used by the belief sampler to reject hidden stages a sponsor could not finish."""
         after = self.num_stages - self.cur_stage - 1
         t, test_ok = self.threshold, not self.test_used
         if self.phase == BUILD_CARD:
