@@ -29,7 +29,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from training.config import TrainConfig
+from training.config import TrainConfig, _build
 
 PPO_TO_RLLIB = {"learning_rate": "lr", "batch_size": "minibatch_size", "n_epochs": "num_epochs",
                 "gamma": "gamma", "gae_lambda": "lambda_", "clip_range": "clip_param",
@@ -58,15 +58,9 @@ def _non_negative_int(value: Any, what: str, minimum: int = 0) -> None:
 
 def rllib_settings(cfg: TrainConfig) -> RLlibSettings:
     """The checked ``rllib`` section of ``cfg`` (``ValueError`` naming the bad key)."""
-    data = cfg.rllib or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"config section 'rllib' must be a mapping, got {data!r}")
-    known = [f.name for f in dataclasses.fields(RLlibSettings)]
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in 'rllib'; "
-                         f"allowed: {', '.join(known)}")
-    s = RLlibSettings(**data)
+    # the shared section builder: mapping check, unknown keys named, same messages as every
+    # other config section
+    s: RLlibSettings = _build(RLlibSettings, cfg.rllib or {}, "rllib")
     if s.address is not None and not isinstance(s.address, str):
         raise ValueError(f"rllib.address must be a Ray address string or null, got {s.address!r}")
     _non_negative_int(s.num_env_runners, "num_env_runners")
