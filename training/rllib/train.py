@@ -40,7 +40,7 @@ from training.policies import PolicySpec, parse_spec
 from training.rllib import export
 from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
 from training.rundir import check_run_dir, fresh_run_dir
-from training.train import TrainResult, evaluate_against, selection_score
+from training.train import TrainResult, _tag, evaluate_against, selection_score
 
 ALGORITHM = "PPO (RLlib)"
 
@@ -338,10 +338,6 @@ class RLlibRun:
         if self.writer is not None:
             self.writer.close()
         self.algo.stop()
-
-
-def _tag(name: str) -> str:
-    return Path(name).stem if ("/" in name or name.endswith(".zip")) else name
 
 
 SCALARS = {
