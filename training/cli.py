@@ -283,10 +283,12 @@ def _add_exploit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, required=True,
                         help="learner steps of the best-response training (e.g. 100000)")
     parser.add_argument("--players", type=int, default=4, help="table size (default 4)")
-    parser.add_argument("--games", type=int, default=400,
+    # checked here: evaluate() would refuse them only after the whole best-response training
+    parser.add_argument("--games", type=positive_int, default=400,
                         help="duplicate evaluation games (default 400)")
     parser.add_argument("--seed", type=int, default=0, help="training seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1, help="evaluation worker processes")
+    parser.add_argument("--workers", type=positive_int, default=1,
+                        help="evaluation worker processes")
     parser.add_argument("--json", metavar="PATH", help="write the result as JSON")
     parser.add_argument("--save", metavar="PATH", help="save the exploiter as a checkpoint")
     parser.add_argument("--record", action="store_true",
@@ -297,6 +299,8 @@ def _add_exploit(parser: argparse.ArgumentParser) -> None:
 def _run_exploit(args: argparse.Namespace) -> int:
     from training.exploit import main as exploit_main
 
+    if args.json:  # before the training, not after it
+        check_output_file(args.json, "--json")
     return exploit_main(args.checkpoint, args.steps, args.players, args.games, args.seed,
                         args.workers, args.json, args.save, args.record, not args.no_progress)
 
