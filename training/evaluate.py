@@ -40,7 +40,7 @@ import numpy as np
 from envs.core.arena import play_match
 from envs.core.registry import GAMES, game_entry
 from training.numpy_net import limit_blas_threads
-from training.policies import PolicySpec, parse_spec
+from training.policies import PIMC_PREFIX, PolicySpec, parse_spec
 
 CHUNK_DEALS = 25
 #: A shipped checkpoint must beat three-or-more copies of each baseline by this multiple of
@@ -49,7 +49,7 @@ SHIPPING_BARS = {"random": 2.0, "heuristic": 1.3}
 #: The search player at the budget the docs measure (docs/search.md): a shipped checkpoint
 #: should reach at least fair share against N − 1 copies of it (``SEARCH_BAR`` × 1/N), checked
 #: when ``scripts/ship_checkpoint.py --search`` evaluates it (search is slow: not by default).
-SEARCH_BASELINE = "pimc:8"
+SEARCH_BASELINE = f"{PIMC_PREFIX}8"
 SEARCH_BAR = 1.0
 Z95 = 1.959963984540054
 
@@ -259,7 +259,7 @@ def bar_multiple(baseline: str) -> float | None:
     """The shipping bar against ``baseline`` as a multiple of fair share (``None``: no bar)."""
     if baseline in SHIPPING_BARS:
         return SHIPPING_BARS[baseline]
-    return SEARCH_BAR if baseline.startswith("pimc:") else None
+    return SEARCH_BAR if baseline.startswith(PIMC_PREFIX) else None
 
 
 def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, Any]:
