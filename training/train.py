@@ -107,6 +107,19 @@ def selection_score(results: dict[str, dict[int, EvalResult]], select: str) -> f
     return float(np.mean([r.players[0].win_rate * n for n, r in by_size.items()]))
 
 
+def curve_points(results: dict[str, dict[int, EvalResult]], steps: int,
+                 wall: float) -> list[CurvePoint]:
+    """One curve point per baseline and table size: the learner's (first spec's) numbers.
+    Shared by the SB3 and the RLlib trainer, so both write the same ``curve.csv``."""
+    points = []
+    for baseline, by_size in results.items():
+        for n, r in by_size.items():
+            me = r.players[0]
+            points.append(CurvePoint(steps, round(wall, 1), baseline, n, r.games, me.win_rate,
+                                     *me.ci95, me.mean_score, me.mean_rank))
+    return points
+
+
 class SelfPlayCallback(BaseCallback):
     """Snapshots, periodic evaluation, best checkpoint, curves and the progress bar."""
 
@@ -176,14 +189,11 @@ class SelfPlayCallback(BaseCallback):
         cfg, steps = self.cfg, self.num_timesteps
         results = evaluate_against(learner_spec(self.model, cfg), cfg)
         wall = time.perf_counter() - self.start
-        for baseline, by_size in results.items():
-            for n, r in by_size.items():
-                me = r.players[0]
-                self.points.append(CurvePoint(steps, round(wall, 1), baseline, n, r.games,
-                                              me.win_rate, *me.ci95, me.mean_score,
-                                              me.mean_rank))
-                self.logger.record(f"eval/win_vs_{_tag(baseline)}_{n}p", me.win_rate)
-                self.postfix[f"{_tag(baseline)[:4]}{n}"] = f"{me.win_rate:.2f}"
+        for point in curve_points(results, steps, wall):
+            self.points.append(point)
+            tag, n = _tag(point.baseline), point.table_size
+            self.logger.record(f"eval/win_vs_{tag}_{n}p", point.win_rate)
+            self.postfix[f"{tag[:4]}{n}"] = f"{point.win_rate:.2f}"
         score = selection_score(results, cfg.eval.select)
         self.logger.record("eval/selection_score", score)
         self.last_results = results

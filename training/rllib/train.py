@@ -40,7 +40,7 @@ from training.policies import PolicySpec, parse_spec
 from training.rllib import export
 from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
 from training.rundir import check_run_dir, fresh_run_dir
-from training.train import TrainResult, _tag, evaluate_against, selection_score
+from training.train import TrainResult, _tag, curve_points, evaluate_against, selection_score
 
 ALGORITHM = "PPO (RLlib)"
 
@@ -246,14 +246,10 @@ class RLlibRun:
         cfg = self.cfg
         results = evaluate_against(self.learner_spec(), cfg)
         wall = time.perf_counter() - self.start
-        for baseline, by_size in results.items():
-            for n, r in by_size.items():
-                me = r.players[0]
-                self.points.append(CurvePoint(self.steps, round(wall, 1), baseline, n, r.games,
-                                              me.win_rate, *me.ci95, me.mean_score,
-                                              me.mean_rank))
-                self.writer.add_scalar(f"eval/win_vs_{_tag(baseline)}_{n}p", me.win_rate,
-                                       self.steps)
+        for point in curve_points(results, self.steps, wall):
+            self.points.append(point)
+            self.writer.add_scalar(f"eval/win_vs_{_tag(point.baseline)}_{point.table_size}p",
+                                   point.win_rate, self.steps)
         score = selection_score(results, cfg.eval.select)
         self.writer.add_scalar("eval/selection_score", score, self.steps)
         self.last_results = results
