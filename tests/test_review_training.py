@@ -46,3 +46,24 @@ def test_rllib_section_defaults() -> None:
 
     cfg = config_from_dict({"game": "paladin", "run_dir": "x", "backend": "rllib"})
     assert rllib_settings(cfg).num_env_runners == 2
+
+
+def test_cumulative_totals_add_the_init_chain() -> None:
+    from training.train import cumulative_totals
+
+    assert cumulative_totals(100, 1.04, {}) == {"total_steps": 100, "total_wall_time_s": 1.0}
+    assert cumulative_totals(100, 1.0, {"steps": 50, "wall_time_s": 2.0}) == {
+        "total_steps": 150, "total_wall_time_s": 3.0}
+    prior = {"steps": 50, "total_steps": 500, "wall_time_s": 2.0, "total_wall_time_s": 20.0}
+    assert cumulative_totals(100, 1.0, prior) == {"total_steps": 600, "total_wall_time_s": 21.0}
+
+
+def test_curve_points_one_per_baseline_and_size() -> None:
+    from training.evaluate import evaluate
+    from training.train import curve_points
+
+    results = {"random": {3: evaluate("paladin", ["heuristic", "random"], 6, 3)}}
+    (point,) = curve_points(results, 1000, 12.34)
+    me = results["random"][3].players[0]
+    assert (point.step, point.wall_s, point.baseline, point.table_size) == (1000, 12.3, "random", 3)
+    assert (point.games, point.win_rate, [point.ci_lo, point.ci_hi]) == (6, me.win_rate, me.ci95)

@@ -120,6 +120,17 @@ def curve_points(results: dict[str, dict[int, EvalResult]], steps: int,
     return points
 
 
+def cumulative_totals(steps: int, wall: float, prior: dict[str, Any]) -> dict[str, Any]:
+    """``total_steps`` and ``total_wall_time_s`` of a card: this run plus the training record
+    of its ``init`` checkpoint (``prior``), cumulative over an --init chain, which is what the
+    leaderboard reports. Shared by the SB3 and the RLlib trainer."""
+    return {
+        "total_steps": int(steps) + int(prior.get("total_steps", prior.get("steps", 0))),
+        "total_wall_time_s": round(wall + float(prior.get("total_wall_time_s",
+                                                          prior.get("wall_time_s", 0))), 1),
+    }
+
+
 class SelfPlayCallback(BaseCallback):
     """Snapshots, periodic evaluation, best checkpoint, curves and the progress bar."""
 
@@ -215,10 +226,7 @@ class SelfPlayCallback(BaseCallback):
             {"steps": int(steps), "wall_time_s": round(wall, 1),
              "fps": round(steps / max(wall, 1e-9), 1), "snapshots": self.snapshots,
              "run_dir": str(self.run_dir), "init": cfg.init,
-             # cumulative over an --init chain: what the leaderboard reports
-             "total_steps": int(steps) + int(prior.get("total_steps", prior.get("steps", 0))),
-             "total_wall_time_s": round(wall + float(prior.get("total_wall_time_s",
-                                                               prior.get("wall_time_s", 0))), 1)},
+             **cumulative_totals(steps, wall, prior)},
             {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
         )
         return checkpoint.save(self.model, self.run_dir / name, card)

@@ -40,7 +40,14 @@ from training.policies import PolicySpec, parse_spec
 from training.rllib import export
 from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
 from training.rundir import check_run_dir, fresh_run_dir
-from training.train import TrainResult, _tag, curve_points, evaluate_against, selection_score
+from training.train import (
+    TrainResult,
+    _tag,
+    cumulative_totals,
+    curve_points,
+    evaluate_against,
+    selection_score,
+)
 
 ALGORITHM = "PPO (RLlib)"
 
@@ -270,9 +277,7 @@ class RLlibRun:
              "illegal_actions": int(self.league.get("illegal_actions", 0)),
              "episodes": {k.removeprefix("episodes_"): int(v) for k, v in self.league.items()
                           if k.startswith("episodes_")},
-             "total_steps": steps + int(prior.get("total_steps", prior.get("steps", 0))),
-             "total_wall_time_s": round(wall + float(prior.get("total_wall_time_s",
-                                                               prior.get("wall_time_s", 0))), 1),
+             **cumulative_totals(steps, wall, prior),
              "rllib": {**self.settings.__dict__, "timers_s": {k: round(v, 1) for k, v in
                                                                self.timers.items()}}},
             {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
