@@ -31,7 +31,7 @@ from envs.core.engine import Setup
 from envs.core.events import Event, EventLog, narration, seat_list, second_person
 from envs.quests.scenario import act, start
 from envs.white_knight.cards import ACTION_NAMES, TREASURE_NAMES
-from tests.helpers import engine_states
+from tests.helpers import PALADIN_TWIN_SCRIPT, engine_states, paladin_twins
 
 MODULES = {"paladin": paladin_v0, "white_knight": white_knight_v0, "quests": quests_v0}
 #: public kinds that turn hidden cards face up: a branch comparison stops there
@@ -162,21 +162,8 @@ def assert_twins_agree(a, b, seat: int, script) -> int:
 
 
 def test_paladin_twins_other_hands_and_deck_order() -> None:
-    base = {"first_dealer": "player_0", "mission_deck": ["M3", "M1", "M2"],
-            "hands": {"player_0": ["9", "5r", "0", "2"], "player_1": ["8", "5", "1", "3"],
-                      "player_2": ["7", "6", "4", "1r"]}}
-    other = copy.deepcopy(base)
-    other["hands"]["player_1"][3] = "4"  # never played in this round
-    script = ["choose start player_1", "place 8 at mission 0", "place 7 at mission 2",
-              "place 2 at mission 1", "peek mission 2 player_2", "place 5 at mission 1",
-              "no peek", "place 6 at mission 0", "no peek", "place 9 at mission 0",
-              "no peek", "place 1 at mission 2", "no peek", "place 4 at mission 1",
-              "peek mission 0 player_1", "place 0 at mission 2", "take back", "beat",
-              "discard", "discard", "beat", "discard"]
-    a, b = paladin_v0.raw_env(num_players=3), paladin_v0.raw_env(num_players=3)
-    a.reset(seed=1, options=base)
-    b.reset(seed=2, options=other)  # another seed: another deck order too
-    for name in script:
+    a, b = paladin_twins()
+    for name in PALADIN_TWIN_SCRIPT:
         for viewer in ("player_0", "player_2"):
             assert a.events(viewer) == b.events(viewer)
             assert a.events_since(viewer) == b.events_since(viewer)
