@@ -293,13 +293,9 @@ def test_quests_a_stage_reveal_keeps_the_cards_the_observation_clears() -> None:
 
 
 def test_quests_a_final_tournament_is_told() -> None:
-    from tests.test_quests_rules import FILLER, build
+    from tests.test_quests_rules import two_knights_at_a_quest
 
-    game = start(3, story_deck=["Boar Hunt"], start_player="player_0",
-                 hands={"player_0": ["Thieves", "Boar"], "player_1": ["Sword", "Horse"],
-                        "player_2": ["Lance"]},
-                 progress={"player_1": 20, "player_2": 20}, adventure_deck=FILLER * 2)
-    build(game, ["Thieves"], ["Boar"])
+    game = two_knights_at_a_quest()
     act(game, "join", "join", "done", "done", "done", "done")
     act(game, "play Sword", "play Horse", "done", "play Lance", "done")
     events = visible(game, 0)
