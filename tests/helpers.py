@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -10,6 +11,38 @@ import numpy as np
 
 from envs.core.aec import CardGameEnv
 from envs.core.registry import game_module
+
+# A rigged three-player Paladin round and a full script for it: two tables dealt from
+# PALADIN_TWIN_DEAL and from its twin (player_1's never-played fourth card differs) must
+# look the same to player_0 and player_2 at every step (observations, events).
+PALADIN_TWIN_DEAL: dict[str, Any] = {
+    "first_dealer": "player_0",
+    "mission_deck": ["M3", "M1", "M2"],
+    "hands": {
+        "player_0": ["9", "5r", "0", "2"],
+        "player_1": ["8", "5", "1", "3"],
+        "player_2": ["7", "6", "4", "1r"],
+    },
+}
+PALADIN_TWIN_SCRIPT: tuple[str, ...] = (
+    "choose start player_1", "place 8 at mission 0", "place 7 at mission 2",
+    "place 2 at mission 1", "peek mission 2 player_2", "place 5 at mission 1",
+    "no peek", "place 6 at mission 0", "no peek", "place 9 at mission 0",
+    "no peek", "place 1 at mission 2", "no peek", "place 4 at mission 1",
+    "peek mission 0 player_1", "place 0 at mission 2", "take back", "beat",
+    "discard", "discard", "beat", "discard",
+)
+
+
+def paladin_twins() -> tuple[CardGameEnv, CardGameEnv]:
+    """Two reset Paladin envs: the rigged deal (seed 1) and its twin in which player_1's
+    unplayed card differs (seed 2, so the deck order differs too)."""
+    other = copy.deepcopy(PALADIN_TWIN_DEAL)
+    other["hands"]["player_1"][3] = "4"  # never played in this round
+    a, b = raw("paladin", 3), raw("paladin", 3)
+    a.reset(seed=1, options=copy.deepcopy(PALADIN_TWIN_DEAL))
+    b.reset(seed=2, options=other)
+    return a, b
 
 
 def raw(game: str, n: int, **rules: Any) -> CardGameEnv:

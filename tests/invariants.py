@@ -23,6 +23,10 @@ from tests.test_white_knight_invariants import ON_TABLE, action_census, treasure
 class Checker:
     """Invariants of one game at one table size (subclasses per game)."""
 
+    # The engine counter whose every change marks a point where the exact census must hold
+    # (a round, a battle); None where the game has none.
+    MILESTONE: str | None = None
+
     def __init__(self, engine: Any) -> None:
         self.n = engine.num_players
         self.rules = engine.rules
@@ -30,7 +34,16 @@ class Checker:
     def start(self, engine: Any) -> None:
         """Right after reset."""
         self.steps = 0
+        self.seen = getattr(engine, self.MILESTONE) if self.MILESTONE else None
         self.step(engine, count=False)
+
+    def milestone_passed(self, engine: Any) -> bool:
+        """Whether ``MILESTONE`` changed since the last call (or since ``start``)."""
+        if self.MILESTONE is None:
+            return False
+        now = getattr(engine, self.MILESTONE)
+        passed, self.seen = now != self.seen, now
+        return passed
 
     def step(self, engine: Any, count: bool = True) -> None:
         """After every action (cheap checks; expensive ones on a sample)."""
@@ -46,14 +59,12 @@ class PaladinChecker(Checker):
     """Every paladin card and mission accounted for; exact census at every round end; scores
     equal won honour + red bonus; 18 // n rounds played."""
 
+    MILESTONE = "rounds_played"
+
     def __init__(self, engine: Any) -> None:
         super().__init__(engine)
         self.composition = list(engine.paladin_cards.counts)
         self.total = engine.paladin_cards.total
-
-    def start(self, engine: Any) -> None:
-        self.rounds_seen = engine.rounds_played
-        super().start(engine)
 
     def step(self, engine: Any, count: bool = True) -> None:
         super().step(engine, count)
@@ -65,8 +76,7 @@ class PaladinChecker(Checker):
                          if engine.mission_honour[m] and engine.mission_state[m] != 2)
         won = sum(len(k) for k in engine.kept_missions)
         assert len(engine.mission_deck) + unresolved + won == 18, "a mission card got lost"
-        if engine.rounds_played != self.rounds_seen:
-            self.rounds_seen = engine.rounds_played
+        if self.milestone_passed(engine):
             assert paladin_census(engine) == self.composition, "paladin census at round end"
 
     def end(self, engine: Any) -> None:
@@ -86,16 +96,14 @@ class WhiteKnightChecker(Checker):
     nothing and never act; exact census after every battle; scores follow the VP rule; the end
     reason matches the state."""
 
+    MILESTONE = "monsters_resolved"
+
     def __init__(self, engine: Any) -> None:
         super().__init__(engine)
         self.action_counts = list(engine.action_cards.counts)
         self.treasure_counts = list(engine.treasure_cards.counts)
         self.actions_total = engine.action_cards.total
         self.treasures_total = engine.treasure_cards.total
-
-    def start(self, engine: Any) -> None:
-        self.resolved = engine.monsters_resolved
-        super().start(engine)
 
     def step(self, engine: Any, count: bool = True) -> None:
         super().step(engine, count)
@@ -115,8 +123,7 @@ class WhiteKnightChecker(Checker):
             if e.retired[s]:
                 assert e.hp[s] == 0 and e.hand_n[s] == 0 and e.monster_count[s] == 0
                 assert e.treasure_vp_sum[s] == 0
-        if e.monsters_resolved != self.resolved:  # a battle ended: exact census
-            self.resolved = e.monsters_resolved
+        if self.milestone_passed(e):  # a battle ended: exact census
             assert action_census(e) == self.action_counts, "action census after a battle"
             assert treasure_census(e) == self.treasure_counts, "treasure census after a battle"
             assert sum(e.committed_n) == 0 and e.packet_n == 0

@@ -82,6 +82,7 @@ def test_mid_game_copies_continue_the_same_game(game: str, n: int, kind: str) ->
     env = getattr(game_module(game), kind)(num_players=n)
     env.reset(seed=4)
     _advance(env, random.Random(4), 20)
+    assert not env.unwrapped.engine.over  # else the copies below would play nothing
     for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
         raw, craw = env.unwrapped, clone.unwrapped
         assert craw.engine is not raw.engine
@@ -284,7 +285,7 @@ def test_a_copy_taken_inside_an_agent_iter_loop_starts_its_own_loop(game: str) -
 
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
-def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str) -> None:
+def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str, caplog) -> None:
     """env() keeps PettingZoo's classic behaviour here (a logged warning, nothing happens);
     raw_env() raises GameOverError (test_lifecycle_misuse_raises_clear_errors)."""
     env = game_module(game).env()
@@ -294,7 +295,10 @@ def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str) ->
         _, _, terminated, truncated, _ = env.last()
         env.step(None if terminated or truncated else random_legal(env.unwrapped, chooser))
     record = env.unwrapped.record()
-    env.step(0)
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        env.step(0)
+    assert "step() called after all agents are terminated or truncated" in caplog.text
     assert env.unwrapped.record() == record
     with pytest.raises(GameOverError):
         env.last()

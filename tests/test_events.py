@@ -31,7 +31,7 @@ from envs.core.engine import Setup
 from envs.core.events import Event, EventLog, narration, seat_list, second_person
 from envs.quests.scenario import act, start
 from envs.white_knight.cards import ACTION_NAMES, TREASURE_NAMES
-from tests.helpers import engine_states
+from tests.helpers import PALADIN_TWIN_SCRIPT, engine_states, paladin_twins
 
 MODULES = {"paladin": paladin_v0, "white_knight": white_knight_v0, "quests": quests_v0}
 #: public kinds that turn hidden cards face up: a branch comparison stops there
@@ -162,21 +162,8 @@ def assert_twins_agree(a, b, seat: int, script) -> int:
 
 
 def test_paladin_twins_other_hands_and_deck_order() -> None:
-    base = {"first_dealer": "player_0", "mission_deck": ["M3", "M1", "M2"],
-            "hands": {"player_0": ["9", "5r", "0", "2"], "player_1": ["8", "5", "1", "3"],
-                      "player_2": ["7", "6", "4", "1r"]}}
-    other = copy.deepcopy(base)
-    other["hands"]["player_1"][3] = "4"  # never played in this round
-    script = ["choose start player_1", "place 8 at mission 0", "place 7 at mission 2",
-              "place 2 at mission 1", "peek mission 2 player_2", "place 5 at mission 1",
-              "no peek", "place 6 at mission 0", "no peek", "place 9 at mission 0",
-              "no peek", "place 1 at mission 2", "no peek", "place 4 at mission 1",
-              "peek mission 0 player_1", "place 0 at mission 2", "take back", "beat",
-              "discard", "discard", "beat", "discard"]
-    a, b = paladin_v0.raw_env(num_players=3), paladin_v0.raw_env(num_players=3)
-    a.reset(seed=1, options=base)
-    b.reset(seed=2, options=other)  # another seed: another deck order too
-    for name in script:
+    a, b = paladin_twins()
+    for name in PALADIN_TWIN_SCRIPT:
         for viewer in ("player_0", "player_2"):
             assert a.events(viewer) == b.events(viewer)
             assert a.events_since(viewer) == b.events_since(viewer)
@@ -255,6 +242,8 @@ def test_quests_unrevealed_stages_and_previews_stay_private() -> None:
     assert visible(a, 0) == visible(b, 0)
     assert visible(a, 2) != visible(b, 2)  # player_2 looked at stage 2 with Merlin
     assert visible(a, 1) != visible(b, 1)  # the sponsor knows its stages
+    told = [e for e in visible(a, 0) if e.kind == "preview"]
+    assert [(e.data, e.to) for e in told] == [({"player": 2, "stage": 2}, None)]
     seen = [e for e in visible(a, 2) if e.kind == "preview_cards"]
     assert seen and seen[0].data["cards"] == ["Test of Valor"] and seen[0].to == 2
     built = [e for e in visible(a, 0) if e.kind == "stage_built"]
@@ -306,13 +295,9 @@ def test_quests_a_stage_reveal_keeps_the_cards_the_observation_clears() -> None:
 
 
 def test_quests_a_final_tournament_is_told() -> None:
-    from tests.test_quests_rules import FILLER, build
+    from tests.test_quests_rules import two_knights_at_a_quest
 
-    game = start(3, story_deck=["Boar Hunt"], start_player="player_0",
-                 hands={"player_0": ["Thieves", "Boar"], "player_1": ["Sword", "Horse"],
-                        "player_2": ["Lance"]},
-                 progress={"player_1": 20, "player_2": 20}, adventure_deck=FILLER * 2)
-    build(game, ["Thieves"], ["Boar"])
+    game = two_knights_at_a_quest()
     act(game, "join", "join", "done", "done", "done", "done")
     act(game, "play Sword", "play Horse", "done", "play Lance", "done")
     events = visible(game, 0)
@@ -331,6 +316,44 @@ def test_white_knight_a_battle_nobody_could_join() -> None:
                                "action_deck": ["Goblin"], "start_player": "player_0"})
     kinds = [e.kind for e in env.events()]
     assert "nobody_could_join" in kinds and "city_damage" in kinds
+
+
+def test_white_knight_items_are_told() -> None:
+    """Players who use every healing and damage item they may: ``heal`` reports the HP after
+    the heal, ``item_damage`` the team total so far (the reveal's plus every item's), both
+    public."""
+    from envs.white_knight.actions import USE_ELIXIR, USE_FIRE_FLASK, USE_HOLY_SWORD, USE_POTION
+
+    items = (USE_POTION, USE_ELIXIR, USE_FIRE_FLASK, USE_HOLY_SWORD)
+    told: dict[str, int] = {"heal": 0, "item_damage": 0}
+    for seed in range(30):
+        engine = new_engine("white_knight", 3)
+        engine.reset(np.random.default_rng(seed), Setup())
+        chooser = random.Random(seed)
+        total = 0
+        while not engine.over:
+            legal = [int(x) for x in np.flatnonzero(engine.legal_mask())]
+            usable = [x for x in legal if x in items]
+            action = usable[0] if usable else chooser.choice(legal)
+            seat, before = engine.current_player, len(list(engine.events))
+            engine.apply(action)
+            new = list(engine.events)[before:]
+            assert any(e.kind in told for e in new) == bool(usable), engine.action_name(action)
+            for event in new:
+                if event.kind == "reveal":
+                    total = event.data["total"]
+                if event.kind not in told:
+                    continue
+                told[event.kind] += 1
+                assert event.to is None and event.data["player"] == seat
+                if event.kind == "heal":
+                    assert event.data["hp"] == engine.hp[seat]
+                else:
+                    total += event.data["amount"]
+                    assert event.data["amount"] > 0 and event.data["total"] == total
+        if all(told.values()):
+            break
+    assert all(told.values()), told
 
 
 # -- coverage and docs ---------------------------------------------------------------------------
@@ -371,10 +394,11 @@ def emitted_kinds(game: str, seeds: int) -> dict[str, set[bool]]:
 def test_every_documented_kind_is_emitted_and_nothing_else(game: str) -> None:
     documented = documented_kinds()[game]
     seen = emitted_kinds(game, 12)
-    # rare kinds are rigged in the scenario tests above
+    # rare kinds are rigged in the scenario tests above (heal and item_damage: items_are_told)
     rare = {"white_knight": {"nobody_could_join", "heal", "item_damage"},
             "quests": {"final_tournament", "preview", "preview_cards"},
             "paladin": set()}[game]
+    assert rare <= set(documented), f"rare but undocumented: {rare - set(documented)}"
     assert set(seen) <= set(documented), f"undocumented: {set(seen) - set(documented)}"
     missing = set(documented) - set(seen) - rare
     assert not missing, f"never emitted: {missing}"

@@ -21,7 +21,6 @@ from envs.core.registry import GAMES, available_games, game_module
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "interop.md"
 BLOCK = re.compile(r"<!-- needs: (\S+) -->\n```python\n(.*?)```", flags=re.S)
-LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 #: SuperSuit observation wrappers the page names as refusing ``Dict`` observations, with the
 #: arguments that would be valid for a ``Box``
@@ -52,22 +51,6 @@ def page_blocks() -> list[tuple[str, str]]:
 def test_the_page_is_linked_from_the_readme_and_has_its_blocks() -> None:
     assert "(docs/interop.md)" in (ROOT / "README.md").read_text()
     assert [need for need, _ in page_blocks()] == ["tianshou", "supersuit", "sb3_contrib"]
-
-
-def test_the_page_links_resolve() -> None:
-    """Relative links resolve; the scale-out guide may be missing only while the RLlib backend
-    (``training/rllib/``, which ships it) is not in the tree."""
-    broken = []
-    for target in LINK.findall(PAGE.read_text()):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
-            continue
-        path = target.split("#", 1)[0]
-        if (PAGE.parent / path).exists():
-            continue
-        if path == "scale-out.md" and not (ROOT / "training" / "rllib").exists():
-            continue
-        broken.append(target)
-    assert not broken, f"docs/interop.md: broken relative links {broken}"
 
 
 @pytest.mark.slow

@@ -9,10 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from envs import paladin_v0
 from envs.paladin.engine import PaladinEngine
 from envs.paladin.observation import LAYOUT
-from tests.helpers import engine_states
+from tests.helpers import PALADIN_TWIN_SCRIPT, engine_states, paladin_twins
 from tests.paladin_reference import reference_observation
 
 
@@ -87,28 +86,9 @@ def test_observation_does_not_change_when_hidden_information_changes(n: int) -> 
 
 def test_leak_other_hands_and_deck_order_through_the_env() -> None:
     """Two games that differ only in player_1's unplayed card and in the deck order."""
-    base = {
-        "first_dealer": "player_0",
-        "mission_deck": ["M3", "M1", "M2"],
-        "hands": {
-            "player_0": ["9", "5r", "0", "2"],
-            "player_1": ["8", "5", "1", "3"],
-            "player_2": ["7", "6", "4", "1r"],
-        },
-    }
-    other = copy.deepcopy(base)
-    other["hands"]["player_1"][3] = "4"  # never played in this round
-    script = ["choose start player_1", "place 8 at mission 0", "place 7 at mission 2",
-              "place 2 at mission 1", "peek mission 2 player_2", "place 5 at mission 1",
-              "no peek", "place 6 at mission 0", "no peek", "place 9 at mission 0",
-              "no peek", "place 1 at mission 2", "no peek", "place 4 at mission 1",
-              "peek mission 0 player_1", "place 0 at mission 2", "take back", "beat",
-              "discard", "discard", "beat", "discard"]
-    a, b = paladin_v0.raw_env(num_players=3), paladin_v0.raw_env(num_players=3)
-    a.reset(seed=1, options=base)
-    b.reset(seed=2, options=other)  # another seed: another deck order too
+    a, b = paladin_twins()
     differs_for_player_1 = False
-    for name in script:
+    for name in PALADIN_TWIN_SCRIPT:
         for viewer in ("player_0", "player_2"):
             np.testing.assert_array_equal(a.observe(viewer)["observation"],
                                           b.observe(viewer)["observation"])

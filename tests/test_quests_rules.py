@@ -517,12 +517,19 @@ def test_a_sole_new_knight_of_the_round_table_wins_at_the_end_of_the_turn() -> N
     assert game.rewards() == [-1.0, 1.0] and game.scores() == [3.0, 22.0]
 
 
-def test_several_new_knights_play_a_final_tournament_without_a_draw() -> None:
+def two_knights_at_a_quest() -> object:
+    """A three-player Boar Hunt built by player_0; player_1 and player_2 (20 shields each, one
+    short of a win) are about to join it, so both become Knights of the Round Table at its end."""
     game = start(3, story_deck=["Boar Hunt"], start_player="player_0",
                  hands={"player_0": ["Thieves", "Boar"], "player_1": ["Sword", "Horse"],
                         "player_2": ["Lance"]},
                  progress={"player_1": 20, "player_2": 20}, adventure_deck=FILLER * 2)
     build(game, ["Thieves"], ["Boar"])
+    return game
+
+
+def test_several_new_knights_play_a_final_tournament_without_a_draw() -> None:
+    game = two_knights_at_a_quest()
     act(game, "join", "join")
     act(game, "done", "done", "done", "done")  # Champion Knights: 20 ≥ 5 and ≥ 15
     assert game.phase_name() == "final_play" and game.contenders == [1, 2]

@@ -48,13 +48,20 @@ def test_snapshot_follows_the_observation(game: str, n: int) -> None:
 
 @pytest.mark.parametrize(("game", "n"), GAMES)
 def test_a_seat_never_sees_another_hand(game: str, n: int) -> None:
+    """At every state of a random game (not only its end, where hands may be empty)."""
     module = snapshot_module(game)
-    env = play_random(raw(game, n), seed=1, max_steps=3000)
-    for viewer in range(n):
-        snap = module.snapshot(env.engine, viewer)
-        for panel in snap["players"]:
-            if panel["seat"] != viewer:
-                assert all(c.get("back") for c in panel["hand"]["cards"])
+    hidden = 0
+
+    def check(env) -> None:
+        nonlocal hidden
+        for viewer in range(n):
+            for panel in module.snapshot(env.engine, viewer)["players"]:
+                if panel["seat"] != viewer:
+                    assert all(c.get("back") for c in panel["hand"]["cards"])
+                    hidden += len(panel["hand"]["cards"])
+
+    play_random(raw(game, n), seed=1, on_step=check, max_steps=3000)
+    assert hidden > 0
 
 
 def test_replay_page_matches_the_record(tmp_path) -> None:
@@ -148,12 +155,28 @@ def test_recorded_events_are_narrated_after_their_move() -> None:
     assert not data["frames"][0]["e"][1] - data["frames"][0]["e"][0]
 
 
-def test_a_game_without_events_is_not_narrated() -> None:
+def test_a_record_without_events_narrates_what_the_replayed_engine_emits() -> None:
     record = play_random(raw("white_knight", 3), seed=3).record()
-    record.pop("events", None)
+    events = record.pop("events")
     data = build_replay(record)
-    assert data["meta"]["narrated"] == bool(data["events"])
-    assert all(f["e"][0] <= f["e"][1] for f in data["frames"])
+    assert data["meta"]["narrated"] and events
+    assert [(e["x"], e["k"], e["to"]) for e in data["events"]] == [
+        (e["text"], e["kind"], e["to"]) for e in events]
+
+
+def test_a_game_without_events_is_not_narrated(monkeypatch) -> None:
+    """A record without events replayed on an engine that emits none (one from before events):
+    the page shows the moves only."""
+    from envs.core.events import EventLog
+
+    record = play_random(raw("white_knight", 3), seed=3).record()
+    record.pop("events")
+    for record_one in ("note", "twin", "emit", "emit_lazy"):  # an engine that emits nothing
+        monkeypatch.setattr(EventLog, record_one, lambda self, *args, **kwargs: None)
+    data = build_replay(record)
+    assert data["meta"]["narrated"] is False and data["events"] == []
+    assert len(data["frames"]) == len(record["actions"]) + 1
+    assert all(f["e"][0] == f["e"][1] for f in data["frames"])
 
 
 @pytest.mark.parametrize(("events", "match"), [

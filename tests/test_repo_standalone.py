@@ -1,4 +1,5 @@
-"""The repository stands alone: no file points outside it, and relative doc links resolve.
+"""The repository stands alone: no file points outside it, and relative links of every markdown
+page resolve.
 
 The design notes and performance references live in ``docs/design.md`` and
 ``docs/performance.md``; nothing may send a reader to a sibling ``shared`` folder or to the
@@ -58,9 +59,24 @@ def test_no_file_points_outside_the_repository() -> None:
 
 
 @pytest.mark.parametrize("name", ["docs/design.md", "docs/performance.md"])
-def test_docs_pages_exist_and_their_relative_links_resolve(name: str) -> None:
+def test_docs_pages_exist(name: str) -> None:
+    assert (ROOT / name).is_file(), f"{name} is missing"
+
+
+def markdown_pages() -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for p in tracked_files() if p.suffix == ".md")
+
+
+def test_the_markdown_pages_include_the_docs() -> None:
+    pages = markdown_pages()
+    assert {"README.md", "docs/design.md", "docs/events.md", "docs/interop.md",
+            "docs/scale-out.md", "docs/tutorials/README.md"} <= set(pages)
+
+
+@pytest.mark.parametrize("name", markdown_pages())
+def test_relative_links_resolve(name: str) -> None:
+    """Every markdown page of the repository (README, docs/, the game and training READMEs)."""
     page = ROOT / name
-    assert page.is_file(), f"{name} is missing"
     broken = []
     for target in LINK.findall(page.read_text()):
         if re.match(r"[a-z]+:", target) or target.startswith("#"):

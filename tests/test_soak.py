@@ -50,3 +50,34 @@ def test_workers_report_their_memory(capsys) -> None:
     assert soak.main(["--games", "8", "--only", "white_knight", "--workers", "2"]) == 0
     out = capsys.readouterr().out
     assert "2 worker(s)" in out and "worker " in out and "at the end of its last" in out
+
+
+@pytest.mark.parametrize(("game", "n", "counts", "message"), [
+    ("paladin", 3, "composition", "paladin census at round end"),
+    ("white_knight", 3, "action_counts", "action census after a battle"),
+])
+def test_the_exact_census_is_checked_when_a_round_or_battle_ends(game, n, counts,
+                                                                 message) -> None:
+    """The checker's milestone census fires on the step where the round (battle) counter moves,
+    and only then: a census off by one goes unnoticed mid-round and is caught at its end."""
+    import random
+
+    import numpy as np
+
+    from envs.core.engine import Setup
+    from tests.helpers import raw
+
+    engine = raw(game, n).engine
+    engine.reset(np.random.default_rng(3), Setup())
+    checker = invariants.checker_for(game, engine)
+    checker.start(engine)
+    getattr(checker, counts)[0] += 1  # the checker now expects one card too many
+    chooser = random.Random(3)
+    milestone = getattr(engine, checker.MILESTONE)
+    while getattr(engine, checker.MILESTONE) == milestone:
+        checker.step(engine)  # mid-round: only the cheap totals, which still hold
+        legal = np.flatnonzero(engine.legal_mask())
+        engine.apply(int(legal[chooser.randrange(len(legal))]))
+        assert not engine.over
+    with pytest.raises(AssertionError, match=message):
+        checker.step(engine)

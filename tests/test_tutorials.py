@@ -16,11 +16,10 @@ import re
 import sys
 from pathlib import Path
 
+import jupytext  # the dev extra (what runs the tests) installs these: their absence must fail,
+import nbclient  # not skip every tutorial silently
+import nbformat
 import pytest
-
-jupytext = pytest.importorskip("jupytext")
-nbclient = pytest.importorskip("nbclient")
-nbformat = pytest.importorskip("nbformat")
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIALS = ROOT / "docs" / "tutorials"
