@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.cards import shuffled
 from envs.core.events import EventLog
 
 
@@ -62,11 +63,10 @@ def deal(pool: Sequence[int], sizes: Sequence[int], rng: np.random.Generator) ->
     if sum(sizes) != len(cards):
         raise AssertionError(
             f"belief: {len(cards)} unknown cards for {sum(sizes)} hidden places {list(sizes)}")
-    order = rng.permutation(len(cards)) if cards else ()
-    shuffled = [cards[i] for i in order]
+    mixed = shuffled(cards, rng)
     out, start = [], 0
     for size in sizes:
-        out.append(shuffled[start : start + size])
+        out.append(mixed[start : start + size])
         start += size
     return out
 
