@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import shuffled
+from envs.core.cards import kinds_of, shuffled
 from envs.core.events import EventLog
 
 
@@ -36,14 +36,6 @@ def unknown_pool(total: Sequence[int], *known: Iterable[int]) -> list[int]:
     if bad:
         raise AssertionError(f"belief pool went negative for kinds {bad}: {pool}")
     return pool
-
-
-def kinds_of(counts: Sequence[int]) -> list[int]:
-    """Expand per-kind counts into a sorted list of kind ids."""
-    cards: list[int] = []
-    for kind, count in enumerate(counts):
-        cards.extend([kind] * count)
-    return cards
 
 
 def counts_of(cards: Iterable[int], num_kinds: int) -> list[int]:

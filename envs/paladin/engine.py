@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import Composition, shuffled, stack_deck
+from envs.core.cards import Composition, kinds_of, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.core.events import SEAT, Spec, Twin, emit_game_over
 from envs.paladin import actions as A
@@ -242,7 +242,7 @@ class PaladinEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(skip=set(rigged_hands))
-        self._announce_deal([self._hand_kinds(s) for s in range(n)], first=True)
+        self._announce_deal([kinds_of(self.hands[s]) for s in range(n)], first=True)
         self._start_round()
 
     def _start_round(self) -> None:
@@ -343,10 +343,6 @@ class PaladinEngine(GameEngine):
         self._write_piles()
         return received
 
-    def _hand_kinds(self, seat: int) -> list[int]:
-        hand = self.hands[seat]
-        return [k for k in range(NUM_KINDS) for _ in range(hand[k])]
-
     def _announce_deal(self, received: list[list[int]], first: bool) -> None:
         """Public: how many cards each seat got (hand sizes are public); private: which."""
         events = self.events
@@ -358,7 +354,7 @@ class PaladinEngine(GameEngine):
             if kinds or first:
                 events.emit_lazy("hand", _hand_text, to=seat, player=seat,
                                  cards=[KIND_NAMES[k] for k in kinds],
-                                 hand=[KIND_NAMES[k] for k in self._hand_kinds(seat)])
+                                 hand=[KIND_NAMES[k] for k in kinds_of(self.hands[seat])])
 
     def _write_piles(self) -> None:
         w = self.w

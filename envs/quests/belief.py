@@ -41,11 +41,10 @@ from envs.core.belief import (
     counts_of,
     deal,
     fresh_rng,
-    kinds_of,
     observer_events,
     unknown_pool,
 )
-from envs.core.cards import shuffled
+from envs.core.cards import kinds_of, shuffled
 from envs.quests.cards import (
     ALLIES,
     AMOUR_KIND,
