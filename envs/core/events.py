@@ -60,6 +60,11 @@ Data = dict[str, Any]
 Text = str | Callable[[Data], str]
 
 
+def _decoded(decode: Callable[..., Data] | None, fields: tuple[str, ...], values: tuple) -> Data:
+    """An entry's raw values as event data: ``decode(*values)``, or the values by field name."""
+    return decode(*values) if decode else dict(zip(fields, values))
+
+
 @dataclass(frozen=True)
 class Spec:
     """One kind of event, declared once per engine so that emitting passes raw values only.
@@ -76,7 +81,7 @@ class Spec:
     decode: Callable[..., Data] | None = None
 
     def data(self, values: tuple) -> Data:
-        return self.decode(*values) if self.decode else dict(zip(self.fields, values))
+        return _decoded(self.decode, self.fields, values)
 
     def event(self, step: int, to: int | None, data: Data) -> Event:
         text = self.text
@@ -97,7 +102,7 @@ class Twin:
     decode: Callable[..., Data] | None = None
 
     def events(self, step: int, seat: int, values: tuple) -> tuple[Event, Event]:
-        full = self.decode(*values) if self.decode else dict(zip(self.fields, values))
+        full = _decoded(self.decode, self.fields, values)
         public, private = self.public, self.private
         return (public.event(step, None, {f: full[f] for f in public.fields}),
                 private.event(step, seat, {f: full[f] for f in private.fields}))
