@@ -71,10 +71,7 @@ def fresh_rng(rng: np.random.Generator) -> np.random.Generator:
 
 def observer_events(log: EventLog, observer: int) -> EventLog:
     """The observer's share of the event log (others' private events name true cards)."""
-    mine = EventLog()
-    mine.step = log.step
-    mine._events.extend(log.visible(observer))
-    return mine
+    return log.share(observer)
 
 
 def check_observer(engine: Any, observer: int) -> None:

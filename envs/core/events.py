@@ -231,6 +231,35 @@ class EventLog:
         first = self._first_entry(start) if start > 0 else 0
         return [event for entry in self._events[first:] for event in expand(entry, seat)]
 
+    def share(self, seat: int) -> EventLog:
+        """A new log holding what ``seat`` may see: its ``visible(None)`` is
+        ``self.visible(seat)``, at the same positions.
+
+        Entries stay raw (built only when read, and shared: they are never mutated) except
+        another seat's twin, which is kept as its public event. Belief sampling gives every
+        sampled world this share, and search may replace it unread, so it must stay cheap.
+        """
+        new = EventLog()
+        new.step = self.step
+        kept = new._events
+        for entry in self._events:
+            if entry.__class__ is Event:
+                if entry.visible_to(seat):
+                    kept.append(entry)
+                continue
+            spec = entry[1]
+            if spec.__class__ is Twin:
+                if entry[2] == seat:
+                    kept.append(entry)
+                    new._twins += 1
+                else:
+                    kept.append(spec.events(entry[0], entry[2], entry[3:])[0])
+                continue
+            to = entry[2] if spec.__class__ is not str else entry[3]
+            if to is None or to == seat:
+                kept.append(entry)
+        return new
+
     def as_dicts(self) -> list[dict[str, Any]]:
         """Every event as :meth:`Event.as_dict` (what game records store)."""
         return [e.as_dict() for e in self]
