@@ -101,11 +101,16 @@ class Twin:
     fields: tuple[str, ...]
     decode: Callable[..., Data] | None = None
 
-    def events(self, step: int, seat: int, values: tuple) -> tuple[Event, Event]:
+    def events(self, step: int, seat: int, values: tuple,
+               private: bool = True) -> tuple[Event, ...]:
+        """The public event, then (``private``: for a reader who may see it) the private one;
+        a reader who may not never pays for the private text."""
         full = _decoded(self.decode, self.fields, values)
-        public, private = self.public, self.private
-        return (public.event(step, None, {f: full[f] for f in public.fields}),
-                private.event(step, seat, {f: full[f] for f in private.fields}))
+        public = self.public.event(step, None, {f: full[f] for f in self.public.fields})
+        if not private:
+            return (public,)
+        spec = self.private
+        return public, spec.event(step, seat, {f: full[f] for f in spec.fields})
 
 
 class EventLog:
@@ -193,10 +198,7 @@ class EventLog:
         if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
             step, to, values = entry[0], entry[2], entry[3:]
             if spec.__class__ is Twin:
-                public, private = spec.events(step, to, values)
-                yield public
-                if seat is None or seat == to:
-                    yield private
+                yield from spec.events(step, to, values, seat is None or seat == to)
             elif seat is None or to is None or to == seat:
                 yield spec.event(step, to, spec.data(values))
             return
@@ -253,7 +255,7 @@ class EventLog:
                     kept.append(entry)
                     new._twins += 1
                 else:
-                    kept.append(spec.events(entry[0], entry[2], entry[3:])[0])
+                    kept.extend(spec.events(entry[0], entry[2], entry[3:], private=False))
                 continue
             to = entry[2] if spec.__class__ is not str else entry[3]
             if to is None or to == seat:
