@@ -399,9 +399,8 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (``[]`` once the game is over)."""
-        if not self._started:  # not a quiet [] that reads as "the game is over"
-            raise EnvNotResetError(self._not_reset_message("legal_actions()"))
-        return [int(a) for a in np.flatnonzero(self._mask)]
+        self._require_reset("legal_actions()")  # not a quiet [] that reads as "game over"
+        return np.flatnonzero(self._mask).tolist()
 
     def legal_action_names(self) -> list[str]:
         return [self.engine.action_name(a) for a in self.legal_actions()]

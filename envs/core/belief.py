@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.cards import kinds_of, shuffled
 from envs.core.events import EventLog
 
 
@@ -35,14 +36,6 @@ def unknown_pool(total: Sequence[int], *known: Iterable[int]) -> list[int]:
     if bad:
         raise AssertionError(f"belief pool went negative for kinds {bad}: {pool}")
     return pool
-
-
-def kinds_of(counts: Sequence[int]) -> list[int]:
-    """Expand per-kind counts into a sorted list of kind ids."""
-    cards: list[int] = []
-    for kind, count in enumerate(counts):
-        cards.extend([kind] * count)
-    return cards
 
 
 def counts_of(cards: Iterable[int], num_kinds: int) -> list[int]:
@@ -62,11 +55,10 @@ def deal(pool: Sequence[int], sizes: Sequence[int], rng: np.random.Generator) ->
     if sum(sizes) != len(cards):
         raise AssertionError(
             f"belief: {len(cards)} unknown cards for {sum(sizes)} hidden places {list(sizes)}")
-    order = rng.permutation(len(cards)) if cards else ()
-    shuffled = [cards[i] for i in order]
+    mixed = shuffled(cards, rng)
     out, start = [], 0
     for size in sizes:
-        out.append(shuffled[start : start + size])
+        out.append(mixed[start : start + size])
         start += size
     return out
 
@@ -79,10 +71,7 @@ def fresh_rng(rng: np.random.Generator) -> np.random.Generator:
 
 def observer_events(log: EventLog, observer: int) -> EventLog:
     """The observer's share of the event log (others' private events name true cards)."""
-    mine = EventLog()
-    mine.step = log.step
-    mine._events.extend(log.visible(observer))
-    return mine
+    return log.share(observer)
 
 
 def check_observer(engine: Any, observer: int) -> None:

@@ -44,10 +44,7 @@ class CardCatalog:
 
     def full_deck(self) -> list[int]:
         """Every card of the standard composition as kind ids (unshuffled)."""
-        deck: list[int] = []
-        for kind, count in enumerate(self.counts):
-            deck.extend([kind] * count)
-        return deck
+        return kinds_of(self.counts)
 
 
 class Composition:
@@ -80,10 +77,15 @@ class Composition:
 
     def rest(self) -> list[int]:
         """All cards not taken, as kind ids (unshuffled)."""
-        deck: list[int] = []
-        for kind, count in enumerate(self.remaining):
-            deck.extend([kind] * count)
-        return deck
+        return kinds_of(self.remaining)
+
+
+def kinds_of(counts: Sequence[int]) -> list[int]:
+    """Expand per-kind counts into a sorted list of kind ids (a deck, a hand, a pile)."""
+    cards: list[int] = []
+    for kind, count in enumerate(counts):
+        cards.extend([kind] * count)
+    return cards
 
 
 def shuffled(cards: list[int], rng: np.random.Generator) -> list[int]:

@@ -57,11 +57,7 @@ def integer_action(action: Any, num_actions: int) -> int | None:
     returns for one observation). Booleans are refused although ``Discrete.contains(True)``
     holds: a ``True`` action is a bug in the caller, not action 1.
     """
-    if isinstance(action, (bool, np.bool_)):
-        return None
-    integer_array = (
-        isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu")
-    if not (integer_array or isinstance(action, (int, np.integer))):
+    if not is_integer_like(action):
         return None
     value = int(action)
     return value if 0 <= value < num_actions else None

@@ -60,6 +60,11 @@ Data = dict[str, Any]
 Text = str | Callable[[Data], str]
 
 
+def _decoded(decode: Callable[..., Data] | None, fields: tuple[str, ...], values: tuple) -> Data:
+    """An entry's raw values as event data: ``decode(*values)``, or the values by field name."""
+    return decode(*values) if decode else dict(zip(fields, values))
+
+
 @dataclass(frozen=True)
 class Spec:
     """One kind of event, declared once per engine so that emitting passes raw values only.
@@ -76,7 +81,7 @@ class Spec:
     decode: Callable[..., Data] | None = None
 
     def data(self, values: tuple) -> Data:
-        return self.decode(*values) if self.decode else dict(zip(self.fields, values))
+        return _decoded(self.decode, self.fields, values)
 
     def event(self, step: int, to: int | None, data: Data) -> Event:
         text = self.text
@@ -96,11 +101,16 @@ class Twin:
     fields: tuple[str, ...]
     decode: Callable[..., Data] | None = None
 
-    def events(self, step: int, seat: int, values: tuple) -> tuple[Event, Event]:
-        full = self.decode(*values) if self.decode else dict(zip(self.fields, values))
-        public, private = self.public, self.private
-        return (public.event(step, None, {f: full[f] for f in public.fields}),
-                private.event(step, seat, {f: full[f] for f in private.fields}))
+    def events(self, step: int, seat: int, values: tuple,
+               private: bool = True) -> tuple[Event, ...]:
+        """The public event, then (``private``: for a reader who may see it) the private one;
+        a reader who may not never pays for the private text."""
+        full = _decoded(self.decode, self.fields, values)
+        public = self.public.event(step, None, {f: full[f] for f in self.public.fields})
+        if not private:
+            return (public,)
+        spec = self.private
+        return public, spec.event(step, seat, {f: full[f] for f in spec.fields})
 
 
 class EventLog:
@@ -188,10 +198,7 @@ class EventLog:
         if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
             step, to, values = entry[0], entry[2], entry[3:]
             if spec.__class__ is Twin:
-                public, private = spec.events(step, to, values)
-                yield public
-                if seat is None or seat == to:
-                    yield private
+                yield from spec.events(step, to, values, seat is None or seat == to)
             elif seat is None or to is None or to == seat:
                 yield spec.event(step, to, spec.data(values))
             return
@@ -225,6 +232,35 @@ class EventLog:
         expand = self._expand
         first = self._first_entry(start) if start > 0 else 0
         return [event for entry in self._events[first:] for event in expand(entry, seat)]
+
+    def share(self, seat: int) -> EventLog:
+        """A new log holding what ``seat`` may see: its ``visible(None)`` is
+        ``self.visible(seat)``, at the same positions.
+
+        Entries stay raw (built only when read, and shared: they are never mutated) except
+        another seat's twin, which is kept as its public event. Belief sampling gives every
+        sampled world this share, and search may replace it unread, so it must stay cheap.
+        """
+        new = EventLog()
+        new.step = self.step
+        kept = new._events
+        for entry in self._events:
+            if entry.__class__ is Event:
+                if entry.visible_to(seat):
+                    kept.append(entry)
+                continue
+            spec = entry[1]
+            if spec.__class__ is Twin:
+                if entry[2] == seat:
+                    kept.append(entry)
+                    new._twins += 1
+                else:
+                    kept.extend(spec.events(entry[0], entry[2], entry[3:], private=False))
+                continue
+            to = entry[2] if spec.__class__ is not str else entry[3]
+            if to is None or to == seat:
+                kept.append(entry)
+        return new
 
     def as_dicts(self) -> list[dict[str, Any]]:
         """Every event as :meth:`Event.as_dict` (what game records store)."""

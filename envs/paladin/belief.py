@@ -30,7 +30,7 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
-from envs.core.cards import shuffled
+from envs.core.cards import kinds_of, shuffled
 from envs.paladin import actions as A
 from envs.paladin.cards import NUM_KINDS
 
@@ -73,8 +73,7 @@ def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator)
     for seat, cards in zip(others, hands):
         _set_hand(world, seat, counts_of(cards, NUM_KINDS))
     world.deck = deck
-    up = [kind for kind in range(NUM_KINDS) for _ in range(engine.discard_up[kind])]
-    world.discard = up + discard
+    world.discard = kinds_of(engine.discard_up) + discard
     queen_max = engine.rules.queen_max_honour
     left = sorted(engine.mission_deck)
     world.mission_deck = (shuffled([k for k in left if k + 1 > queen_max], rng)

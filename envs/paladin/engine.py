@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import Composition, shuffled, stack_deck
+from envs.core.cards import Composition, kinds_of, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.core.events import SEAT, Spec, Twin, emit_game_over
 from envs.paladin import actions as A
@@ -242,7 +242,7 @@ class PaladinEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(skip=set(rigged_hands))
-        self._announce_deal([self._hand_names(s) for s in range(n)], first=True)
+        self._announce_deal([kinds_of(self.hands[s]) for s in range(n)], first=True)
         self._start_round()
 
     def _start_round(self) -> None:
@@ -322,13 +322,13 @@ class PaladinEngine(GameEngine):
                 self.w[i] = 0.0
         return self.deck.pop()
 
-    def _deal(self, skip: set[int] | None = None) -> list[list[str]]:
+    def _deal(self, skip: set[int] | None = None) -> list[list[int]]:
         """Deal one card at a time clockwise from the dealer's left up to H cards each;
-        returns the names of the cards each seat received."""
+        returns the kinds each seat received (named only if events are on)."""
         n = self.num_players
         order = [(self.dealer + 1 + i) % n for i in range(n)]
         order = [p for p in order if not skip or p not in skip]
-        received: list[list[str]] = [[] for _ in range(n)]
+        received: list[list[int]] = [[] for _ in range(n)]
         dealt = True
         while dealt:
             dealt = False
@@ -338,25 +338,23 @@ class PaladinEngine(GameEngine):
                     if kind is None:
                         break
                     self._gain(seat, kind)
-                    received[seat].append(KIND_NAMES[kind])
+                    received[seat].append(kind)
                     dealt = True
         self._write_piles()
         return received
 
-    def _hand_names(self, seat: int) -> list[str]:
-        hand = self.hands[seat]
-        return [KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(hand[k])]
-
-    def _announce_deal(self, received: list[list[str]], first: bool) -> None:
+    def _announce_deal(self, received: list[list[int]], first: bool) -> None:
         """Public: how many cards each seat got (hand sizes are public); private: which."""
         events = self.events
-        counts = [len(cards) for cards in received]
-        if events.on:
-            events.emit_lazy("deal", _deal_text, dealer=self.dealer, counts=counts)
-        for seat, cards in enumerate(received):
-            if events.on and (cards or first):
-                events.emit_lazy("hand", _hand_text, to=seat, player=seat, cards=cards,
-                                 hand=self._hand_names(seat))
+        if not events.on:
+            return
+        events.emit_lazy("deal", _deal_text, dealer=self.dealer,
+                         counts=[len(kinds) for kinds in received])
+        for seat, kinds in enumerate(received):
+            if kinds or first:
+                events.emit_lazy("hand", _hand_text, to=seat, player=seat,
+                                 cards=[KIND_NAMES[k] for k in kinds],
+                                 hand=[KIND_NAMES[k] for k in kinds_of(self.hands[seat])])
 
     def _write_piles(self) -> None:
         w = self.w

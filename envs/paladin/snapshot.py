@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections import Counter
 
 from envs.core import snapshot as S
+from envs.core.cards import kinds_of
 from envs.paladin import actions as A
-from envs.paladin.cards import KIND_RED, KIND_VALUE, MISSION_NAMES, NUM_KINDS
+from envs.paladin.cards import KIND_RED, KIND_VALUE, MISSION_NAMES
 from envs.paladin.engine import CHOOSE_START, LEAD, PHASE_NAMES, PLACE, PaladinEngine
 from envs.paladin.observation import MISSION_STATES
 
@@ -25,10 +26,6 @@ def paladin_card(kind: int, tag: str = "", owner: int | None = None) -> S.Card:
 
 def mission_card(honour: int) -> S.Card:
     return S.card(honour, f"mission {MISSION_NAMES[honour - 1]}", "gold", "shield")
-
-
-def _kinds(counts: list[int] | Counter) -> list[int]:
-    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
 
 
 def snapshot(engine: PaladinEngine, viewer: int | None = None) -> dict:
@@ -83,9 +80,9 @@ def _mission(engine: PaladinEngine, m: int, viewer: int | None) -> dict:
 
 def _piles(engine: PaladinEngine, viewer: int | None) -> list[dict]:
     if viewer is None:  # the truth: every discard, face up or not
-        shown = _kinds(Counter(engine.discard))
+        shown = sorted(engine.discard)
     else:  # beaten leaders are discarded face up; the rest face down
-        shown = _kinds(engine.discard_up)
+        shown = kinds_of(engine.discard_up)
     left = Counter(engine.mission_deck)
     return [
         S.pile("paladin deck", len(engine.deck)),
@@ -97,14 +94,14 @@ def _piles(engine: PaladinEngine, viewer: int | None) -> list[dict]:
 
 
 def _player(engine: PaladinEngine, s: int, viewer: int | None) -> dict:
-    faces = [paladin_card(k, owner=s) for k in _kinds(engine.hands[s])]
+    faces = [paladin_card(k, owner=s) for k in kinds_of(engine.hands[s])]
     return S.player(
         s,
         stats=[["score", int(engine.scores()[s])], ["missions", engine.won[s]],
                ["reds kept", engine.reds[s]], ["cards", engine.hand_n[s]]],
         hand=S.hand(viewer, s, faces, engine.hand_n[s], "paladin"),
         areas=[S.group("missions won", [mission_card(h) for h in engine.kept_missions[s]]),
-               S.group("paladins kept", [paladin_card(k) for k in _kinds(engine.kept[s])])],
+               S.group("paladins kept", [paladin_card(k) for k in kinds_of(engine.kept[s])])],
         tags=S.turn_tags(s, engine.current_player, dealer=s == engine.dealer,
                          start_player=s == engine.start_player),
     )

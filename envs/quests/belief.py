@@ -41,11 +41,10 @@ from envs.core.belief import (
     counts_of,
     deal,
     fresh_rng,
-    kinds_of,
     observer_events,
     unknown_pool,
 )
-from envs.core.cards import shuffled
+from envs.core.cards import kinds_of, shuffled
 from envs.quests.cards import (
     ALLIES,
     AMOUR_KIND,
@@ -246,8 +245,7 @@ def _set_seat(world: QuestsEngine, seat: int, cards: list[int], choose: bool,
         pw[world.i_hand[kind]] = counts[kind] * 0.25
     if not choose:
         return
-    order = [cards[i] for i in rng.permutation(len(cards))]
-    for kind in order:
+    for kind in shuffled(cards, rng):
         if kind in _WEAPON_SET or kind == AMOUR_KIND:
             if world.played_flag[seat][kind] or (kind == AMOUR_KIND and world.amour[seat]):
                 continue

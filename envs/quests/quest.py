@@ -402,8 +402,7 @@ class QuestFlow(Table):
             if events.on:
                 events.emit_lazy("preview", "player_{player} used Merlin to look at stage {stage}",
                                  player=seat, stage=stage + 1)
-            cards = [KIND_NAMES[k] for k in self.stages[stage]]
-            if events.on:
+                cards = [KIND_NAMES[k] for k in self.stages[stage]]
                 events.emit("preview_cards", f"{SEAT[seat]} saw stage {stage + 1}: "
                             f"{', '.join(cards)}", to=seat, player=seat, stage=stage + 1,
                             cards=cards, bp=self.stage_value[stage])

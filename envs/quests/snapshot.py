@@ -11,6 +11,7 @@ allies, Amours in play, bids and the adventure discard pile are public.
 from __future__ import annotations
 
 from envs.core import snapshot as S
+from envs.core.cards import kinds_of
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -21,7 +22,6 @@ from envs.quests.cards import (
     KIND_BP,
     KIND_NAMES,
     KIND_TYPE,
-    NUM_KINDS,
     NUM_STAGE_KINDS,
     QUEST,
     RANK_NAMES,
@@ -50,10 +50,6 @@ def story_card(story: int) -> S.Card:
     return S.card(family[0].upper(), STORY_NAMES[story], family, icon)
 
 
-def _each(counts: list[int]) -> list[int]:
-    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
-
-
 def snapshot(engine: QuestsEngine, viewer: int | None = None) -> dict:
     """The table as ``viewer`` sees it (``None``: the whole truth)."""
     n = engine.num_players
@@ -77,7 +73,7 @@ def snapshot(engine: QuestsEngine, viewer: int | None = None) -> dict:
         "piles": [
             S.pile("adventure deck", len(engine.deck)),
             S.pile("adventure discards", len(engine.discard),
-                   [adventure_card(k) for k in _each(engine.discard_n)]),
+                   [adventure_card(k) for k in kinds_of(engine.discard_n)]),
             S.pile("story deck", len(engine.story_deck)),
             S.pile("story discards", len(engine.story_discard),
                    [story_card(s) for s in sorted(engine.story_discard)]),
@@ -137,7 +133,7 @@ def _quest(engine: QuestsEngine, viewer: int | None) -> dict:
 
 def _player(engine: QuestsEngine, s: int, viewer: int | None) -> dict:
     hidden = engine.hidden_n[s]
-    faces = [adventure_card(k, owner=s) for k in _each(engine.hands[s])]
+    faces = [adventure_card(k, owner=s) for k in kinds_of(engine.hands[s])]
     # the public count includes face-down choices until the reveal; the faces are the hand
     hand = S.hand(viewer, s, faces, engine.hand_n[s] + hidden, "adventure")
     if not S.knows(viewer, s):

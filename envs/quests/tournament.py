@@ -101,12 +101,10 @@ class TournamentFlow(Table):
                 tied.append(seat)
         self._discard_played_weapons(players)
         entrants, bonus = len(self.entrants), STORY_BONUS[self.story]
-        if not events.on:
-            pass
-        elif len(tied) == 1 or round_ > 0:
+        if events.on and (len(tied) == 1 or round_ > 0):
             events.emit("tournament_won", f"{seat_list(tied)} won the tournament with {best} "
                         "BP", winners=list(tied), bp=best, round=round_ + 1)
-        else:
+        elif events.on:
             events.emit("tournament_tie", f"{seat_list(tied)} tied with {best} BP and play one "
                         "more round", players=list(tied), bp=best)
         if len(tied) == 1:

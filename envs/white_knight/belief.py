@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.belief import check_observer, counts_of, deal, observer_events, unknown_pool
+from envs.core.cards import shuffled
 from envs.white_knight.cards import (
     ATTACK_VALUES,
     FIRST_MONSTER,
@@ -83,7 +84,7 @@ def sample_world(engine: WhiteKnightEngine, observer: int,
     monsters = [FIRST_MONSTER + kind for kind, count in enumerate(engine.to_come)
                 for _ in range(count)]
     deck = deck_cards + monsters
-    world.deck = [deck[i] for i in rng.permutation(len(deck))] if deck else []
+    world.deck = shuffled(deck, rng)
 
     # -- treasures -----------------------------------------------------------------------------
     owned = [engine.treasures[s] for s in range(n)]

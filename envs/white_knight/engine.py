@@ -26,6 +26,7 @@ sets of the kinds a player holds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -109,7 +110,7 @@ def _retired_text(d: dict[str, Any]) -> str:
 
 
 # -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
-def _attack_list(counts: tuple[int, ...]) -> list[str]:
+def _attack_list(counts: Sequence[int]) -> list[str]:
     return [ATTACK_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
 
 
@@ -371,7 +372,7 @@ class WhiteKnightEngine(GameEngine):
                         hand_size=self.rules.hand_size, city=self.city, start=start)
             for seat in range(n):
                 events.emit_lazy("hand", _dealt_text, to=seat, player=seat,
-                                 hand=self._hand_names(seat))
+                                 hand=_attack_list(self.hands[seat]))
         self._turn(start)
 
     def _new_battle_state(self) -> None:
@@ -537,10 +538,6 @@ class WhiteKnightEngine(GameEngine):
 
     def _write_vp(self, seat: int) -> None:
         self.w[self.i_vp[seat]] = self.vp(seat) / self.threshold
-
-    def _hand_names(self, seat: int) -> list[str]:
-        hand = self.hands[seat]
-        return [ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(hand[k])]
 
     def _write_piles(self) -> None:
         w = self.w
@@ -902,7 +899,7 @@ class WhiteKnightEngine(GameEngine):
         self.retired[seat] = True
         if self.events.on:
             self.events.emit_lazy("retired", _retired_text, player=seat,
-                                  hand=self._hand_names(seat))
+                                  hand=_attack_list(self.hands[seat]))
         w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]

@@ -10,14 +10,12 @@ public.
 from __future__ import annotations
 
 from envs.core import snapshot as S
+from envs.core.cards import kinds_of
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ATTACK_NAMES,
     ATTACK_VALUES,
     MONSTER_NAMES,
-    NUM_ATTACK,
-    NUM_MONSTERS,
-    NUM_TREASURES,
     TREASURE_EFFECT,
     TREASURE_NAMES,
 )
@@ -41,10 +39,6 @@ def monster_card(engine: WhiteKnightEngine, kind: int) -> S.Card:
 def treasure_card(engine: WhiteKnightEngine, kind: int) -> S.Card:
     return S.card(f"{engine.treasure_vp[kind]}", TREASURE_NAMES[kind], "gold",
                   _TREASURE_ICON[TREASURE_EFFECT[kind]])
-
-
-def _each(counts: list[int], size: int) -> list[int]:
-    return [k for k in range(size) for _ in range(counts[k])]
 
 
 def snapshot(engine: WhiteKnightEngine, viewer: int | None = None) -> dict:
@@ -73,7 +67,7 @@ def snapshot(engine: WhiteKnightEngine, viewer: int | None = None) -> dict:
             S.pile("action deck", len(engine.deck)),
             S.pile("treasure deck", len(engine.treasure_deck)),
             S.pile("attack discards", sum(engine.discards),
-                   [attack_card(k) for k in _each(engine.discards, NUM_ATTACK)]),
+                   [attack_card(k) for k in kinds_of(engine.discards)]),
             S.pile("treasure discards", len(engine.treasure_discards),
                    [treasure_card(engine, k) for k in sorted(engine.treasure_discards)]),
         ],
@@ -103,12 +97,12 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> list[dict]:
         for s in decided:  # whether a seat joined stays hidden until everyone has chosen
             if S.knows(viewer, s) and engine.committed_n[s]:
                 groups.append(S.group(f"player_{s} committed", [
-                    attack_card(k, s) for k in _each(engine.committed[s], NUM_ATTACK)]))
+                    attack_card(k, s) for k in kinds_of(engine.committed[s])]))
         return [S.zone("Battle", sub, groups, active=True)]
     revealed = phase in (DAMAGE, DRAFT)
     for s in engine.participants:
         if revealed or S.knows(viewer, s):
-            cards = [attack_card(k, s) for k in _each(engine.committed[s], NUM_ATTACK)]
+            cards = [attack_card(k, s) for k in kinds_of(engine.committed[s])]
         else:
             cards = [S.back("attack", owner=s) for _ in range(engine.committed_n[s])]
         groups.append(S.group(f"player_{s}" + (" (MVP)" if s == engine.mvp else ""), cards))
@@ -119,14 +113,14 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> list[dict]:
         holder = engine.current_player
         if S.knows(viewer, holder):
             groups.append(S.group(f"treasures passed to player_{holder}", [
-                treasure_card(engine, k) for k in _each(engine.packet, NUM_TREASURES)]))
+                treasure_card(engine, k) for k in kinds_of(engine.packet)]))
     return [S.zone("Battle", sub, groups, active=True)]
 
 
 def _player(engine: WhiteKnightEngine, s: int, viewer: int | None) -> dict:
     # during the join, hand sizes stay as they were before it (the choice is hidden)
     size = engine.hand_n[s] + (engine.committed_n[s] if engine.phase == JOIN else 0)
-    faces = [attack_card(k, s) for k in _each(engine.hands[s], NUM_ATTACK)]
+    faces = [attack_card(k, s) for k in kinds_of(engine.hands[s])]
     hand = S.hand(viewer, s, faces, size, "attack")
     if viewer is None or viewer == s:
         hand["count"] = engine.hand_n[s]
@@ -136,9 +130,9 @@ def _player(engine: WhiteKnightEngine, s: int, viewer: int | None) -> dict:
         stats=[["VP", engine.vp(s)], ["HP", status], ["cards", hand["count"]]],
         hand=hand,
         areas=[S.group("monsters", [monster_card(engine, k)
-                                    for k in _each(engine.monsters[s], NUM_MONSTERS)]),
+                                    for k in kinds_of(engine.monsters[s])]),
                S.group("treasures", [treasure_card(engine, k)
-                                     for k in _each(engine.treasures[s], NUM_TREASURES)])],
+                                     for k in kinds_of(engine.treasures[s])])],
         tags=S.turn_tags(s, engine.current_player, turn=s == engine.turn_player and
                          not engine.over, MVP=s == engine.mvp, retired=engine.retired[s]),
         out=engine.retired[s],
