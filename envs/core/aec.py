@@ -426,7 +426,10 @@ class CardGameEnv(AECEnv, EzPickle):
         if not self._actions or not self.engine.events.on:
             return ""
         step = len(self._actions) - 1
-        events = self.engine.events.visible(None)
+        # The last mover's cursor (the highest: cursors only grow) is where its move's events
+        # begin, so only those are built, not the whole game's; the deal's events share step 0.
+        start = max(self._event_cursor.values()) if step else 0
+        events = self.engine.events.visible(None, start)
         lines = [f"  {event.text}" for event in events if event.step == step and event.to is None]
         return "\nWhat happened:\n" + "\n".join(lines) if lines else ""
 
