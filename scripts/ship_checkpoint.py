@@ -2,18 +2,19 @@
 
 Usage::
 
-    python scripts/ship_checkpoint.py runs/paladin/best.zip [--games 2000] [--sizes 3 4]
-                                      [--workers 2] [--force]
+    python scripts/ship_checkpoint.py runs/paladin/best.zip [--games 2000] [--style-games G]
+                                      [--sizes 3 4] [--workers 2] [--force]
                                       [--search [SPEC]] [--search-games 200]
 
-The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000), the
-checkpoint against N − 1 random players and against N − 1 heuristics at every size. Results go
-into the shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning
-curve behind it (curve.png, curve.csv; through every ``--init`` run before it) is written
-beside it. ``--search`` also plays N − 1 copies of the search player (``pimc:8`` unless a spec
-is given; bar: fair share) over ``--search-games`` games, since search costs about a second per
-decision. Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not
-shipped.
+The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000): the
+checkpoint against N − 1 random players, N − 1 heuristics and N − 1 copies of every named
+heuristic style (``heuristic:cautious``, …; ``--no-styles`` skips them) at every size. Bars:
+2× fair share against random, 1.3× against the heuristic and each style. Results go into the
+shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning curve
+behind it (curve.png, curve.csv; through every ``--init`` run before it) is written beside it.
+``--search`` also plays N − 1 copies of the search player (``pimc:8`` unless a spec is given;
+bar: fair share) over ``--search-games`` games, since search costs up to a second per decision.
+Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not shipped.
 """
 
 from __future__ import annotations
@@ -34,29 +35,56 @@ from training.evaluate import (
     evaluation_summary,
     format_result,
 )
-from training.policies import parse_spec
+from training.policies import heuristic_styles, parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def curve_history(card: dict) -> list[CurvePoint]:
+def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]:
     """The learning curve behind a checkpoint, following its ``--init`` chain: each earlier
-    run's points up to the step its checkpoint was taken, then this run's, shifted by them."""
-    training = card.get("training", {})
-    path = Path(training.get("run_dir", "")) / "curve.csv"
-    points = read_csv(path) if path.exists() else []
-    if not training.get("init"):
-        return points
-    prior = checkpoint.read_card(checkpoint.find_checkpoint(training["init"])[1])
-    offset = int(prior["training"].get("total_steps", prior["training"]["steps"]))
-    earlier = [p for p in curve_history(prior) if p.step <= offset]
-    return earlier + [dataclasses.replace(p, step=p.step + offset) for p in points]
+    run's points up to the step its checkpoint was taken, then this run's, shifted by them.
+
+    An earlier checkpoint that is not in its run folder (a shipped one) counts by the curve.csv
+    beside its card, which already holds its whole history; a chain that comes back to a card
+    already read (a run initialised from the shipped checkpoint it then replaced) stops there.
+    """
+    seen = {card_path.resolve()} if card_path else set()
+
+    def history(card: dict) -> list[CurvePoint]:
+        training = card.get("training", {})
+        path = Path(training.get("run_dir", "")) / "curve.csv"
+        points = read_csv(path) if path.exists() else []
+        if not training.get("init"):
+            return points
+        try:
+            prior_path = checkpoint.find_checkpoint(training["init"])[1].resolve()
+        except checkpoint.CheckpointError as exc:  # an old run folder, deleted since
+            print(f"curve: the history before this run is left out ({exc})")
+            return points
+        if prior_path in seen:
+            return points
+        seen.add(prior_path)
+        prior = checkpoint.read_card(prior_path)
+        offset = int(prior["training"].get("total_steps", prior["training"]["steps"]))
+        beside = prior_path.parent / "curve.csv"
+        run_curve = Path(prior["training"].get("run_dir", "")) / "curve.csv"
+        shipped = beside.exists() and not (run_curve.exists() and beside.samefile(run_curve))
+        # a shipped folder's curve already holds the whole history behind its checkpoint
+        earlier = read_csv(beside) if shipped else history(prior)
+        earlier = [p for p in earlier if p.step <= offset]
+        return earlier + [dataclasses.replace(p, step=p.step + offset) for p in points]
+
+    return history(card)
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkpoint")
     parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--style-games", type=int, default=None,
+                        help="games per line against each heuristic style (default: --games)")
+    parser.add_argument("--styles", action=argparse.BooleanOptionalAction, default=True,
+                        help="evaluate against every named heuristic style (default: on)")
     parser.add_argument("--sizes", nargs="+", type=int, default=[3, 4])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
@@ -73,15 +101,19 @@ def main(argv: list[str]) -> int:
     game = card["game"]
     if args.search:
         parse_spec(args.search, game)  # a bad spec fails before the long evaluation
+    rules = card["config"]["env"].get("rules") or {}
+    learner = parse_spec(str(zip_path), game)
     start = time.perf_counter()
-    results = evaluate_baselines(parse_spec(str(zip_path), game), list(SHIPPING_BARS),
-                                 args.sizes, args.games, seed=args.seed, workers=args.workers,
-                                 rules=card["config"]["env"].get("rules") or {})
+    results = evaluate_baselines(learner, list(SHIPPING_BARS), args.sizes, args.games,
+                                 seed=args.seed, workers=args.workers, rules=rules)
+    styles = [s for s in heuristic_styles(game) if s != "heuristic"] if args.styles else []
+    style_games = args.style_games or args.games
+    if styles:
+        results.update(evaluate_baselines(learner, styles, args.sizes, style_games,
+                                          seed=args.seed, workers=args.workers, rules=rules))
     if args.search:
-        results.update(evaluate_baselines(
-            parse_spec(str(zip_path), game), [args.search], args.sizes, args.search_games,
-            seed=args.seed, workers=args.workers,
-            rules=card["config"]["env"].get("rules") or {}))
+        results.update(evaluate_baselines(learner, [args.search], args.sizes, args.search_games,
+                                          seed=args.seed, workers=args.workers, rules=rules))
     summary = evaluation_summary(results)
     for baseline, by_size in results.items():
         for n, result in by_size.items():
@@ -96,10 +128,12 @@ def main(argv: list[str]) -> int:
         return 1
     target = Path(args.dest) / game / game
     card["evaluation"] = {"seed": args.seed, "games_per_line": args.games,
+                          **({"style_games": style_games} if styles else {}),
+                          **({"search_games": args.search_games} if args.search else {}),
                           "workers": args.workers, "passes": passes, "results": summary}
+    points = curve_history(card, card_path)  # before the copy may replace a card it reads
     shipped = checkpoint.copy_checkpoint(zip_path, target)
     checkpoint.write_card(shipped, card)
-    points = curve_history(card)
     if points:
         write_csv(points, target.parent / "curve.csv")
         plot(points, target.parent / "curve.png", f"{game}: learner vs baselines "

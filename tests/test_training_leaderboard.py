@@ -10,6 +10,7 @@ import pytest
 from tests.training_support import make_checkpoint
 from training.cli import main
 from training.leaderboard import END, START, leaderboard_table, update_readme
+from training.policies import heuristic_styles
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -103,11 +104,21 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) 
     assert ship.main([*args, "--force"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert card["evaluation"]["passes"] is False
-    assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
-    assert set(card["evaluation"]["results"]["heuristic"]) == {"3", "4"}
+    # random, the heuristic and every named style, each with the heuristic's 1.3x bar
+    results = card["evaluation"]["results"]
+    assert set(results) == {"random", *heuristic_styles("paladin")}
+    assert set(results["heuristic"]) == {"3", "4"}
+    assert {row["bar"] for spec in results if spec.startswith("heuristic")
+            for row in [results[spec]["4"]]} == {0.325}
     assert (dest / "paladin" / "curve.png").exists()
     assert [p.step for p in read_csv(dest / "paladin" / "curve.csv")] == [100, 300]
-    assert "| paladin |" in leaderboard_table(dest)
+    table = leaderboard_table(dest)
+    assert "| paladin |" in table and "Cross-table" in table
+    assert "| paladin | `heuristic:cautious` |" in table
+    # --no-styles: the two historical bars only
+    assert ship.main([*args, "--force", "--no-styles"]) == 0
+    card = json.loads((dest / "paladin" / "paladin.json").read_text())
+    assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
 
 
 def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
@@ -129,3 +140,43 @@ def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
         cards[run] = card
     # run a's points up to its checkpoint (step 200), then run b's shifted by 200
     assert [p.step for p in ship.curve_history(cards["b"])] == [100, 200, 300, 400, 500]
+
+
+def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: Path) -> None:
+    """A run initialised from the shipped checkpoint, shipped over it: its card's ``init`` now
+    names itself. The curve takes the old shipped history from the folder's curve.csv (the old
+    run folder is gone) and the chain stops instead of recursing forever."""
+    import importlib.util
+
+    from training.curves import CurvePoint, read_csv, write_csv
+
+    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
+    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(ship)  # type: ignore[union-attr]
+
+    def point(step: int) -> CurvePoint:
+        return CurvePoint(step, 1.0, "random", 3, 6, 0.5, 0.4, 0.6, 1.0, 2.0)
+
+    shipped = make_checkpoint(tmp_path / "checkpoints" / "paladin", "paladin")
+    card = json.loads(shipped.with_suffix(".json").read_text())
+    card["training"] = {"steps": 200, "run_dir": str(tmp_path / "gone"), "init": None}
+    shipped.with_suffix(".json").write_text(json.dumps(card))
+    write_csv([point(s) for s in (100, 200, 300)], shipped.parent / "curve.csv")
+    model = make_checkpoint(tmp_path / "league", "best")
+    card = json.loads(model.with_suffix(".json").read_text())
+    card["training"] = {"steps": 100, "run_dir": str(tmp_path / "league"),
+                        "init": str(shipped.parent), "total_steps": 300}
+    model.with_suffix(".json").write_text(json.dumps(card))
+    write_csv([point(s) for s in (50, 100)], tmp_path / "league" / "curve.csv")
+
+    args = [str(model), "--games", "3", "--workers", "1", "--no-styles", "--force",
+            "--dest", str(tmp_path / "checkpoints")]
+    assert ship.main(args) == 0  # ships over the checkpoint its card names as init
+    steps = [p.step for p in read_csv(shipped.parent / "curve.csv")]
+    assert steps == [100, 200, 250, 300]
+    new_card = json.loads(shipped.with_suffix(".json").read_text())
+    assert Path(new_card["training"]["init"]) == shipped.parent  # names itself now
+    # a later run from the new shipped checkpoint: its whole curve, then the run's own points
+    later = {"training": {"steps": 100, "run_dir": str(tmp_path / "league"),
+                          "init": str(shipped.parent)}}
+    assert [p.step for p in ship.curve_history(later)] == [100, 200, 250, 300, 350, 400]

@@ -40,11 +40,12 @@ import numpy as np
 from envs.core.arena import play_match
 from envs.core.registry import GAMES, game_entry
 from training.numpy_net import limit_blas_threads
-from training.policies import PIMC_PREFIX, PolicySpec, parse_spec
+from training.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
 
 CHUNK_DEALS = 25
-#: A shipped checkpoint must beat three-or-more copies of each baseline by this multiple of
-#: fair share (lower end of the 95% CI), at every evaluated table size.
+#: A shipped checkpoint must beat N − 1 copies of each baseline by this multiple of fair share
+#: (lower end of the 95% CI), at every evaluated table size. Every heuristic style
+#: (``heuristic:<style>``) has the heuristic's bar.
 SHIPPING_BARS = {"random": 2.0, "heuristic": 1.3}
 #: The search player at the budget the docs measure (docs/search.md): a shipped checkpoint
 #: should reach at least fair share against N − 1 copies of it (``SEARCH_BAR`` × 1/N), checked
@@ -259,6 +260,8 @@ def bar_multiple(baseline: str) -> float | None:
     """The shipping bar against ``baseline`` as a multiple of fair share (``None``: no bar)."""
     if baseline in SHIPPING_BARS:
         return SHIPPING_BARS[baseline]
+    if baseline.startswith(STYLE_PREFIX):  # every heuristic style: the heuristic's bar
+        return SHIPPING_BARS["heuristic"]
     return SEARCH_BAR if baseline.startswith(PIMC_PREFIX) else None
 
 

@@ -7,7 +7,10 @@ into one markdown table and rewrites only the region between the README's marker
 "exploiter" column is the card's ``exploitability`` (``roundtable exploit --record``): the win
 rate of a best response trained against the checkpoint at that table size; lower is better.
 The "vs search" column is the card's evaluation against the search player (a ``pimc:…``
-baseline, ``scripts/ship_checkpoint.py --search``; docs/search.md), bar: fair share.
+baseline, ``scripts/ship_checkpoint.py --search``; docs/search.md), bar: fair share. The
+"worst style" column is the heuristic style (``heuristic:<style>``) the checkpoint does worst
+against (lowest lower CI end), bar: 1.3× fair share like the heuristic; below the table, a
+cross-table lists every baseline of every card at every table size.
 """
 
 from __future__ import annotations
@@ -64,22 +67,68 @@ def _search(results: dict[str, Any], players: int) -> str:
     return "—"
 
 
+def _worst_style(results: dict[str, Any], players: int) -> str:
+    """The heuristic style with the lowest lower CI end at this table size (style named)."""
+    rows = [(row["ci95"][0], spec, row) for spec, by_size in results.items()
+            if spec.startswith("heuristic:") and (row := by_size.get(str(players)))]
+    if not rows:
+        return "—"
+    _, spec, row = min(rows, key=lambda item: item[0])
+    return f"{_cell(row)} `{spec.split(':', 1)[1]}`"
+
+
+def _baseline_order(spec: str) -> tuple[int, str]:
+    """random, heuristic, the styles, search, anything else: the cross-table's row order."""
+    for rank, prefix in enumerate(("random", "heuristic", "heuristic:", "pimc:")):
+        if spec == prefix or (prefix.endswith(":") and spec.startswith(prefix)):
+            return rank, spec
+    return 4, spec
+
+
+def cross_table(folder: Path) -> str:
+    """Every card's every baseline (rows) at every table size (columns), with games and bar."""
+    cards = shipped_cards(folder)
+    sizes = sorted({int(n) for _, card in cards
+                    for by_size in card.get("evaluation", {}).get("results", {}).values()
+                    for n in by_size})
+    if not sizes:
+        return ""
+    lines = [
+        "Cross-table: each checkpoint against N − 1 copies of each opponent (win rate [95% CI], "
+        "games, bar as win rate).",
+        "",
+        "| game | opponent | " + " | ".join(f"{n} players" for n in sizes) + " |",
+        "|---|---|" + "---:|" * len(sizes),
+    ]
+    for _, card in cards:
+        results = card.get("evaluation", {}).get("results", {})
+        for spec in sorted(results, key=_baseline_order):
+            cells = []
+            for n in sizes:
+                row = results[spec].get(str(n))
+                bar = f", bar {row['bar']:.3f}" if row and "bar" in row else ""
+                cells.append(f"{_cell(row)} ({row['games']} games{bar})" if row else "—")
+            lines.append(f"| {card['game']} | `{spec}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def leaderboard_table(folder: Path) -> str:
     cards = shipped_cards(folder)
     lines = [
         "Win rate of each shipped checkpoint against N − 1 copies of a baseline (duplicate "
         "deals, seats rotated; shared wins count 1/k) with its 95% CI. ✓: the lower end of the "
-        "CI clears the bar (2× fair share against random, 1.3× against the heuristic). "
+        "CI clears the bar (2× fair share against random, 1.3× against the heuristic and each "
+        "of its styles; worst style: the one with the lowest lower CI end). "
         "Exploiter: win rate of a fresh learner trained for the given steps against N − 1 "
         "copies of the checkpoint (`roundtable exploit`; lower is better, fair share 1/N). "
         "Vs search: against N − 1 search players (`pimc:N`, docs/search.md; bar: fair share).",
         "",
         "| game | checkpoint | players | games | vs random | bar | vs heuristic | bar | "
-        "vs search | training steps | training time | exploiter |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "worst style | vs search | training steps | training time | exploiter |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     if not cards:
-        lines.append("| — | no checkpoints shipped yet | | | | | | | | | | |")
+        lines.append("| — | no checkpoints shipped yet | | | | | | | | | | | |")
     for card_path, card in cards:
         results = card.get("evaluation", {}).get("results", {})
         training = card.get("training", {})
@@ -93,9 +142,11 @@ def leaderboard_table(folder: Path) -> str:
             lines.append(
                 f"| {card['game']} | `{card_path.with_suffix('.zip').as_posix()}` | {n} | "
                 f"{games} | {_cell(rnd)} | {_bar(rnd)} | {_cell(heu)} | {_bar(heu)} | "
-                f"{_search(results, n)} | {steps:,} | {hours:.1f} h | {_exploiter(card, n)} |"
+                f"{_worst_style(results, n)} | {_search(results, n)} | {steps:,} | {hours:.1f} h | "
+                f"{_exploiter(card, n)} |"
             )
-    return "\n".join(lines)
+    cross = cross_table(folder)
+    return "\n".join(lines) + (f"\n\n{cross}" if cross else "")
 
 
 def update_readme(readme: Path, table: str) -> None:
