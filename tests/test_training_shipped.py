@@ -15,7 +15,7 @@ import pytest
 from envs.core.registry import available_games
 from training.checkpoint import load_actor
 from training.evaluate import evaluate
-from training.policies import parse_spec
+from training.policies import heuristic_styles, parse_spec
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 SHIPPED = sorted(p.parent.name for p in CHECKPOINTS.glob("*/*.zip"))
@@ -30,10 +30,19 @@ def test_card_records_passing_bars(game: str) -> None:
     card = json.loads((CHECKPOINTS / game / f"{game}.json").read_text())
     evaluation = card["evaluation"]
     assert evaluation["passes"] is True and evaluation["games_per_line"] >= 2000
-    for baseline in ("random", "heuristic"):
+    results = evaluation["results"]
+    for baseline in ("random", *heuristic_styles(game)):  # the heuristic and every style
         for n in ("3", "4"):
-            row = evaluation["results"][baseline][n]
+            row = results[baseline][n]
             assert row["ci95"][0] > row["bar"], (baseline, n)
+    # the search player at the budget the card names (docs/agents.md): at least fair share
+    searches = [spec for spec in results if spec.startswith("pimc:")]
+    assert searches, "no search-player evaluation in the card"
+    for spec in searches:
+        for n in ("3", "4"):
+            row = results[spec][n]
+            assert row["bar"] == row["fair_share"] and row["ci95"][0] > row["bar"], (spec, n)
+    assert card["exploitability"]["ci95"][0] >= 0  # the exploiter figure is recorded
     assert (CHECKPOINTS / game / "curve.png").exists()
 
 
