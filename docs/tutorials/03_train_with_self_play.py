@@ -21,8 +21,8 @@
 # **Time:** about 30 minutes to read; the notebook runs in about 20 seconds on a laptop CPU
 # because `STEPS` is tiny: the network learns almost nothing. Set `STEPS = 160_000` (the
 # `configs/paladin_demo.yaml` budget, about two CPU minutes) to train a Paladin player that
-# clearly beats random players; the shipped `checkpoints/paladin` took 1.7 M steps (half an
-# hour).
+# clearly beats random players; the shipped `checkpoints/paladin` took 1.8 M steps (about 35
+# minutes: 1.7 M, then 100k in the league, docs/agents.md).
 
 # %%
 import os
@@ -161,7 +161,7 @@ show(read_csv(result.curve_csv), "heuristic", 4)
 # %% [markdown]
 # ## Reading a learning curve
 #
-# A tiny run says nothing, so read the curve of the shipped Paladin checkpoint (1.7 M steps):
+# A tiny run says nothing, so read the curve of the shipped Paladin checkpoint (1.8 M steps):
 
 # %%
 from IPython.display import Image, display
