@@ -56,6 +56,51 @@ def test_search_player_needs_a_world_sampler() -> None:
         player.act(engine.observation(engine.current_player), mask)
 
 
+class OneMoveWorld:
+    """A one-decision game: seat 0 picks an action and the game ends with ``payoff[action]``
+    for seat 0 (0 for the others)."""
+
+    def __init__(self, payoff: dict[int, float]) -> None:
+        self.payoff, self.current_player, self.over, self.events = payoff, 0, False, None
+        self.reward = 0.0
+
+    def apply(self, action: int) -> None:
+        self.reward, self.over = self.payoff[action], True
+
+    def rewards(self) -> list[float]:
+        return [self.reward, 0.0, 0.0]
+
+
+class Fixed:
+    """A rollout agent that always plays one action (and counts its resets)."""
+
+    def __init__(self, action: int) -> None:
+        self.action, self.resets = action, 0
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        return self.action
+
+
+def test_search_ties_go_to_the_rollout_policys_own_move() -> None:
+    """Where every action rolls out alike, search plays what its rollout policy would (not the
+    lowest action id); a strictly better action still wins; a rollout choice outside the tied
+    best falls back to the lowest tied id."""
+    mask = np.array([1, 1, 1, 1], dtype=np.int8)
+    obs = np.zeros(3, dtype=np.float32)
+
+    def play(payoff: dict[int, float], own_move: int) -> int:
+        player = PimcPlayer(2, [Fixed(own_move), Fixed(0), Fixed(0)], seed=0)
+        return player.act_with_sampler(lambda rng: OneMoveWorld(payoff), obs, mask)
+
+    assert play({0: 0.0, 1: 0.0, 2: 0.0, 3: 0.0}, own_move=2) == 2
+    assert play({0: 0.0, 1: 1.0, 2: 0.0, 3: 0.0}, own_move=2) == 1
+    assert play({0: 0.0, 1: 1.0, 2: 0.0, 3: 1.0}, own_move=2) == 1
+    assert play({0: 0.0, 1: 1.0, 2: 0.0, 3: 1.0}, own_move=3) == 3
+
+
 @pytest.mark.parametrize("spec", ["pimc:0", "pimc:", "pimc:x", "pimc:2:pimc:1", "pimc:2:nowhere"])
 def test_bad_search_specs_are_refused(spec: str) -> None:
     with pytest.raises(ValueError):
