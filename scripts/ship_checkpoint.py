@@ -12,8 +12,9 @@ heuristic style (``heuristic:cautious``, …; ``--no-styles`` skips them) at eve
 2× fair share against random, 1.3× against the heuristic and each style. Results go into the
 shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning curve
 behind it (curve.png, curve.csv; through every ``--init`` run before it) is written beside it.
-``--search`` also plays N − 1 copies of the search player (``pimc:8`` unless a spec is given;
-bar: fair share) over ``--search-games`` games, since search costs up to a second per decision.
+``--search`` also plays N − 1 copies of the search player (``pimc:2``, the shipping budget of
+docs/agents.md, unless a spec is given; bar: fair share) over ``--search-games`` games: search
+costs hundredths of a second per decision at that budget, up to a second at larger ones.
 Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not shipped.
 """
 
