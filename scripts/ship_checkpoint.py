@@ -66,8 +66,12 @@ def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]
             return points
         seen.add(prior_path)
         prior = checkpoint.read_card(prior_path)
-        offset = int(prior["training"].get("total_steps", prior["training"]["steps"]))
         beside = prior_path.parent / "curve.csv"
+        if prior.get("sha256") == card.get("sha256") and prior["training"] == training:
+            # shipped once already (this run's init is the folder it was shipped into): that
+            # folder's curve is this checkpoint's whole history
+            return read_csv(beside) if beside.exists() else points
+        offset = int(prior["training"].get("total_steps", prior["training"]["steps"]))
         run_curve = Path(prior["training"].get("run_dir", "")) / "curve.csv"
         shipped = beside.exists() and not (run_curve.exists() and beside.samefile(run_curve))
         # a shipped folder's curve already holds the whole history behind its checkpoint

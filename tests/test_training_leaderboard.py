@@ -174,6 +174,8 @@ def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: 
     assert ship.main(args) == 0  # ships over the checkpoint its card names as init
     steps = [p.step for p in read_csv(shipped.parent / "curve.csv")]
     assert steps == [100, 200, 250, 300]
+    assert ship.main(args) == 0  # shipped again (say, with a longer evaluation): same curve
+    assert [p.step for p in read_csv(shipped.parent / "curve.csv")] == [100, 200, 250, 300]
     new_card = json.loads(shipped.with_suffix(".json").read_text())
     assert Path(new_card["training"]["init"]) == shipped.parent  # names itself now
     # a later run from the new shipped checkpoint: its whole curve, then the run's own points
