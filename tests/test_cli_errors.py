@@ -8,6 +8,7 @@ Most cases call ``training.cli.main`` in-process; the signal tests run a real su
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import time
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -353,3 +355,35 @@ def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
     assert len(lines) == 1 and "all worker processes ended" in lines[0], err
     time.sleep(0.2)
     assert not [pid for pid in workers if _alive(pid)]
+
+
+def _sleep_job(seconds: float) -> float:
+    time.sleep(seconds)
+    return seconds
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_ctrl_c_while_the_workers_start_still_stops_them(monkeypatch) -> None:
+    """A Ctrl-C that arrives while the pool is starting (signals blocked) is raised the moment
+    the signal mask is restored: the workers must still be terminated, not left running."""
+    from training.evaluate import run_in_workers
+
+    restore_mask = signal.pthread_sigmask
+    calls = []
+
+    def ctrl_c_on_restore(how: int, mask: Any) -> Any:
+        previous = restore_mask(how, mask)
+        calls.append(how)
+        if how == signal.SIG_SETMASK and calls.count(signal.SIG_SETMASK) == 1:
+            raise KeyboardInterrupt  # what the pending SIGINT's handler does at this point
+        return previous
+
+    monkeypatch.setattr(signal, "pthread_sigmask", ctrl_c_on_restore)
+    try:
+        run_in_workers(_sleep_job, [(5.0,)] * 4, 2)
+    except KeyboardInterrupt:
+        # checked while the exception (and so run_in_workers' frame) is alive: a pool left
+        # running would only be terminated later, when garbage collected
+        assert multiprocessing.active_children() == []
+    else:
+        pytest.fail("the Ctrl-C did not stop run_in_workers")

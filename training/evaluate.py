@@ -169,15 +169,18 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     stop = {signal.SIGINT, signal.SIGTERM}
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, stop)
+    pool = None
     try:
         pool = ctx.Pool(min(workers, len(jobs)), initializer=_worker_signals)
-    finally:
+        # A Ctrl-C that came while the workers started is raised here, inside the try, so the
+        # workers are still stopped (it used to escape from a finally with the pool running).
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-    try:
         results = pool.starmap(func, jobs, chunksize=1)
     except BaseException:
-        pool.terminate()
-        pool.join()
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if pool is not None:
+            pool.terminate()
+            pool.join()
         raise
     pool.close()
     pool.join()
