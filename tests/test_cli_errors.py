@@ -328,8 +328,8 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "training.cli", "eval", "paladin", "--players", "heuristic",
-         "--games", "300000", "--workers", "2"],
+        [sys.executable, "-X", "faulthandler", "-m", "training.cli", "eval", "paladin",
+         "--players", "heuristic", "--games", "300000", "--workers", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
@@ -344,7 +344,12 @@ def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
             os.killpg(proc.pid, signum)  # as a terminal's Ctrl-C: the whole process group
         else:
             os.kill(proc.pid, signum)
-        _, err = proc.communicate(timeout=60)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # say where it hangs: faulthandler dumps on SIGABRT
+            os.kill(proc.pid, signal.SIGABRT)
+            _, err = proc.communicate(timeout=30)
+            pytest.fail(f"eval did not stop within 60 s of the signal; its threads:\n{err[-8000:]}")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -387,3 +392,31 @@ def test_ctrl_c_while_the_workers_start_still_stops_them(monkeypatch) -> None:
         assert multiprocessing.active_children() == []
     else:
         pytest.fail("the Ctrl-C did not stop run_in_workers")
+
+
+def test_a_hanging_pool_terminate_falls_back_to_killing_the_workers(monkeypatch) -> None:
+    """If ``Pool.terminate()`` does not come back, the workers are SIGKILLed and the
+    interrupted evaluation still ends."""
+    import threading
+
+    from training import evaluate
+
+    killed = threading.Event()
+
+    class Worker:
+        def kill(self) -> None:
+            killed.set()
+
+    class StuckPool:
+        _pool = [Worker(), Worker()]
+
+        def terminate(self) -> None:
+            killed.wait(5)  # hangs until the workers are killed
+
+        def join(self) -> None:
+            pass
+
+    monkeypatch.setattr(evaluate, "STOP_TIMEOUT", 0.2)
+    start = time.monotonic()
+    evaluate._stop_pool(StuckPool())
+    assert killed.is_set() and time.monotonic() - start < 2

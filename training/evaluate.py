@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -155,6 +156,27 @@ def _worker_signals() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
+#: Seconds an interrupted evaluation waits for ``Pool.terminate()`` before killing its workers.
+STOP_TIMEOUT = 10.0
+
+
+def _stop_pool(pool: Any) -> None:
+    """Terminate and reap ``pool``'s workers; if that has not finished in ``STOP_TIMEOUT`` s,
+    SIGKILL them (a signal nothing can block or ignore) and wait once more.
+
+    ``Pool.terminate()`` can wait for ever on a lock or a worker that does not end (a full
+    CI run saw an interrupted eval hang twice, cause not found), and a user's Ctrl-C must
+    stop every worker whatever their state.
+    """
+    stopper = threading.Thread(target=lambda: (pool.terminate(), pool.join()), daemon=True)
+    stopper.start()
+    stopper.join(STOP_TIMEOUT)
+    if stopper.is_alive():
+        for worker in list(getattr(pool, "_pool", [])):  # the Pool's worker processes
+            worker.kill()
+        stopper.join(STOP_TIMEOUT)
+
+
 def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) -> list[Any]:
     """``[func(*job) for job in jobs]`` in ``workers`` processes, in order.
 
@@ -179,8 +201,7 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
     except BaseException:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            _stop_pool(pool)
         raise
     pool.close()
     pool.join()
