@@ -164,9 +164,8 @@ def _stop_pool(pool: Any) -> None:
     """Terminate and reap ``pool``'s workers; if that has not finished in ``STOP_TIMEOUT`` s,
     SIGKILL them (a signal nothing can block or ignore) and wait once more.
 
-    ``Pool.terminate()`` can wait for ever on a lock or a worker that does not end (a full
-    CI run saw an interrupted eval hang twice, cause not found), and a user's Ctrl-C must
-    stop every worker whatever their state.
+    ``Pool.terminate()`` can wait for ever on a lock or on a worker that does not end, and a
+    user's Ctrl-C must stop every worker whatever their state: a safety net.
     """
     stopper = threading.Thread(target=lambda: (pool.terminate(), pool.join()), daemon=True)
     stopper.start()
@@ -197,7 +196,13 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
         # A Ctrl-C that came while the workers started is raised here, inside the try, so the
         # workers are still stopped (it used to escape from a finally with the pool running).
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        results = pool.starmap(func, jobs, chunksize=1)
+        pending = pool.starmap_async(func, jobs, chunksize=1)
+        while not pending.ready():
+            # Wake up regularly instead of one endless wait: a Ctrl-C the kernel handed to another
+            # thread only sets a flag, and the main thread must run to raise it (an eval once
+            # sat here for a minute after Ctrl-C, its main thread still waiting).
+            pending.wait(0.25)
+        results = pending.get()
     except BaseException:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         if pool is not None:
