@@ -324,6 +324,14 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _sigint_as_in_a_terminal() -> None:
+    """Ctrl-C's default disposition in the eval under test. A command started in the background
+    of a non-interactive shell (``cmd &``, as CI scripts do) inherits SIGINT *ignored*, and
+    Python then installs no KeyboardInterrupt handler: the eval would rightly ignore the
+    simulated Ctrl-C and the test would hang, whatever the code under test does."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 @pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
@@ -331,7 +339,7 @@ def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
         [sys.executable, "-X", "faulthandler", "-m", "training.cli", "eval", "paladin",
          "--players", "heuristic", "--games", "300000", "--workers", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        start_new_session=True)
+        start_new_session=True, preexec_fn=_sigint_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 60
         workers: list[int] = []

@@ -196,13 +196,7 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
         # A Ctrl-C that came while the workers started is raised here, inside the try, so the
         # workers are still stopped (it used to escape from a finally with the pool running).
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        pending = pool.starmap_async(func, jobs, chunksize=1)
-        while not pending.ready():
-            # Wake up regularly instead of one endless wait: a Ctrl-C the kernel handed to another
-            # thread only sets a flag, and the main thread must run to raise it (an eval once
-            # sat here for a minute after Ctrl-C, its main thread still waiting).
-            pending.wait(0.25)
-        results = pending.get()
+        results = pool.starmap(func, jobs, chunksize=1)
     except BaseException:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         if pool is not None:
