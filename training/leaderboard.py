@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from training.checkpoint import read_card
+from training.policies import PIMC_PREFIX, STYLE_PREFIX
 
 START = "<!-- leaderboard:start -->"
 END = "<!-- leaderboard:end -->"
@@ -61,7 +62,7 @@ def _exploiter(card: dict[str, Any], players: int) -> str:
 def _search(results: dict[str, Any], players: int) -> str:
     """The evaluation against a search-player baseline at this table size (spec named)."""
     for spec, by_size in sorted(results.items()):
-        row = by_size.get(str(players)) if spec.startswith("pimc:") else None
+        row = by_size.get(str(players)) if spec.startswith(PIMC_PREFIX) else None
         if row:
             return f"{_cell(row)} `{spec}`"
     return "—"
@@ -70,7 +71,7 @@ def _search(results: dict[str, Any], players: int) -> str:
 def _worst_style(results: dict[str, Any], players: int) -> str:
     """The heuristic style with the lowest lower CI end at this table size (style named)."""
     rows = [(row["ci95"][0], spec, row) for spec, by_size in results.items()
-            if spec.startswith("heuristic:") and (row := by_size.get(str(players)))]
+            if spec.startswith(STYLE_PREFIX) and (row := by_size.get(str(players)))]
     if not rows:
         return "—"
     _, spec, row = min(rows, key=lambda item: item[0])
@@ -79,7 +80,7 @@ def _worst_style(results: dict[str, Any], players: int) -> str:
 
 def _baseline_order(spec: str) -> tuple[int, str]:
     """random, heuristic, the styles, search, anything else: the cross-table's row order."""
-    for rank, prefix in enumerate(("random", "heuristic", "heuristic:", "pimc:")):
+    for rank, prefix in enumerate(("random", "heuristic", STYLE_PREFIX, PIMC_PREFIX)):
         if spec == prefix or (prefix.endswith(":") and spec.startswith(prefix)):
             return rank, spec
     return 4, spec
