@@ -263,6 +263,14 @@ class GameEngine(ABC):
         """Name of the current decision phase (for error messages and rendering)."""
         return ""
 
+    #: phase name -> what the phase means, in words a newcomer understands (texts for people:
+    #: ``roundtable play``, text views, the replay viewer); every phase of a game has one
+    phase_descriptions: ClassVar[Mapping[str, str]] = {}
+
+    def phase_description(self) -> str:
+        """What the current phase means ("" where the game has no phases)."""
+        return self.phase_descriptions.get(self.phase_name(), "")
+
     @abstractmethod
     def render_text(self, viewer: int | None = None) -> str:
         """Text view of the table: public, or from ``viewer``'s point of view."""

@@ -139,14 +139,17 @@ def _player(engine: WhiteKnightEngine, s: int, viewer: int | None) -> dict:
     )
 
 
-def action_text(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
+def move_name(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
     """The move about to be applied, as ``viewer`` may know it: a join choice (commit or stay
     out) and a raised card's value are hidden from everyone but the actor (and the truth)."""
-    actor = engine.current_player
-    name = engine.action_name(action)
-    if not S.knows(viewer, actor):
+    if not S.knows(viewer, engine.current_player):
         if engine.phase == JOIN:
-            name = "makes the hidden join choice"
-        elif A.RAISE <= action < A.PASS:
-            name = "raise a card face down"
-    return S.actor_text(actor, name)
+            return "choose face down whether to join"
+        if A.RAISE <= action < A.PASS:
+            return "raise a card face down"
+    return engine.action_name(action)
+
+
+def action_text(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
+    """:func:`move_name`, with the actor."""
+    return S.actor_text(engine.current_player, move_name(engine, action, viewer))
