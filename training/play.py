@@ -152,6 +152,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
     scores, ranks = engine.scores(), engine.ranks()
     say("Final result:")
     for s in sorted(range(num_players), key=lambda s: ranks[s]):
-        say(f"  rank {ranks[s]}: player_{s} ({labels[s]}) score {scores[s]:g}")
+        how = engine.score_text(s)  # why a total is what it is (a rule at the end…)
+        say(f"  rank {ranks[s]}: player_{s} ({labels[s]}) score {scores[s]:g}"
+            + (f" ({how})" if how else ""))
     say(f"You finished rank {ranks[seat]} of {num_players}.")
     return 0

@@ -696,11 +696,11 @@ class PaladinEngine(GameEngine):
                 hand = "; hand: " + (" ".join(
                     KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(self.hands[s][k])
                 ) or "empty")
-            lines.append(f"  player_{s}: score {self._score(s)} ({self._score_parts(s)}), "
+            lines.append(f"  player_{s}: score {self._score(s)} ({self.score_text(s)}), "
                          f"{plural(self.hand_n[s], 'card')}{hand}")
         return "\n".join(lines)
 
-    def _score_parts(self, seat: int) -> str:
+    def score_text(self, seat: int) -> str:
         """Where a score comes from: the honour of the missions won, the red paladins kept."""
         kept = self.kept_missions[seat]
         if not kept:

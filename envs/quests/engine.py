@@ -27,7 +27,9 @@ from envs.quests.cards import (
     NUM_KINDS,
     QUEST,
     RANK_NAMES,
+    RANK_PROGRESS,
     ROUND_TABLE,
+    ROUND_TABLE_PROGRESS,
     STORY_NAMES,
     STORY_TYPE,
     TOURNAMENT,
@@ -198,6 +200,15 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def rank_keys(self) -> list[tuple]:
         """The winner(s) first, everyone else by progress (a losing Round Table knight: 22)."""
         return [(s in self.winners, self.progress(s)) for s in range(self.num_players)]
+
+    def score_text(self, seat: int) -> str:
+        """Progress: what the rank is worth toward the Round Table, plus the shields held."""
+        rank = self.rank[seat]
+        if rank == ROUND_TABLE:
+            return f"{RANK_NAMES[rank]}: {ROUND_TABLE_PROGRESS}"
+        return (f"{RANK_NAMES[rank]} ({RANK_PROGRESS[rank]}) + "
+                f"{plural(self.shields[seat], 'shield')}; the Round Table is at "
+                f"{ROUND_TABLE_PROGRESS}")
 
     # -- names and text ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:

@@ -34,6 +34,7 @@ import numpy as np
 from envs.core.cards import Composition, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
+from envs.core.text import plural
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ACTION_NAMES,
@@ -139,8 +140,9 @@ _RAISE = Twin(Spec("raise", "player_{player} raised with a card face down", ("pl
               ("player", "cards", "card"),
               lambda p, n, card: {"player": p, "cards": n, "card": ATTACK_NAMES[card]})
 _PASS = Spec("pass", _pass_text, ("player", "forced"))
-_MONSTER = Spec("monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
-                "chests, {vp} VP)", ("player", "monster", "hp", "attack", "chests", "vp"),
+_MONSTER = Spec("monster", lambda d: f"{SEAT[d['player']]} drew {d['monster']} (HP {d['hp']}, "
+                f"attack {d['attack']}, {plural(d['chests'], 'chest')}, {d['vp']} VP)",
+                ("player", "monster", "hp", "attack", "chests", "vp"),
                 lambda p, m, hp, attack, chests, vp: {
                     "player": p, "monster": MONSTER_NAMES[m], "hp": hp, "attack": attack,
                     "chests": chests, "vp": vp})
@@ -151,8 +153,9 @@ _REVEAL = Spec("reveal", _reveal_text, ("cards", "total", "hp", "monster"),
                lambda cards, total, hp, m: {
                    "cards": {SEAT[s]: _attack_list(c) for s, c in cards}, "total": total,
                    "hp": hp, "monster": MONSTER_NAMES[m]})
-_DEFEATED = Spec("defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} "
-                 "VP); {treasures} treasures for the draft", ("monster", "mvp", "vp", "treasures"),
+_DEFEATED = Spec("defeated", lambda d: f"{d['monster']} was defeated; {SEAT[d['mvp']]} was MVP "
+                 f"and took it ({d['vp']} VP); {plural(d['treasures'], 'treasure')} for the draft",
+                 ("monster", "mvp", "vp", "treasures"),
                  lambda m, mvp, vp, n: {"monster": MONSTER_NAMES[m], "mvp": mvp, "vp": vp,
                                         "treasures": n})
 _OFFER = Spec("draft_offer", _offer_text, ("player", "treasures"),
@@ -986,7 +989,18 @@ class WhiteKnightEngine(GameEngine):
         how = END_TEXTS[reason]
         if self.white_knights():
             how += f"; {seat_list(self.white_knights())} earned the title of White Knight"
-        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="VP")
+        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="VP",
+                       note=self.void_monster_text())
+
+    def void_monster_text(self) -> str:
+        """Once the city has fallen, the rule that changed the VP totals and whom it cost:
+        a reader otherwise sees a player's VP drop at the very end ("" if the city stands)."""
+        if self.city > 0:
+            return ""
+        lost = [f"{SEAT[s]} lost {self.monster_vp_sum[s]} VP" for s in range(self.num_players)
+                if self.monster_vp_sum[s] and not self.retired[s]]
+        return ("monster VP count zero when the city falls: only treasure VP score"
+                + (f" ({', '.join(lost)})" if lost else ""))
 
     # -- scores ------------------------------------------------------------------------------------
     def vp(self, seat: int) -> int:
@@ -999,6 +1013,16 @@ class WhiteKnightEngine(GameEngine):
 
     def scores(self) -> list[float]:
         return [float(self.vp(s)) for s in range(self.num_players)]
+
+    def score_text(self, seat: int) -> str:
+        """VP = monster VP + treasure VP; says when the monsters' VP no longer count."""
+        if self.retired[seat]:
+            return "retired players score 0"
+        monsters, treasures = self.monster_vp_sum[seat], self.treasure_vp_sum[seat]
+        if self.city == 0:
+            return (f"{treasures} treasure VP; {monsters} monster VP count zero because the "
+                    "city fell")
+        return f"{monsters} monster VP + {treasures} treasure VP"
 
     def rank_keys(self) -> list[tuple]:
         """Retired last (sharing); others by VP, then monsters, then HP left."""
@@ -1019,6 +1043,11 @@ class WhiteKnightEngine(GameEngine):
     @property
     def end_reason_name(self) -> str | None:
         return END_REASONS[self.end_reason] if self.end_reason >= 0 else None
+
+    @property
+    def end_text(self) -> str:
+        """Why the game ended, in words ("the city fell"; "" while it goes on)."""
+        return END_TEXTS[self.end_reason] if self.end_reason >= 0 else ""
 
     # -- names and text ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
