@@ -459,8 +459,10 @@ class PaladinEngine(GameEngine):
             self.start_player = (self.dealer + action) % self.num_players
             self.w[self.i_start[self.start_player]] = 1.0
             if self.events.on:
-                self.events.emit("start_player", f"{SEAT[self.dealer]} chose "
-                                 f"{SEAT[self.start_player]} to start", dealer=self.dealer,
+                dealer = SEAT[self.dealer]  # "you chose you to start" reads as a glitch
+                text = (f"{dealer}, the dealer, chose to start" if self.start_player == self.dealer
+                        else f"{dealer} chose {SEAT[self.start_player]} to start")
+                self.events.emit("start_player", text, dealer=self.dealer,
                                  player=self.start_player)
             self._set_turn(LEAD, self.start_player)
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
+from envs.core.text import phase_text
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -58,7 +59,8 @@ def snapshot(engine: QuestsEngine, viewer: int | None = None) -> dict:
         head = "game over — " + ("truncated after the last turn" if engine.truncated else
                                  "won by " + ", ".join(f"player_{s}" for s in engine.winners))
     else:
-        head = f"turn {engine.turn}/{engine.rules.max_turns} · phase {engine.phase_name()}"
+        head = (f"turn {engine.turn}/{engine.rules.max_turns} · "
+                f"{phase_text(engine.phase_name(), engine.phase_descriptions)}")
     notes = []
     if engine.recognition:
         notes.append(f"King's Recognition pending: +{2 * engine.recognition} shields for the "

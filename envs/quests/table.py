@@ -102,8 +102,9 @@ def _chose_text(d: dict[str, Any]) -> str:
 
 def _shown_text(d: dict[str, Any]) -> str:
     verdict = {True: " (passed)", False: " (failed)", None: ""}[d["passed"]]
-    return (f"{SEAT[d['player']]} revealed {', '.join(d['cards']) or 'no cards'}: {d['bp']} "
-            f"BP{verdict}")
+    cards = ", ".join(d["cards"])  # no cards: the BP of its rank and allies alone
+    return (f"{SEAT[d['player']]} revealed {cards + ':' if cards else 'no cards:'} {d['bp']} "
+            f"BP{'' if cards else ' from rank and allies'}{verdict}")
 
 
 def _stage_revealed_text(d: dict[str, Any]) -> str:

@@ -57,6 +57,8 @@ def snapshot(engine: WhiteKnightEngine, viewer: int | None = None) -> dict:
     notes = ["monsters still to come: " + (", ".join(
         f"{MONSTER_NAMES[k]}×{c}" if c > 1 else MONSTER_NAMES[k]
         for k, c in enumerate(engine.to_come) if c) or "none")]
+    if engine.over and engine.void_monster_text():  # why everyone's VP just dropped
+        notes.append(engine.void_monster_text())
     return {
         "game": "white_knight",
         "title": f"White Knight — {n} players",
