@@ -160,6 +160,19 @@ def test_no_count_reads_as_a_glitch(game: str, n: int) -> None:
     assert not bad, bad[:3]
 
 
+@pytest.mark.parametrize(("game", "n"), GAMES)
+def test_second_person_narration_reads_right(game: str, n: int) -> None:
+    """Narration says "you" for the seat: texts in the past tense read right ("you drew"),
+    present-tense ones did not ("you draws first", "you used Elixir and has 5 HP")."""
+    for seed in range(2):
+        env = play_random(raw(game, n), seed=seed)
+        for seat in range(n):
+            for line in narration(env.engine.events.visible(seat), seat):
+                assert not re.search(r"\byou (has|is|was|[a-z]+[^s]s)\b", line), line
+                assert "you chose you" not in line
+                assert not (line.startswith("you ") and re.search(r"\b(has|is|draws)\b", line))
+
+
 # -- Paladin --------------------------------------------------------------------------------------
 def test_paladin_mission_cards_name_their_owner_and_labels_read_as_sentences() -> None:
     """Who placed each card on a mission is public (spec: "every placed card is known to

@@ -362,8 +362,8 @@ class Table(GameEngine):
         events.clear()  # the setup's shield and ally writes are facts of the deal, not events
         if not events.on:
             return
-        events.emit("deal", f"{HAND_LIMIT_SIZE} adventure cards each; {SEAT[self.drawer]} "
-                    "draws the first story card", start=self.drawer)
+        events.emit("deal", f"{HAND_LIMIT_SIZE} adventure cards each; {SEAT[self.drawer]} was "
+                    "chosen to draw the first story card", start=self.drawer)
         for seat in range(self.num_players):
             events.emit("hand", f"{SEAT[seat]} was dealt {self._cards_text(self.hands[seat])}",
                         to=seat, player=seat, hand=self._card_names(self.hands[seat]))

@@ -384,7 +384,7 @@ class WhiteKnightEngine(GameEngine):
         events.clear()
         if events.on:
             events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
-                        f"city durability {self.city}; {SEAT[start]} draws first",
+                        f"city durability {self.city}; {SEAT[start]} was chosen to draw first",
                         hand_size=self.rules.hand_size, city=self.city, start=start)
             for seat in range(n):
                 events.emit_lazy("hand", _dealt_text, to=seat, player=seat,
@@ -611,7 +611,7 @@ class WhiteKnightEngine(GameEngine):
                 self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
             self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
             if self.events.on:
-                self.events.emit_lazy("heal", "player_{player} used {item} and has {hp} HP",
+                self.events.emit_lazy("heal", "player_{player} used {item}: now at {hp} HP",
                                       player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
             if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
