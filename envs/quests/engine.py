@@ -244,7 +244,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         for s in range(n):
             allies = [KIND_NAMES[ALLIES[i]] for i, on in enumerate(self.allies[s]) if on]
             parts = [f"  player_{s}: {RANK_NAMES[self.rank[s]]}, "
-                     f"{plural(self.shields[s], 'shield')} (progress {self.progress(s)}), "
+                     f"{plural(self.shields[s], 'shield')} "
+                     f"(progress {self.progress(s)}/{ROUND_TABLE_PROGRESS}), "
                      f"{plural(self.hand_n[s] + self.hidden_n[s], 'card')}"]
             if allies:
                 parts.append("allies " + ", ".join(allies))
