@@ -118,6 +118,7 @@ def assert_continues(run_dir: Path, result: Any, state: dict[str, Any]) -> None:
     steps = sorted({p.step for p in points})
     assert steps == evals + ([result.steps] if evals[-1] != result.steps else [])
     assert (run_dir / "final.json").exists() and (run_dir / "best.json").exists()
+    assert not (run_dir / "resume").exists()  # a finished run keeps no state
 
 
 def league_at(state: dict[str, Any]) -> tuple[int, list[str]]:

@@ -120,8 +120,8 @@ def assert_same_run(run_dir: Path, result: Any, reference: dict[str, Any]) -> No
     assert a.keys() == b.keys()
     for key in a:
         assert torch.equal(a[key], b[key]), key
-    for name in ("best.json",):
-        assert (run_dir / name).exists()
+    assert (run_dir / "best.json").exists()
+    assert not (run_dir / "resume").exists()  # a finished run keeps no state
     tb_ours, tb_ref = tensorboard_steps(run_dir / "tb"), tensorboard_steps(ref.run_dir / "tb")
     assert len(tb_ours) == len(set(tb_ours)), "a TensorBoard step was written twice"
     assert set(tb_ours) == set(tb_ref)

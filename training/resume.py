@@ -201,6 +201,10 @@ class StateStore:
             if path.name != current:
                 shutil.rmtree(path, ignore_errors=True)
 
+    def discard(self) -> None:
+        """Remove the state of a finished run (``--resume`` refuses finished runs anyway)."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
     def read(self) -> dict[str, Any]:
         """The state in place, checked; snapshot actors are loaded from their files (and
         registered, so the next write refers to them again)."""

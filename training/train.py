@@ -442,6 +442,7 @@ def _learn(model: Any, callback: SelfPlayCallback, *, resumed: bool) -> TrainRes
         callback.write_outputs(callback.run_evaluation())
     wall = time.perf_counter() - callback.start
     final = callback.save("final", model.num_timesteps, wall)
+    callback.store.discard()  # finished: nothing left to resume
     model.logger.close()  # TensorBoard files complete before the run is in place
     return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
                        run_dir / "curve.png", int(model.num_timesteps), wall,

@@ -538,6 +538,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
             run.train()
             wall = time.perf_counter() - run.start
             final = run.save("final", wall)
+            run.store.discard()  # finished: nothing left to resume
             run.writer.close()  # TensorBoard files complete before the run is in place
     finally:
         if run is not None:
@@ -579,6 +580,7 @@ def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
         run.train()
         wall = time.perf_counter() - run.start
         final = run.save("final", wall)
+        run.store.discard()
         run.writer.close()
     finally:
         if run is not None:
