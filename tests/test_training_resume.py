@@ -123,11 +123,21 @@ def assert_same_run(run_dir: Path, result: Any, reference: dict[str, Any]) -> No
     assert (run_dir / "best.json").exists()
     assert not (run_dir / "resume").exists()  # a finished run keeps no state
     tb_ours, tb_ref = tensorboard_steps(run_dir / "tb"), tensorboard_steps(ref.run_dir / "tb")
-    assert len(tb_ours) == len(set(tb_ours)), "a TensorBoard step was written twice"
+    assert_steps_increase(tb_ours)
     assert set(tb_ours) == set(tb_ref)
 
 
+def assert_steps_increase(pairs: list[tuple[str, int]]) -> None:
+    """Each tag's steps, in the order the event files hold them, strictly increase: nothing
+    written twice, nothing from after the state left in front of the resumed run's."""
+    last: dict[str, int] = {}
+    for tag, step in pairs:
+        assert step > last.get(tag, -1), f"{tag}: step {step} after step {last[tag]}"
+        last[tag] = step
+
+
 def tensorboard_steps(tb: Path) -> list[tuple[str, int]]:
+    """(tag, step) of every scalar, file by file in the order they were started."""
     from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
     pairs = []
@@ -238,6 +248,11 @@ def test_resume_refusals_are_one_line(reference: dict[str, Any], tmp_path: Path,
     (early / "config.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
     err = refused(["--resume", str(early)])
     assert "ppo.n_epochs (2 when the run started, now 5)" in err
+    # --steps N: N steps beyond the state; without it, the run's own target
+    (early / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    state = store.read()
+    assert resumable.resume_config(early, state, None, 100).total_steps == 228
+    assert resumable.resume_config(early, state, None, None).total_steps == TOTAL
     other = tmp_path / "other.yaml"
     other.write_text(yaml.safe_dump({**data, "seed": 7}, sort_keys=False))
     assert "config key seed" in refused(["--resume", str(early), "--config", str(other)])
