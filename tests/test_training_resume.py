@@ -161,12 +161,23 @@ def test_sigkill_at_a_random_point_then_resume_equals_uninterrupted(
     assert not (run_dir / "final.json").exists(), f"the run finished within {delay:.2f} s"
     state = StateStore(run_dir).read()
     killed_at = state["steps"]
+    (run_dir / "resume" / "state.pkl.tmp-99999").write_bytes(b"half a state")  # as if killed
+    (run_dir / "resume" / "league" / "snapshot_99.npz").write_bytes(b"not named")
     assert 0 < killed_at < TOTAL
     # the league at the kill point is the uninterrupted run's at that step
     assert league_view(state) == reference["states"][killed_at]
-    result = resume_run(run_dir, progress=False)
+    mp = pytest.MonkeyPatch()
+    seen: list[list[str]] = []
+    write = StateStore.write
+    mp.setattr(StateStore, "write", lambda self, state: (
+        seen.append(sorted(p.name for p in self.folder.rglob("*"))), write(self, state))[1])
+    try:
+        result = resume_run(run_dir, progress=False)
+    finally:
+        mp.undo()
     assert_same_run(run_dir, result, reference)
     assert result.state_writes  # the resumed run went on writing states
+    assert not [name for name in seen[0] if "tmp-99999" in name or "snapshot_99" in name]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
@@ -242,7 +253,8 @@ def test_resume_refusals_are_one_line(reference: dict[str, Any], tmp_path: Path,
     data = dict(reference["data"], run_dir=str(early))
     store = StateStore(early)
     store.write({"backend": "sb3", "config": data, "total_steps": TOTAL, "steps": 128,
-                 "wall_s": 1.0, "callback": {}, "rng": {}})
+                 "wall_s": 1.0, "callback": {}, "rng": {}, "model": {}, "vec_env": {},
+                 "logger": {}, "tensorboard": {}})
     changed = yaml.safe_load((early / "config.yaml").read_text())
     changed["ppo"]["n_epochs"] = 5
     (early / "config.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
@@ -256,6 +268,15 @@ def test_resume_refusals_are_one_line(reference: dict[str, Any], tmp_path: Path,
     other = tmp_path / "other.yaml"
     other.write_text(yaml.safe_dump({**data, "seed": 7}, sort_keys=False))
     assert "config key seed" in refused(["--resume", str(early), "--config", str(other)])
+    # a state of the wrong shape
+    store.write({"backend": "sb3", "config": data, "total_steps": TOTAL, "steps": 128,
+                 "wall_s": 1.0, "callback": {}, "rng": {}, "model": {}, "vec_env": {},
+                 "logger": {}})
+    assert "lacks 'tensorboard'" in refused(["--resume", str(early)])
+    store.write({"backend": "rllib", "config": data, "total_steps": TOTAL, "steps": 128,
+                 "wall_s": 1.0, "callback": {}, "rng": {}, "slots": [], "tensorboard": {},
+                 "rllib_checkpoint": "../../elsewhere"})
+    assert "not rllib-<step>" in refused(["--resume", str(early)])
     # a file that is not a state
     (early / "resume" / "state.pkl").write_bytes(b"not a pickle")
     (early / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))

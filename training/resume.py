@@ -33,6 +33,7 @@ import io
 import os
 import pickle
 import random
+import re
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -201,6 +202,18 @@ class StateStore:
             if path.name != current:
                 shutil.rmtree(path, ignore_errors=True)
 
+    def clean(self, state: Mapping[str, Any]) -> None:
+        """Before a resume: drop what a killed run left beyond ``state`` (snapshot files and
+        RLlib checkpoints it does not name, half-written temporary files). Never while a run
+        writes into the folder: its new snapshot files are not named yet."""
+        self.prune(state)
+        for folder in (self.folder, self.league):
+            for path in folder.glob("*.tmp-*") if folder.is_dir() else ():
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    path.unlink(missing_ok=True)
+
     def discard(self) -> None:
         """Remove the state of a finished run (``--resume`` refuses finished runs anyway)."""
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -238,12 +251,24 @@ STATE_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+#: Keys each backend's state has besides :data:`STATE_KEYS`.
+BACKEND_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "sb3": {"model": dict, "vec_env": dict, "logger": dict, "tensorboard": dict},
+    "rllib": {"rllib_checkpoint": str, "slots": list, "tensorboard": dict},
+}
+
+
 def check_state(state: Any, path: Path) -> None:
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise ResumeError(f"{path}: not a resume state of this version ({FORMAT})")
-    for key, kind in STATE_KEYS.items():
+    if state.get("backend") not in BACKEND_KEYS:
+        raise ResumeError(f"{path}: resume state of unknown backend {state.get('backend')!r}")
+    for key, kind in {**STATE_KEYS, **BACKEND_KEYS[state["backend"]]}.items():
         if not isinstance(state.get(key), kind):
             raise ResumeError(f"{path}: resume state lacks {key!r} (or it has the wrong type)")
+    name = state.get("rllib_checkpoint")
+    if name is not None and not re.fullmatch(r"rllib-\d+", name):
+        raise ResumeError(f"{path}: resume state names checkpoint {name!r}, not rllib-<step>")
 
 
 # -- RNGs ----------------------------------------------------------------------------------------
@@ -437,6 +462,7 @@ def resume_run(run_dir: str | Path, *, config_path: str | None = None,
     store = StateStore(run_dir)
     state = store.read()
     cfg = resume_config(run_dir, state, config_path, more_steps)
+    store.clean(state)
     if state["backend"] == "rllib":
         from training.rllib.train import resume
     else:
