@@ -292,6 +292,37 @@ def test_hidden_quest_stages_are_redealt_within_the_quests_rules() -> None:
     assert sum(QUESTS_COPIES) == 125
 
 
+def test_paladin_mission_deck_order_is_redealt_not_kept() -> None:
+    """Nobody knows the order of the mission deck, only its composition (queen missions over
+    king missions): two games that differ only in that order give the same sampled deck for
+    the same generator, and the sampled order changes from sample to sample. A sampler that
+    kept the true order would let a search player see the missions to come."""
+    queen_max = PaladinEngine.rules_cls.from_kwargs(4, {}).queen_max_honour
+    checked = 0
+    for step, state in enumerate(states("paladin", 4, range(3), every=5)):
+        deck = list(state.mission_deck)
+        if state.over or len(set(deck)) < 2:
+            continue
+        king = [k for k in deck if k + 1 > queen_max]
+        queen = [k for k in deck if k + 1 <= queen_max]
+        assert deck == king + queen  # queen missions on top (the end of the list)
+        twin = copy.deepcopy(state)
+        twin.mission_deck = sorted(king, reverse=True) + sorted(queen, reverse=True)
+        if twin.mission_deck == deck:
+            twin.mission_deck = sorted(king) + sorted(queen)
+        observer = step % 4
+        np.testing.assert_array_equal(twin.observation(observer), state.observation(observer))
+        a = state.sample_world(observer, np.random.default_rng(step))
+        b = twin.sample_world(observer, np.random.default_rng(step))
+        assert a.mission_deck == b.mission_deck, "the sampled mission deck follows the truth"
+        assert sorted(a.mission_deck) == sorted(deck)
+        orders = {tuple(state.sample_world(observer, np.random.default_rng(s)).mission_deck)
+                  for s in range(12)}
+        assert len(orders) > 1, "the mission deck kept one order in every sample"
+        checked += 1
+    assert checked >= 10
+
+
 def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
     engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
     state = next(engine_states(engine, range(1)))
