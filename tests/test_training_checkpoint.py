@@ -138,6 +138,10 @@ def test_card_mismatch(ckpt: Path, tmp_path: Path, changes: dict, match: str) ->
     edit_card(copy, **changes)
     with pytest.raises(CheckpointError, match=match):
         load_actor(copy, "paladin")
+    # each card check refuses on its own, before any weight is read (a later check, such as
+    # the network's input size, must not be what catches a wrong observation size)
+    with pytest.raises(CheckpointError, match=match):
+        checkpoint.open_checkpoint(copy, "paladin")
 
 
 def test_network_size_mismatch(ckpt: Path, tmp_path: Path) -> None:
@@ -147,6 +151,24 @@ def test_network_size_mismatch(ckpt: Path, tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="maps 880 inputs to 124 actions, but its card "
                                               "says 756"):
         load_actor(copy, "paladin")
+
+
+def test_a_replaced_zip_that_still_loads_is_refused_by_its_digest(ckpt: Path,
+                                                                    tmp_path: Path) -> None:
+    """The SHA-256 check stands on its own: a zip with one more member holds the very same
+    weights and loads fine once a card vouches for it, so only the digest can refuse it."""
+    copy = copy_pair(ckpt, tmp_path)
+    with zipfile.ZipFile(copy, "a") as archive:
+        archive.writestr("extra.txt", "not part of the model")
+    with pytest.raises(CheckpointError, match="SHA-256 differs"):
+        load_actor(copy, "paladin")
+    with pytest.raises(CheckpointError, match="SHA-256 differs"):
+        checkpoint.open_checkpoint(copy)
+    edit_card(copy, sha256=checkpoint.sha256_of(copy))
+    actor, _ = load_actor(copy, "paladin")
+    original, _ = load_actor(ckpt, "paladin")
+    for mine, theirs in zip(actor.weights, original.weights):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def test_corrupt_files(ckpt: Path, tmp_path: Path) -> None:
