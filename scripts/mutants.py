@@ -95,7 +95,7 @@ def config_text(module: str) -> str:
 [tool.mutmut]
 source_paths = ["envs", "training"]
 only_mutate = [{json.dumps(module)}]
-pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-q"]
+pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-m", "not slow"]
 pytest_add_cli_args_test_selection = [{tests}]
 use_git_change_detection = false
 """

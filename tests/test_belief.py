@@ -323,6 +323,23 @@ def test_paladin_mission_deck_order_is_redealt_not_kept() -> None:
     assert checked >= 10
 
 
+def test_a_sampled_worlds_chance_source_is_drawn_from_the_generator() -> None:
+    """``fresh_rng``: the sampled world's future (reshuffles) follows from the generator given
+    to the sampler alone (the same generator state, the same future) and spans the whole
+    seed range (a small range would repeat the same few futures)."""
+    from envs.core.belief import fresh_rng
+
+    a, b = fresh_rng(np.random.default_rng(7)), fresh_rng(np.random.default_rng(7))
+    assert a.bit_generator.state == b.bit_generator.state
+    rng = np.random.default_rng(0)
+    assert len({int(fresh_rng(rng).integers(2**62)) for _ in range(500)}) == 500
+    engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
+    state = next(engine_states(engine, range(1)))
+    worlds = [state.sample_world(0, np.random.default_rng(3)) for _ in range(2)]
+    assert worlds[0].rng.bit_generator.state == worlds[1].rng.bit_generator.state
+    assert worlds[0].rng.bit_generator.state != state.rng.bit_generator.state
+
+
 def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
     engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
     state = next(engine_states(engine, range(1)))
