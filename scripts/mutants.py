@@ -143,20 +143,24 @@ def report(modules: list[str]) -> int:
     """Killed / total per module; every survivor not marked equivalent. 1 if any is left."""
     known = equivalents()
     unexplained = 0
-    print(f"\n{'module':36} {'killed':>7} {'total':>6} {'equiv':>6} {'left':>5}  score")
+    print(f"\n{'module':36} {'killed':>7} {'total':>6} {'equiv':>6} {'left':>5} {'unrun':>6}"
+          "  score (of the mutants run)")
     for module in modules:
         s = score(module)
         if not s.statuses:
             print(f"{module:36} {'not run':>7}")
             continue
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
+        unrun = s.count("not checked")
         equiv = [n for n, st in s.statuses.items() if st != "killed" and n in known]
-        left = [n for n, st in s.statuses.items()
-                if st not in ("killed", "timeout", "caught by type check") and n not in known]
-        total = len(s.statuses)
+        left = [n for n, st in s.statuses.items() if n not in known and st not in (
+            "killed", "timeout", "caught by type check", "not checked")]
+        total = len(s.statuses) - unrun
         unexplained += len(left)
-        print(f"{module:36} {killed:7d} {total:6d} {len(equiv):6d} {len(left):5d}  "
-              f"{killed / total:.1%} killed, {(killed + len(equiv)) / total:.1%} with equivalents")
+        rates = (f"{killed / total:.1%} killed, {(killed + len(equiv)) / total:.1%} with "
+                 "equivalents" if total else "")
+        print(f"{module:36} {killed:7d} {total:6d} {len(equiv):6d} {len(left):5d} {unrun:6d}  "
+              f"{rates}")
         for name in left:
             print(f"    {s.statuses[name]:>10}  {name}")
     stale = set(known) - {n for m in modules for n in score(m).statuses}
@@ -165,14 +169,28 @@ def report(modules: list[str]) -> int:
     return 1 if unexplained else 0
 
 
-def run(module: str, children: int) -> float:
+def survivors(module: str) -> list[str]:
+    """The module's mutants that no test killed and that are not marked equivalent."""
+    known = equivalents()
+    return [n for n, st in score(module).statuses.items()
+            if st not in ("killed", "timeout", "caught by type check") and n not in known]
+
+
+def run(module: str, children: int, retest: bool = False) -> float:
+    """mutmut over one module; ``retest``: only its survivors again (mutmut keeps a result
+    until the mutated function changes, so a test added to kill a survivor needs this)."""
+    names = survivors(module) if retest else []
+    if retest and not names:
+        print(f"== {module}: no survivor to retest", flush=True)
+        return 0.0
     work = prepare(module)
     start = time.monotonic()
-    print(f"== {module}: mutmut run (tests: {' '.join(MODULES[module])})", flush=True)
+    print(f"== {module}: mutmut run (tests: {' '.join(MODULES[module])})"
+          + (f", retesting {len(names)} survivor(s)" if retest else ""), flush=True)
     mutmut = Path(sys.executable).with_name("mutmut")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    proc = subprocess.run([str(mutmut), "run", "--max-children", str(children)], cwd=work,
-                          env=env, check=False)
+    proc = subprocess.run([str(mutmut), "run", "--max-children", str(children), *names],
+                          cwd=work, env=env, check=False)
     took = time.monotonic() - start
     print(f"== {module}: mutmut exited {proc.returncode} after {took / 60:.1f} min", flush=True)
     return took
@@ -182,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help=f"default: all {len(MODULES)} modules")
     parser.add_argument("--report", action="store_true", help="print stored results only")
+    parser.add_argument("--retest", action="store_true",
+                        help="rerun only the survivors (after adding tests that kill them)")
     parser.add_argument("--children", type=int, default=1, help="mutants tested at once")
     args = parser.parse_args(argv)
     unknown = [m for m in args.modules if m not in MODULES]
@@ -191,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     total = 0.0
     if not args.report:
         for module in modules:
-            total += run(module, args.children)
+            total += run(module, args.children, args.retest)
         print(f"\nmutmut time over {len(modules)} module(s): {total / 60:.1f} min")
     return report(modules)
 

@@ -323,6 +323,24 @@ def test_paladin_mission_deck_order_is_redealt_not_kept() -> None:
     assert checked >= 10
 
 
+def test_the_shared_pool_arithmetic_and_the_cut_into_places() -> None:
+    """``envs.core.belief``: the pool is the composition minus every known count and refuses
+    to go negative (a miscounted place must not pass silently); ``deal`` cuts one shuffle
+    into consecutive places of the given sizes and refuses sizes that miss the pool."""
+    from envs.core.belief import counts_of, deal, unknown_pool
+
+    assert unknown_pool([3, 2, 1], [1, 0, 0], [0, 2, 0]) == [2, 0, 1]
+    with pytest.raises(AssertionError, match=r"negative for kinds \[1\]: \[3, -1, 1\]"):
+        unknown_pool([3, 2, 1], [0, 3, 0])
+    assert counts_of([2, 0, 2, 2], 4) == [1, 0, 3, 0]
+    rng = np.random.default_rng(5)
+    places = deal([2, 1, 3], [1, 0, 4, 1], rng)
+    assert [len(p) for p in places] == [1, 0, 4, 1]
+    assert sorted(k for p in places for k in p) == [0, 0, 1, 2, 2, 2]
+    with pytest.raises(AssertionError, match=r"6 unknown cards for 5 hidden places \[2, 3\]"):
+        deal([2, 1, 3], [2, 3], rng)
+
+
 def test_a_sampled_worlds_chance_source_is_drawn_from_the_generator() -> None:
     """``fresh_rng``: the sampled world's future (reshuffles) follows from the generator given
     to the sampler alone (the same generator state, the same future) and spans the whole
