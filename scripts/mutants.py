@@ -151,10 +151,11 @@ def report(modules: list[str]) -> int:
             print(f"{module:36} {'not run':>7}")
             continue
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
-        unrun = s.count("not checked")
+        unrun = s.count("not checked") + s.count("check was interrupted by user")
         equiv = [n for n, st in s.statuses.items() if st != "killed" and n in known]
         left = [n for n, st in s.statuses.items() if n not in known and st not in (
-            "killed", "timeout", "caught by type check", "not checked")]
+            "killed", "timeout", "caught by type check", "not checked",
+            "check was interrupted by user")]
         total = len(s.statuses) - unrun
         unexplained += len(left)
         rates = (f"{killed / total:.1%} killed, {(killed + len(equiv)) / total:.1%} with "

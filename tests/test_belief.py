@@ -155,6 +155,8 @@ def test_sampled_world_keeps_the_observers_view_and_plays_to_a_legal_end(game: s
             world = state.sample_world(observer, np.random.default_rng(sampled))
             sampled += 1
             np.testing.assert_array_equal(world.observation(observer), state.observation(observer))
+            # the world's history is the observer's share: others' private events name cards
+            assert list(world.events) == state.events.visible(observer)
             if not state.over and state.current_player == observer:
                 np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
             for seat in range(n):
@@ -316,6 +318,9 @@ def test_paladin_mission_deck_order_is_redealt_not_kept() -> None:
         b = twin.sample_world(observer, np.random.default_rng(step))
         assert a.mission_deck == b.mission_deck, "the sampled mission deck follows the truth"
         assert sorted(a.mission_deck) == sorted(deck)
+        split = len(king)  # still queen missions over king missions
+        assert all(k + 1 > queen_max for k in a.mission_deck[:split])
+        assert all(k + 1 <= queen_max for k in a.mission_deck[split:])
         orders = {tuple(state.sample_world(observer, np.random.default_rng(s)).mission_deck)
                   for s in range(12)}
         assert len(orders) > 1, "the mission deck kept one order in every sample"
