@@ -366,8 +366,11 @@ def test_a_sampled_worlds_chance_source_is_drawn_from_the_generator() -> None:
 def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
     engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
     state = next(engine_states(engine, range(1)))
-    with pytest.raises(ValueError, match="observer must be a seat"):
+    with pytest.raises(ValueError, match=r"^observer must be a seat 0 … 2, got 3$"):
         state.sample_world(3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^observer must be a seat 0 … 2, got -1$"):
+        state.sample_world(-1, np.random.default_rng(0))
+    state.sample_world(2, np.random.default_rng(0))
 
 
 @pytest.mark.slow

@@ -71,8 +71,54 @@ def test_the_log_filters_by_seat_and_formats_lazily() -> None:
     assert len(log) == 2 and len(clone) == 3
 
 
+def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
+    """``share`` keeps a seat's own twins whole and others' as their public half, at the same
+    positions; a pickled log reads the same events; ``game_over`` says who won and how."""
+    import pickle
+
+    from envs.core.events import Spec, Twin, emit_game_over
+
+    pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
+                Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
+                ("player", "card"))
+    log = EventLog()
+    log.step = 2
+    log.emit("deal", "dealt")
+    log.twin(pair, 1, 1, "A3")
+    log.twin(pair, 2, 2, "A4")
+    log.emit("hand", "player_0 was dealt A1", to=0, player=0)
+    log.emit_lazy("hand", "player_{player} was dealt {cards}", to=1, player=1, cards="A2")
+    for seat in (0, 1, 2):
+        share = log.share(seat)
+        assert share.visible(None) == log.visible(seat) and share.step == 2
+        assert len(share) == len(log.visible(seat))
+    assert [e.kind for e in log.share(1)] == ["deal", "raise", "raise_card", "raise", "hand"]
+    again = pickle.loads(pickle.dumps(log))
+    assert list(again) == list(log) and len(again) == len(log) == 7 and again.step == 2
+    assert again.visible(1, 3) == log.visible(1, 3)
+    assert Event.from_dict({"step": 1, "kind": "k", "text": "t"}) == Event(1, "k", "t", None, {})
+    assert Event(0, "k", "t", to=2).visible_to(2) and not Event(0, "k", "t", to=2).visible_to(1)
+    assert Event(0, "k", "t", to=2).visible_to(None) and Event(0, "k", "t").visible_to(1)
+    emit_game_over(log, [3.0, 5.5, 5.5], [3, 1, 1], how="the city fell", unit="VP")
+    end = log.visible(0)[-1]
+    assert end.text == ("game over (the city fell): player_1 and player_2 won; "
+                        "VP: player_0 3, player_1 5.5, player_2 5.5")
+    assert end.data == {"winners": [1, 2], "scores": [3.0, 5.5, 5.5], "ranks": [3, 1, 1],
+                        "how": "the city fell"} and end.to is None
+    emit_game_over(log, [1, 0], [1, 2])
+    assert log.visible(0)[-1].text == "game over: player_0 won; points: player_0 1, player_1 0"
+    quiet = EventLog(on=False)
+    emit_game_over(quiet, [1], [1])
+    assert len(quiet) == 0
+    log.clear()
+    assert len(log) == 0 and log.step == 0 and list(log) == []
+
+
 def test_texts_helpers() -> None:
     assert seat_list([]) == "nobody"
+    assert seat_list([3]) == "player_3" and seat_list([0, 1]) == "player_0 and player_1"
+    assert second_person("player_2 was dealt 5 and player_2 was first", 2) == \
+        "you were dealt 5 and you were first"
     assert seat_list([2, 0, 1]) == "player_2, player_0 and player_1"
     assert second_person("player_1 beat player_10's 5 and player_1's 7", 1) == \
         "you beat player_10's 5 and your 7"
