@@ -35,12 +35,13 @@ EQUIVALENT = ROOT / "scripts" / "mutants_equivalent.txt"
 
 _BELIEF = ("tests/test_belief.py",)
 _EVAL = ("tests/test_training_evaluate.py",)
-#: module -> the test files that cover it (the promise's owners first)
+#: module -> the test files that cover it (the promise's owners first), with pytest's ``-k``
+#: where a file covers several games (mutmut runs every selected test once, to map them)
 MODULES: dict[str, tuple[str, ...]] = {
     "envs/core/belief.py": _BELIEF,
-    "envs/paladin/belief.py": _BELIEF,
-    "envs/white_knight/belief.py": _BELIEF,
-    "envs/quests/belief.py": _BELIEF,
+    "envs/paladin/belief.py": (*_BELIEF, "-k", "paladin"),
+    "envs/white_knight/belief.py": (*_BELIEF, "-k", "white_knight"),
+    "envs/quests/belief.py": (*_BELIEF, "-k", "quests"),
     "envs/core/record.py": ("tests/test_replay_checks.py", "tests/test_events.py",
                             "tests/test_contract.py", "tests/test_env_misuse.py"),
     "envs/core/events.py": ("tests/test_events.py", "tests/test_quests_events.py"),
