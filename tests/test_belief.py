@@ -328,6 +328,57 @@ def test_paladin_mission_deck_order_is_redealt_not_kept() -> None:
     assert checked >= 10
 
 
+def test_paladin_redealt_seats_place_only_cards_they_hold_where_they_have_none() -> None:
+    """The sampler rewrites each re-dealt seat's cached kind flags and place mask: in a sampled
+    world, every filling placement offers exactly the kinds the actor now holds, at the
+    missions where it has no card yet (the rule, computed here from hands and table)."""
+    from envs.paladin import actions as PA
+
+    checked = 0
+    for index, state in enumerate(states("paladin", 4, range(2), every=6)):
+        if state.over:
+            continue
+        world = state.sample_world(index % 4, np.random.default_rng(index))
+        chooser = random.Random(index)
+        while not world.over:
+            mask = world.legal_mask()
+            if world.phase_name() == "place":
+                seat = world.current_player
+                place = mask[PA.PLACE:PA.PEEK].reshape(PALADIN_KINDS, PA.MAX_MISSIONS)
+                expected = np.zeros_like(place)
+                for kind in range(PALADIN_KINDS):
+                    for m in range(4):
+                        expected[kind, m] = (world.hands[seat][kind] > 0
+                                             and world.slot_kind[m][seat] < 0)
+                np.testing.assert_array_equal(place, expected, err_msg=f"player_{seat}")
+                checked += 1
+            legal = np.flatnonzero(mask)
+            world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert checked > 100
+
+
+def test_paladin_every_face_down_card_the_observer_has_not_seen_is_redealt() -> None:
+    """Every other seat's face-down, unrevealed, unpeeked card is re-dealt, a 0 included (kind
+    id 0: a ``> 0`` test for "a card is there" would leave it in place for search to see)."""
+    redealt = 0
+    for index, state in enumerate(states("paladin", 4, range(4), every=3)):
+        if state.over:
+            continue
+        observer = index % 4
+        peeked = {(m, o) for p, m, o in state.peeks if p == observer}
+        zeros = [(m, o) for m in range(4) for o in range(4)
+                 if o != observer and state.slot_kind[m][o] == 0 and not state.revealed[m][o]
+                 and (m, o) not in peeked]
+        if not zeros:
+            continue
+        rng = np.random.default_rng(index)
+        worlds = [state.sample_world(observer, rng) for _ in range(20)]
+        for m, o in zeros:
+            assert any(w.slot_kind[m][o] != 0 for w in worlds), f"mission {m}, player_{o}"
+            redealt += 1
+    assert redealt >= 5
+
+
 def test_the_shared_pool_arithmetic_and_the_cut_into_places() -> None:
     """``envs.core.belief``: the pool is the composition minus every known count and refuses
     to go negative (a miscounted place must not pass silently); ``deal`` cuts one shuffle
