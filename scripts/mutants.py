@@ -145,8 +145,8 @@ def report(modules: list[str]) -> int:
     """Killed / total per module; every survivor not marked equivalent. 1 if any is left."""
     known = equivalents()
     unexplained = 0
-    print(f"\n{'module':36} {'killed':>7} {'total':>6} {'equiv':>6} {'left':>5} {'unrun':>6}"
-          "  score (of the mutants run)")
+    print(f"\n{'module':36} {'killed':>7} {'total':>6} {'equiv':>6} {'left':>5} {'untested':>8}"
+          f" {'unrun':>6}  score (of the mutants run)")
     for module in modules:
         s = score(module)
         if not s.statuses:
@@ -155,17 +155,21 @@ def report(modules: list[str]) -> int:
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
         unrun = s.count("not checked") + s.count("check was interrupted by user")
         equiv = [n for n, st in s.statuses.items() if st != "killed" and n in known]
+        untested = [n for n, st in s.statuses.items() if n not in known and st == "no tests"]
         left = [n for n, st in s.statuses.items() if n not in known and st not in (
             "killed", "timeout", "caught by type check", "not checked",
-            "check was interrupted by user")]
+            "check was interrupted by user", "no tests")]
         total = len(s.statuses) - unrun
-        unexplained += len(left)
+        unexplained += len(left) + len(untested)
         rates = (f"{killed / total:.1%} killed, {(killed + len(equiv)) / total:.1%} with "
                  "equivalents" if total else "")
-        print(f"{module:36} {killed:7d} {total:6d} {len(equiv):6d} {len(left):5d} {unrun:6d}  "
-              f"{rates}")
+        print(f"{module:36} {killed:7d} {total:6d} {len(equiv):6d} {len(left):5d} "
+              f"{len(untested):8d} {unrun:6d}  {rates}")
         for name in left:
             print(f"    {s.statuses[name]:>10}  {name}")
+        if untested:  # no selected test calls the function: map more test files to the module
+            functions = sorted({n.split(".x_")[-1].split("__mutmut_")[0] for n in untested})
+            print(f"    no mapped test calls: {', '.join(functions)}")
     stale = set(known) - {n for m in modules for n in score(m).statuses}
     if stale and set(modules) == set(MODULES):
         print(f"\nequivalent list names mutants that no longer exist: {sorted(stale)}")

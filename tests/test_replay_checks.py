@@ -129,8 +129,20 @@ def test_replay_steps_leaves_the_events_to_its_reader_and_replay_checks_them() -
     other = dict(record, events=record["events"][:-1])
     for _ in replay_steps(other):  # the replay viewer places events made by other code
         pass
-    with pytest.raises(ReplayMismatchError, match="events differ from the replayed game's"):
+    n = len(record["events"])
+    with pytest.raises(ReplayMismatchError, match=(
+            rf"events differ from the replayed game's at event {n - 1} \({n - 1} recorded, "
+            rf"{n} replayed\)$")):
         replay(other)
+    changed = [dict(e) for e in record["events"]]
+    changed[5] = dict(changed[5], text="something else")
+    with pytest.raises(ReplayMismatchError, match=rf"at event 5 \({n} recorded, {n} replayed\)$"):
+        replay(dict(record, events=changed))
+    scores = dict(record["scores"])
+    first = next(iter(scores))
+    scores[first] += 1
+    with pytest.raises(ReplayMismatchError, match="its scores are"):
+        replay(dict(record, scores=scores))
 
 
 def test_a_saved_record_loads_and_replays(tmp_path) -> None:
