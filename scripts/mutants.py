@@ -183,6 +183,28 @@ def survivors(module: str) -> list[str]:
             if st not in ("killed", "timeout", "caught by type check") and n not in known]
 
 
+def markdown(modules: list[str]) -> str:
+    """The scores as the table in docs/testing.md."""
+    known = equivalents()
+    rows = ["| module | killed / run | equivalent | survivors | no mapped test | not run |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for module in modules:
+        s = score(module)
+        if not s.statuses:
+            rows.append(f"| `{module}` | not run | | | | |")
+            continue
+        killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
+        unrun = s.count("not checked") + s.count("check was interrupted by user")
+        total = len(s.statuses) - unrun
+        equiv = sum(1 for n, st in s.statuses.items() if st != "killed" and n in known)
+        untested = sum(1 for n, st in s.statuses.items() if st == "no tests" and n not in known)
+        left = total - killed - equiv - untested
+        rate = f" ({killed / total:.0%})" if total else ""
+        rows.append(f"| `{module}` | {killed} / {total}{rate} | {equiv} | "
+                    f"{left} | {untested} | {unrun} of {len(s.statuses)} |")
+    return "\n".join(rows)
+
+
 def run(module: str, children: int, retest: bool = False) -> float:
     """mutmut over one module; ``retest``: only its survivors again (mutmut keeps a result
     until the mutated function changes, so a test added to kill a survivor needs this)."""
@@ -207,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help=f"default: all {len(MODULES)} modules")
     parser.add_argument("--report", action="store_true", help="print stored results only")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the stored scores as docs/testing.md's table")
     parser.add_argument("--retest", action="store_true",
                         help="rerun only the survivors (after adding tests that kill them)")
     parser.add_argument("--children", type=int, default=1, help="mutants tested at once")
@@ -215,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown module(s) {unknown}; known: {', '.join(MODULES)}")
     modules = args.modules or list(MODULES)
+    if args.markdown:
+        print(markdown(modules))
+        return 0
     total = 0.0
     if not args.report:
         for module in modules:
