@@ -96,6 +96,7 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
     again = pickle.loads(pickle.dumps(log))
     assert list(again) == list(log) and len(again) == len(log) == 7 and again.step == 2
     assert again.visible(1, 3) == log.visible(1, 3)
+    assert again.on is True and pickle.loads(pickle.dumps(EventLog(on=False))).on is False
     assert Event.from_dict({"step": 1, "kind": "k", "text": "t"}) == Event(1, "k", "t", None, {})
     assert Event(0, "k", "t", to=2).visible_to(2) and not Event(0, "k", "t", to=2).visible_to(1)
     assert Event(0, "k", "t", to=2).visible_to(None) and Event(0, "k", "t").visible_to(1)
