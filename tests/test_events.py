@@ -97,6 +97,9 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
     assert list(again) == list(log) and len(again) == len(log) == 7 and again.step == 2
     assert again.visible(1, 3) == log.visible(1, 3)
     assert again.on is True and pickle.loads(pickle.dumps(EventLog(on=False))).on is False
+    for seat in (0, 1, 2):  # the share of a log of ready events (pickled, or itself a share)
+        assert again.share(seat).visible(None) == log.visible(seat)
+        assert log.share(seat).share(seat).visible(None) == log.visible(seat)
     assert Event.from_dict({"step": 1, "kind": "k", "text": "t"}) == Event(1, "k", "t", None, {})
     assert Event(0, "k", "t", to=2).visible_to(2) and not Event(0, "k", "t", to=2).visible_to(1)
     assert Event(0, "k", "t", to=2).visible_to(None) and Event(0, "k", "t").visible_to(1)
