@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 SOAK_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all demo test test-fast test-rllib bench soak lint golden docs clean
+.PHONY: all demo test test-fast test-rllib bench soak mutants lint golden docs clean
 
 all: test
 
@@ -50,6 +50,18 @@ bench: $(STAMP)
 # invariant checked; about 70 CPU minutes in all. SOAK_ARGS="--games 2000" shrinks it.
 soak: $(STAMP)
 	$(BIN)/python scripts/soak.py --workers $(SOAK_WORKERS) $(SOAK_ARGS)
+
+# Not in CI: mutation testing (mutmut) of the modules that carry the project's promises, each
+# against the test files that cover it (scripts/mutants.py; hours of CPU for all of them).
+# MUTANTS="envs/core/belief.py training/checkpoint.py" picks modules; docs/testing.md has the
+# scores. mutmut is in the `mutants` extra, installed here only, so `make test` never waits on it.
+MUTANTS_STAMP := $(VENV)/.mutants-stamp
+$(MUTANTS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[mutants]"
+	touch $(MUTANTS_STAMP)
+
+mutants: $(MUTANTS_STAMP)
+	nice -n 5 $(BIN)/python scripts/mutants.py $(MUTANTS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

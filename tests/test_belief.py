@@ -155,6 +155,8 @@ def test_sampled_world_keeps_the_observers_view_and_plays_to_a_legal_end(game: s
             world = state.sample_world(observer, np.random.default_rng(sampled))
             sampled += 1
             np.testing.assert_array_equal(world.observation(observer), state.observation(observer))
+            # the world's history is the observer's share: others' private events name cards
+            assert list(world.events) == state.events.visible(observer)
             if not state.over and state.current_player == observer:
                 np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
             for seat in range(n):
@@ -292,11 +294,134 @@ def test_hidden_quest_stages_are_redealt_within_the_quests_rules() -> None:
     assert sum(QUESTS_COPIES) == 125
 
 
+def test_paladin_mission_deck_order_is_redealt_not_kept() -> None:
+    """Nobody knows the order of the mission deck, only its composition (queen missions over
+    king missions): two games that differ only in that order give the same sampled deck for
+    the same generator, and the sampled order changes from sample to sample. A sampler that
+    kept the true order would let a search player see the missions to come."""
+    queen_max = PaladinEngine.rules_cls.from_kwargs(4, {}).queen_max_honour
+    checked = 0
+    for step, state in enumerate(states("paladin", 4, range(3), every=5)):
+        deck = list(state.mission_deck)
+        if state.over or len(set(deck)) < 2:
+            continue
+        king = [k for k in deck if k + 1 > queen_max]
+        queen = [k for k in deck if k + 1 <= queen_max]
+        assert deck == king + queen  # queen missions on top (the end of the list)
+        twin = copy.deepcopy(state)
+        twin.mission_deck = sorted(king, reverse=True) + sorted(queen, reverse=True)
+        if twin.mission_deck == deck:
+            twin.mission_deck = sorted(king) + sorted(queen)
+        observer = step % 4
+        np.testing.assert_array_equal(twin.observation(observer), state.observation(observer))
+        a = state.sample_world(observer, np.random.default_rng(step))
+        b = twin.sample_world(observer, np.random.default_rng(step))
+        assert a.mission_deck == b.mission_deck, "the sampled mission deck follows the truth"
+        assert sorted(a.mission_deck) == sorted(deck)
+        split = len(king)  # still queen missions over king missions
+        assert all(k + 1 > queen_max for k in a.mission_deck[:split])
+        assert all(k + 1 <= queen_max for k in a.mission_deck[split:])
+        orders = {tuple(state.sample_world(observer, np.random.default_rng(s)).mission_deck)
+                  for s in range(12)}
+        assert len(orders) > 1, "the mission deck kept one order in every sample"
+        checked += 1
+    assert checked >= 10
+
+
+def test_paladin_redealt_seats_place_only_cards_they_hold_where_they_have_none() -> None:
+    """The sampler rewrites each re-dealt seat's cached kind flags and place mask: in a sampled
+    world, every filling placement offers exactly the kinds the actor now holds, at the
+    missions where it has no card yet (the rule, computed here from hands and table)."""
+    from envs.paladin import actions as PA
+
+    checked = 0
+    for index, state in enumerate(states("paladin", 4, range(2), every=6)):
+        if state.over:
+            continue
+        world = state.sample_world(index % 4, np.random.default_rng(index))
+        chooser = random.Random(index)
+        while not world.over:
+            mask = world.legal_mask()
+            if world.phase_name() == "place":
+                seat = world.current_player
+                place = mask[PA.PLACE:PA.PEEK].reshape(PALADIN_KINDS, PA.MAX_MISSIONS)
+                expected = np.zeros_like(place)
+                for kind in range(PALADIN_KINDS):
+                    for m in range(4):
+                        expected[kind, m] = (world.hands[seat][kind] > 0
+                                             and world.slot_kind[m][seat] < 0)
+                np.testing.assert_array_equal(place, expected, err_msg=f"player_{seat}")
+                checked += 1
+            legal = np.flatnonzero(mask)
+            world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert checked > 100
+
+
+def test_paladin_every_face_down_card_the_observer_has_not_seen_is_redealt() -> None:
+    """Every other seat's face-down, unrevealed, unpeeked card is re-dealt, a 0 included (kind
+    id 0: a ``> 0`` test for "a card is there" would leave it in place for search to see)."""
+    redealt = 0
+    for index, state in enumerate(states("paladin", 4, range(4), every=3)):
+        if state.over:
+            continue
+        observer = index % 4
+        peeked = {(m, o) for p, m, o in state.peeks if p == observer}
+        zeros = [(m, o) for m in range(4) for o in range(4)
+                 if o != observer and state.slot_kind[m][o] == 0 and not state.revealed[m][o]
+                 and (m, o) not in peeked]
+        if not zeros:
+            continue
+        rng = np.random.default_rng(index)
+        worlds = [state.sample_world(observer, rng) for _ in range(20)]
+        for m, o in zeros:
+            assert any(w.slot_kind[m][o] != 0 for w in worlds), f"mission {m}, player_{o}"
+            redealt += 1
+    assert redealt >= 5
+
+
+def test_the_shared_pool_arithmetic_and_the_cut_into_places() -> None:
+    """``envs.core.belief``: the pool is the composition minus every known count and refuses
+    to go negative (a miscounted place must not pass silently); ``deal`` cuts one shuffle
+    into consecutive places of the given sizes and refuses sizes that miss the pool."""
+    from envs.core.belief import counts_of, deal, unknown_pool
+
+    assert unknown_pool([3, 2, 1], [1, 0, 0], [0, 2, 0]) == [2, 0, 1]
+    with pytest.raises(AssertionError, match=r"negative for kinds \[1\]: \[3, -1, 1\]"):
+        unknown_pool([3, 2, 1], [0, 3, 0])
+    assert counts_of([2, 0, 2, 2], 4) == [1, 0, 3, 0]
+    rng = np.random.default_rng(5)
+    places = deal([2, 1, 3], [1, 0, 4, 1], rng)
+    assert [len(p) for p in places] == [1, 0, 4, 1]
+    assert sorted(k for p in places for k in p) == [0, 0, 1, 2, 2, 2]
+    with pytest.raises(AssertionError, match=r"6 unknown cards for 5 hidden places \[2, 3\]"):
+        deal([2, 1, 3], [2, 3], rng)
+
+
+def test_a_sampled_worlds_chance_source_is_drawn_from_the_generator() -> None:
+    """``fresh_rng``: the sampled world's future (reshuffles) follows from the generator given
+    to the sampler alone (the same generator state, the same future) and spans the whole
+    seed range (a small range would repeat the same few futures)."""
+    from envs.core.belief import fresh_rng
+
+    a, b = fresh_rng(np.random.default_rng(7)), fresh_rng(np.random.default_rng(7))
+    assert a.bit_generator.state == b.bit_generator.state
+    rng = np.random.default_rng(0)
+    assert len({int(fresh_rng(rng).integers(2**62)) for _ in range(500)}) == 500
+    engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
+    state = next(engine_states(engine, range(1)))
+    worlds = [state.sample_world(0, np.random.default_rng(3)) for _ in range(2)]
+    assert worlds[0].rng.bit_generator.state == worlds[1].rng.bit_generator.state
+    assert worlds[0].rng.bit_generator.state != state.rng.bit_generator.state
+
+
 def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
     engine = PaladinEngine(3, PaladinEngine.rules_cls.from_kwargs(3, {}))
     state = next(engine_states(engine, range(1)))
-    with pytest.raises(ValueError, match="observer must be a seat"):
+    with pytest.raises(ValueError, match=r"^observer must be a seat 0 … 2, got 3$"):
         state.sample_world(3, np.random.default_rng(0))
+    with pytest.raises(ValueError, match=r"^observer must be a seat 0 … 2, got -1$"):
+        state.sample_world(-1, np.random.default_rng(0))
+    state.sample_world(2, np.random.default_rng(0))
 
 
 @pytest.mark.slow

@@ -21,6 +21,7 @@ import copy
 import json
 import random
 import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -70,8 +71,58 @@ def test_the_log_filters_by_seat_and_formats_lazily() -> None:
     assert len(log) == 2 and len(clone) == 3
 
 
+def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
+    """``share`` keeps a seat's own twins whole and others' as their public half, at the same
+    positions; a pickled log reads the same events; ``game_over`` says who won and how."""
+    import pickle
+
+    from envs.core.events import Spec, Twin, emit_game_over
+
+    pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
+                Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
+                ("player", "card"))
+    log = EventLog()
+    log.step = 2
+    log.emit("deal", "dealt")
+    log.twin(pair, 1, 1, "A3")
+    log.twin(pair, 2, 2, "A4")
+    log.emit("hand", "player_0 was dealt A1", to=0, player=0)
+    log.emit_lazy("hand", "player_{player} was dealt {cards}", to=1, player=1, cards="A2")
+    for seat in (0, 1, 2):
+        share = log.share(seat)
+        assert share.visible(None) == log.visible(seat) and share.step == 2
+        assert len(share) == len(log.visible(seat))
+    assert [e.kind for e in log.share(1)] == ["deal", "raise", "raise_card", "raise", "hand"]
+    again = pickle.loads(pickle.dumps(log))
+    assert list(again) == list(log) and len(again) == len(log) == 7 and again.step == 2
+    assert again.visible(1, 3) == log.visible(1, 3)
+    assert again.on is True and pickle.loads(pickle.dumps(EventLog(on=False))).on is False
+    for seat in (0, 1, 2):  # the share of a log of ready events (pickled, or itself a share)
+        assert again.share(seat).visible(None) == log.visible(seat)
+        assert log.share(seat).share(seat).visible(None) == log.visible(seat)
+    assert Event.from_dict({"step": 1, "kind": "k", "text": "t"}) == Event(1, "k", "t", None, {})
+    assert Event(0, "k", "t", to=2).visible_to(2) and not Event(0, "k", "t", to=2).visible_to(1)
+    assert Event(0, "k", "t", to=2).visible_to(None) and Event(0, "k", "t").visible_to(1)
+    emit_game_over(log, [3.0, 5.5, 5.5], [3, 1, 1], how="the city fell", unit="VP")
+    end = log.visible(0)[-1]
+    assert end.text == ("game over (the city fell): player_1 and player_2 won; "
+                        "VP: player_0 3, player_1 5.5, player_2 5.5")
+    assert end.data == {"winners": [1, 2], "scores": [3.0, 5.5, 5.5], "ranks": [3, 1, 1],
+                        "how": "the city fell"} and end.to is None
+    emit_game_over(log, [1, 0], [1, 2])
+    assert log.visible(0)[-1].text == "game over: player_0 won; points: player_0 1, player_1 0"
+    quiet = EventLog(on=False)
+    emit_game_over(quiet, [1], [1])
+    assert len(quiet) == 0
+    log.clear()
+    assert len(log) == 0 and log.step == 0 and list(log) == []
+
+
 def test_texts_helpers() -> None:
     assert seat_list([]) == "nobody"
+    assert seat_list([3]) == "player_3" and seat_list([0, 1]) == "player_0 and player_1"
+    assert second_person("player_2 was dealt 5 and player_2 was first", 2) == \
+        "you were dealt 5 and you were first"
     assert seat_list([2, 0, 1]) == "player_2, player_0 and player_1"
     assert second_person("player_1 beat player_10's 5 and player_1's 7", 1) == \
         "you beat player_10's 5 and your 7"
@@ -87,8 +138,10 @@ def until_reveal(events: list[Event]) -> list[Event]:
     return events
 
 
-def compare_branches(engine, chooser: random.Random, horizon: int = 6) -> int:
-    """Try up to 4 legal actions of the actor; return how many seat comparisons were made."""
+def compare_branches(engine, chooser: random.Random, horizon: int = 6,
+                     differ: Counter | None = None, kinds: tuple[str, ...] = ()) -> int:
+    """Try up to 4 legal actions of the actor; return how many seat comparisons were made.
+    ``differ[kind]`` counts the comparisons that ``kind`` read as public would fail."""
     actor, start = engine.current_player, len(engine.events)
     legal = [int(a) for a in np.flatnonzero(engine.legal_mask())]
     if len(legal) < 2 or engine.phase_name() not in SECRET_PHASES:
@@ -129,6 +182,11 @@ def compare_branches(engine, chooser: random.Random, horizon: int = 6) -> int:
             assert [e.as_dict() for e in a] == [e.as_dict() for e in b], (
                 f"player_{seat} tells player_{actor}'s hidden choices apart through events "
                 f"(phase {engine.phase_name()})")
+            for kind in kinds:
+                public = frozenset([kind])
+                if (told_before_reveal(first, seat, start, public)
+                        != told_before_reveal(other, seat, start, public)):
+                    differ[kind] += 1
     return checked
 
 
@@ -145,28 +203,102 @@ def test_events_tell_a_seat_nothing_its_observation_hides(game: str, n: int, see
     assert checked > 30, checked
 
 
+# -- resampled twins: every private kind, made public, would be caught ---------------------------
+def private_kinds(game: str) -> list[str]:
+    return sorted(k for k, who in documented_kinds()[game].items() if who != "public")
+
+
+def seen(engine, seat: int, start: int = 0, public: frozenset[str] = frozenset()) -> list[dict]:
+    """What ``seat`` is told from position ``start`` on, the kinds in ``public`` read as if they
+    were public: the mutant every leak check here must catch is a private event made public."""
+    return [e.as_dict() for e in engine.events.visible(None, start)
+            if e.visible_to(seat) or e.kind in public]
+
+
+def told_before_reveal(engine, seat: int, start: int, public: frozenset[str]) -> list[dict]:
+    events = [e for e in engine.events.visible(None, start)
+              if e.visible_to(seat) or e.kind in public]
+    return [e.as_dict() for e in until_reveal(events)]
+
+
+def resampled_twins(game: str, n: int, seeds: int, every: int, worlds: int = 6,
+                    horizon: int = 12) -> tuple[int, Counter]:
+    """The true game against a world sampled for one observer (``sample_world``: everything it
+    cannot know re-dealt: other hands, decks, hidden stages, treasure packets), both played on
+    with the same moves while the observer's observation stays the same in both.
+
+    Returns the number of comparisons and, per key, the number of windows in which the
+    observer's events told the two apart: key ``""`` for the events as emitted (a leak), key
+    ``kind`` for the events with that private kind read as public (what the test must catch).
+    """
+    private = private_kinds(game)
+    chooser = random.Random(n)
+    differ: Counter = Counter()
+    checked = 0
+    for index, state in enumerate(engine_states(new_engine(game, n), range(seeds), every=every)):
+        if state.over:
+            continue
+        observer = index % n
+        for w in range(worlds):  # several: a move may also turn up a card, seldom the same
+            truth = copy.deepcopy(state)
+            world = state.sample_world(observer, np.random.default_rng(index * worlds + w))
+            moves = random.Random(chooser.random())
+            checked += _resampled_window(truth, world, observer, moves, horizon, differ,
+                                         private)
+    return checked, differ
+
+
+def _resampled_window(truth, world, observer: int, moves: random.Random, horizon: int,
+                      differ: Counter, private: list[str]) -> int:
+    starts = len(truth.events), len(world.events)
+    pending = ["", *private]
+    checked = 0
+    for step in range(1, horizon + 1):
+        if truth.over or world.over or truth.current_player != world.current_player:
+            break
+        common = np.flatnonzero(np.logical_and(truth.legal_mask(), world.legal_mask()))
+        if not len(common):
+            break
+        move = int(moves.choice(common))
+        for engine in (truth, world):
+            engine.events.step = step
+            engine.apply(move)
+        if not np.array_equal(truth.observation(observer), world.observation(observer)):
+            break  # the observer learns which world it is in: its events may say so
+        checked += 1
+        for key in list(pending):
+            public = frozenset([key]) if key else frozenset()
+            if (told_before_reveal(truth, observer, starts[0], public)
+                    != told_before_reveal(world, observer, starts[1], public)):
+                differ[key] += 1
+                pending.remove(key)
+    return checked
+
+
 # -- twins ---------------------------------------------------------------------------------------
-def assert_twins_agree(a, b, seat: int, script) -> int:
+def assert_twins_agree(a, b, seat: int, script, public: frozenset[str] = frozenset()) -> int:
     """Play ``script(engine) -> action`` on both; the seat's events and view must agree."""
     steps = 0
     while not a.over:
         np.testing.assert_array_equal(a.observation(seat), b.observation(seat))
-        assert [e.as_dict() for e in visible(a, seat)] == [e.as_dict() for e in visible(b, seat)]
+        assert seen(a, seat, public=public) == seen(b, seat, public=public)
         action = script(a)
         assert b.legal_mask()[action]
         a.apply(action)
         b.apply(action)
         steps += 1
-    assert [e.as_dict() for e in visible(a, seat)] == [e.as_dict() for e in visible(b, seat)]
+    assert seen(a, seat, public=public) == seen(b, seat, public=public)
     return steps
 
 
-def test_paladin_twins_other_hands_and_deck_order() -> None:
+def paladin_twins_agree(public: frozenset[str] = frozenset()) -> None:
     a, b = paladin_twins()
     for name in PALADIN_TWIN_SCRIPT:
-        for viewer in ("player_0", "player_2"):
-            assert a.events(viewer) == b.events(viewer)
-            assert a.events_since(viewer) == b.events_since(viewer)
+        for viewer in (0, 2):
+            assert seen(a.engine, viewer, public=public) == seen(b.engine, viewer, public=public)
+            if not public:
+                assert a.events(f"player_{viewer}") == b.events(f"player_{viewer}")
+                assert a.events_since(f"player_{viewer}") == b.events_since(f"player_{viewer}")
         a.step(a.action_from_name(name))
         b.step(b.action_from_name(name))
     first_hand = [next(e for e in env.events("player_1") if e.kind == "hand") for env in (a, b)]
@@ -176,7 +308,15 @@ def test_paladin_twins_other_hands_and_deck_order() -> None:
             "beat", "take_back", "discard"} <= kinds
 
 
+def test_paladin_twins_other_hands_and_deck_order() -> None:
+    paladin_twins_agree()
+
+
 def test_white_knight_twins_other_hands() -> None:
+    white_knight_twins_agree()
+
+
+def white_knight_twins_agree(public: frozenset[str] = frozenset()) -> None:
     """player_1 and player_2 swap a card; they never join, so player_0 cannot know."""
     engine = new_engine("white_knight", 4)
     engine.reset(np.random.default_rng(5), Setup())
@@ -206,10 +346,14 @@ def test_white_knight_twins_other_hands() -> None:
         passive = [x for x in legal if e.action_name(x) in ("stay out", "pass", "draw")]
         return passive[0] if passive else legal[0]
 
-    assert assert_twins_agree(a, b, 0, script) > 10
+    assert assert_twins_agree(a, b, 0, script, public) > 10
 
 
 def test_quests_twins_other_hands_and_deck_order() -> None:
+    quests_twins_agree()
+
+
+def quests_twins_agree(public: frozenset[str] = frozenset()) -> None:
     from tests.test_quests_leaks import PASSIVE, twin_setup
 
     twins = [start(4, seed=seed, **twin_setup(variant)) for seed, variant in ((11, 0), (12, 1))]
@@ -219,7 +363,7 @@ def test_quests_twins_other_hands_and_deck_order() -> None:
     a, b = twins
     while not a.over and len(a.deck) > rigged_bottom:
         np.testing.assert_array_equal(a.observation(0), b.observation(0))
-        assert [e.as_dict() for e in visible(a, 0)] == [e.as_dict() for e in visible(b, 0)]
+        assert seen(a, 0, public=public) == seen(b, 0, public=public)
         mask = a.legal_mask()
         if a.current_player == 0:
             action = int(chooser.choice(np.flatnonzero(mask)))
@@ -233,13 +377,7 @@ def test_quests_twins_other_hands_and_deck_order() -> None:
 
 
 def test_quests_unrevealed_stages_and_previews_stay_private() -> None:
-    from tests.test_quests_leaks import VARIANTS, stage_twins
-
-    a, b = stage_twins(VARIANTS)
-    for game in (a, b):
-        act(game, "join", "join")
-        act(game, "preview stage 2")
-    assert visible(a, 0) == visible(b, 0)
+    a, b = quests_preview_twins_agree()
     assert visible(a, 2) != visible(b, 2)  # player_2 looked at stage 2 with Merlin
     assert visible(a, 1) != visible(b, 1)  # the sponsor knows its stages
     told = [e for e in visible(a, 0) if e.kind == "preview"]
@@ -248,6 +386,18 @@ def test_quests_unrevealed_stages_and_previews_stay_private() -> None:
     assert seen and seen[0].data["cards"] == ["Test of Valor"] and seen[0].to == 2
     built = [e for e in visible(a, 0) if e.kind == "stage_built"]
     assert [e.data["count"] for e in built] == [2, 1, 1]
+
+
+def quests_preview_twins_agree(public: frozenset[str] = frozenset()) -> tuple:
+    """Twins whose unrevealed stages differ; player_2 previews one with Merlin."""
+    from tests.test_quests_leaks import VARIANTS, stage_twins
+
+    a, b = stage_twins(VARIANTS)
+    for game in (a, b):
+        act(game, "join", "join")
+        act(game, "preview stage 2")
+    assert seen(a, 0, public=public) == seen(b, 0, public=public)
+    return a, b
 
 
 # -- what the events say -------------------------------------------------------------------------
@@ -404,6 +554,47 @@ def test_every_documented_kind_is_emitted_and_nothing_else(game: str) -> None:
     assert not missing, f"never emitted: {missing}"
     for kind, private in seen.items():
         assert private == {documented[kind] != "public"}, kind
+
+
+#: (table size, seeds, every) of the resampled-twin games; the twins that start at the deal
+#: cover the kinds told only there (a White Knight or Quests hand)
+#: (table size, seeds, every, worlds per state, horizon) of the resampled twins: White Knight
+#: needs many worlds, as a draw also turns up a monster, seldom the same in both
+RESAMPLED = {"paladin": (4, 3, 7, 6, 12), "white_knight": (4, 4, 2, 10, 6),
+             "quests": (3, 2, 15, 6, 12)}
+#: the twins built by hand (above), for kinds told only at the deal or in rare rigged cases
+TWINS = {"paladin": (paladin_twins_agree,), "white_knight": (white_knight_twins_agree,),
+         "quests": (quests_twins_agree, quests_preview_twins_agree)}
+
+
+def caught_by_twins(game: str, kind: str) -> bool:
+    for check in TWINS[game]:
+        try:
+            check(frozenset([kind]))
+        except AssertionError:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("game", sorted(MODULES))
+def test_resampled_worlds_tell_no_leak_and_any_private_kind_made_public_would(game: str) -> None:
+    """Generic over the kinds of ``docs/events.md``: a world re-dealt from what one seat knows
+    tells that seat the very same events as the true game; and for every private kind, reading
+    it as public makes some seat tell the twins apart (here, or in the deal twins above), so
+    that an engine emitting that kind with ``to=None`` fails this test."""
+    n, seeds, every, worlds, horizon = RESAMPLED[game]
+    checked, differ = resampled_twins(game, n, seeds, every, worlds, horizon)
+    assert checked > 300, checked
+    assert differ[""] == 0, f"{game}: a sampled world told its observer other events"
+    # a seat's own hidden choices (the card it placed, joined or raised with) are the same in
+    # a resampled world: the branches (the actor's other choices) tell those apart
+    kinds = tuple(private_kinds(game))
+    chooser = random.Random(0)
+    for engine in engine_states(new_engine(game, n), range(2), every=2):
+        if not engine.over:
+            compare_branches(engine, chooser, differ=differ, kinds=kinds)
+    uncaught = [k for k in kinds if not differ[k] and not caught_by_twins(game, k)]
+    assert not uncaught, f"{game}: {uncaught} made public would go unnoticed"
 
 
 @pytest.mark.parametrize("game", sorted(MODULES))

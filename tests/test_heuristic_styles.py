@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -30,6 +32,20 @@ def test_styles_choose_other_actions_on_many_decisions(game: str) -> None:
     assert set(shares) == set(heuristic_styles(game)[1:])
     for spec, share in shares.items():
         assert share >= 0.10, f"{spec} differs from the default on only {share:.1%} of decisions"
+
+
+@pytest.mark.parametrize("game", ready_games())
+def test_every_two_styles_choose_other_actions_on_many_decisions(game: str) -> None:
+    """Styles differ from each other, not only from ``default``: a style made a copy of
+    another (``sandbagger`` playing as ``aggressive``) would differ from the default alone."""
+    states = decision_states(game, 4, 6)
+    acts = {spec: [resolve_policy(spec, game, seed=0).act(o, m) for o, m in states]
+            for spec in heuristic_styles(game)}
+    for a, b in itertools.combinations(acts, 2):
+        share = float(np.mean([x != y for x, y in zip(acts[a], acts[b])]))
+        assert share >= 0.10, f"{game}: {a} and {b} differ on only {share:.1%} of decisions"
+    styles = list(heuristic_class(game).STYLES.values())
+    assert all(x != y for x, y in itertools.combinations(styles, 2)), "two styles are equal"
 
 
 @pytest.mark.slow

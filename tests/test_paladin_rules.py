@@ -97,10 +97,39 @@ def test_components_queen_deck_on_top_of_king_deck():
         ("0", "0", False), ("9", "0", False), ("9r", "0", False), ("1", "0", True),
         ("8", "0", True), ("7", "6", True), ("6", "7", False), ("5r", "5", True),
         ("5", "5r", False), ("5", "5", False), ("6", "5r", True), ("4r", "5", False),
+        ("5r", "5r", False), ("9r", "9r", False),
     ],
 )
 def test_strength_rules(challenger, leader, expected):
     assert beats(K[challenger], K[leader]) is expected
+
+
+def test_a_red_card_does_not_beat_an_equal_red_leader():
+    """Under ``reds_per_value=2`` two red 5s can meet: the leader keeps the mission (a red
+    challenger beats only a non-red leader of its value)."""
+    env = make(3, reds_per_value=2)
+    env.reset(seed=0, options={
+        "first_dealer": "player_0",
+        "hands": {"player_0": ["9", "5r", "0", "2"], "player_1": ["8", "5r", "1", "3"],
+                  "player_2": ["7", "6", "4", "1r"]},
+        "mission_deck": ["M3", "M1", "M2"]})
+    play(env, "choose start player_1")
+    play(env, "place 8 at mission 0", "place 7 at mission 2", "place 5r at mission 1")
+    play(env, "no peek", "place 5r at mission 1")
+    play(env, "no peek", "place 6 at mission 0")
+    play(env, "no peek", "place 9 at mission 0")
+    play(env, "no peek", "place 1 at mission 2")
+    play(env, "no peek", "place 4 at mission 1")
+    play(env, "no peek", "place 0 at mission 2")
+    play(env, "take back", "beat")  # mission 0: p2's 6 cannot beat the 8, p0's 9 can
+    play(env, "take back", "take back")  # mission 2: neither p1's 1 nor p0's 0 beats the 7
+    # mission 1: player_0's red 5 leads; player_1's red 5 (placed next) cannot beat it
+    assert env.engine.revealed[1][0] and env.agent_selection == "player_1"
+    assert set(env.legal_action_names()) == {"take back", "discard"}
+    play(env, "take back", "take back")  # and player_2's 4 cannot either
+    assert "player_0 won mission 1 (M1, 1 honour) with 5r; score 5" in [
+        e.text for e in env.events()]
+    assert env.engine.kept[0][K["5r"]] == 1
 
 
 # -- setup -----------------------------------------------------------------------------------------

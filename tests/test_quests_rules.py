@@ -193,6 +193,21 @@ def test_foe_stages_must_strictly_increase_and_one_test_sits_anywhere() -> None:
     assert stage3 == ["add Giant to stage 3"]
 
 
+def test_a_foe_stage_equal_to_the_last_one_cannot_be_finished_until_weapons_raise_it() -> None:
+    """Foe stages rise strictly: Thieves + Sword (15) then a Boar (15 on Boar Hunt) may not be
+    finished at 15; only the Dagger (20) can be added, and then the stage can be finished."""
+    game = start(2, story_deck=["Boar Hunt"], start_player="player_0",
+                 hands={"player_0": ["Thieves", "Sword", "Boar", "Dagger"]})
+    act(game, "sponsor", "add Thieves to stage 1", "add Sword to stage 1", "finish stage")
+    assert game.stage_value[0] == 15
+    act(game, "add Boar to stage 2")
+    assert legal_names(game) == ["add Dagger to stage 2"]  # 15 = 15: no "finish stage"
+    act(game, "add Dagger to stage 2")
+    assert legal_names(game) == ["finish stage"]
+    act(game, "finish stage")
+    assert game.stage_value[:2] == [15, 20] and game.phase_name() == "join"
+
+
 def test_a_choice_is_offered_only_if_the_quest_can_still_be_completed() -> None:
     # Boar Hunt with Thieves (5), Boar (15) and a Dagger: putting the Boar first would leave
     # 5 (+5) for stage 2, so only the Thieves is offered for stage 1

@@ -77,6 +77,91 @@ def test_a_game_ended_by_an_illegal_move_replays_to_that_end(game: str) -> None:
         replay(wrong)
 
 
+def illegal_end_record(penalty: float = -1.0) -> tuple[dict, str]:
+    """A Paladin record that ends on ``player_?``'s illegal move, with the given penalty."""
+    env = raw("paladin", 3)
+    env.reset(seed=2)
+    for _ in range(3):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    offender = env.agent_selection
+    env.terminate_illegal(7, penalty)
+    return json.loads(json.dumps(env.record())), offender
+
+
+def test_an_illegal_move_end_replays_with_its_recorded_penalty() -> None:
+    record, offender = illegal_end_record(-3.5)
+    assert record["illegal"] == {"agent": offender, "action": "7", "penalty": -3.5}
+    assert replay(record).rewards[offender] == -3.5 and replay(record).record() == record
+    for _ in replay_steps(record):  # the step-by-step replay re-enacts the same end
+        pass
+
+
+def test_an_illegal_move_end_by_the_wrong_agent_or_after_the_end_names_who_acts() -> None:
+    record, offender = illegal_end_record()
+    wrong = next(a for a in record["rewards"] if a != offender)
+    with pytest.raises(ReplayMismatchError) as caught:
+        replay(dict(record, illegal=dict(record["illegal"], agent=wrong)))
+    assert str(caught.value) == (
+        f"paladin_v0 record (3 players, seed 2): the record ends on an illegal move by "
+        f"{wrong!r}, but after its 3 actions {offender} is to act")
+    finished = _finished_record("paladin")
+    late = dict(finished, end="illegal_move", illegal={"agent": offender, "action": "7"})
+    with pytest.raises(ReplayMismatchError, match=(
+            rf"ends on an illegal move by '{offender}', but after its "
+            rf"{len(finished['actions'])} actions nobody is to act$")):
+        replay(late)
+    # an ``illegal`` entry counts only for a record that says it ended that way
+    replay(dict(finished, illegal={"agent": offender, "action": "7"}))
+
+
+def test_a_bad_action_met_step_by_step_names_the_record_and_its_index() -> None:
+    record = _finished_record("paladin")
+    bad = dict(record, actions=[*record["actions"][:2], 999])
+    with pytest.raises(ReplayMismatchError, match=(
+            r"^paladin_v0 record \(3 players, seed 3\): recorded action #2 \(999\) does not "
+            r"replay")):
+        for _ in replay_steps(bad):
+            pass
+
+
+def test_replay_steps_leaves_the_events_to_its_reader_and_replay_checks_them() -> None:
+    record = _finished_record("paladin")
+    other = dict(record, events=record["events"][:-1])
+    for _ in replay_steps(other):  # the replay viewer places events made by other code
+        pass
+    n = len(record["events"])
+    with pytest.raises(ReplayMismatchError, match=(
+            rf"events differ from the replayed game's at event {n - 1} \({n - 1} recorded, "
+            rf"{n} replayed\)$")):
+        replay(other)
+    changed = [dict(e) for e in record["events"]]
+    changed[5] = dict(changed[5], text="something else")
+    with pytest.raises(ReplayMismatchError, match=rf"at event 5 \({n} recorded, {n} replayed\)$"):
+        replay(dict(record, events=changed))
+    scores = dict(record["scores"])
+    first = next(iter(scores))
+    scores[first] += 1
+    with pytest.raises(ReplayMismatchError, match="its scores are"):
+        replay(dict(record, scores=scores))
+
+
+def test_a_saved_record_loads_and_replays(tmp_path) -> None:
+    from envs.core.record import load_record, save_record
+
+    record = _finished_record("paladin")
+    record["options"] = {"first_dealer": "player_1"}  # a rigged reset is part of the game
+    env = raw("paladin", 3)
+    env.reset(seed=3, options=record["options"])
+    while env.game_end() == "in_progress":
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
+    record = json.loads(json.dumps(env.record()))
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    assert path.read_text().endswith("}\n")
+    assert load_record(path) == record
+    assert replay(load_record(path)).record() == record
+
+
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_event_queries_for_an_unknown_agent_name_the_table(game: str) -> None:
     env = game_module(game).env()

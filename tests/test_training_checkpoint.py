@@ -136,6 +136,10 @@ def test_wrong_game(ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
 def test_card_mismatch(ckpt: Path, tmp_path: Path, changes: dict, match: str) -> None:
     copy = copy_pair(ckpt, tmp_path)
     edit_card(copy, **changes)
+    # each card check refuses on its own, before any weight is read (a later check, such as
+    # the network's input size, must not be what catches a wrong observation size)
+    with pytest.raises(CheckpointError, match=match):
+        checkpoint.open_checkpoint(copy, "paladin")
     with pytest.raises(CheckpointError, match=match):
         load_actor(copy, "paladin")
 
@@ -147,6 +151,24 @@ def test_network_size_mismatch(ckpt: Path, tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="maps 880 inputs to 124 actions, but its card "
                                               "says 756"):
         load_actor(copy, "paladin")
+
+
+def test_a_replaced_zip_that_still_loads_is_refused_by_its_digest(ckpt: Path,
+                                                                    tmp_path: Path) -> None:
+    """The SHA-256 check stands on its own: a zip with one more member holds the very same
+    weights and loads fine once a card vouches for it, so only the digest can refuse it."""
+    copy = copy_pair(ckpt, tmp_path)
+    with zipfile.ZipFile(copy, "a") as archive:
+        archive.writestr("extra.txt", "not part of the model")
+    with pytest.raises(CheckpointError, match="SHA-256 differs"):
+        load_actor(copy, "paladin")
+    with pytest.raises(CheckpointError, match="SHA-256 differs"):
+        checkpoint.open_checkpoint(copy)
+    edit_card(copy, sha256=checkpoint.sha256_of(copy))
+    actor, _ = load_actor(copy, "paladin")
+    original, _ = load_actor(ckpt, "paladin")
+    for mine, theirs in zip(actor.weights, original.weights):
+        np.testing.assert_array_equal(mine, theirs)
 
 
 def test_corrupt_files(ckpt: Path, tmp_path: Path) -> None:
@@ -175,6 +197,55 @@ def test_corrupt_files(ckpt: Path, tmp_path: Path) -> None:
     bad_card.with_suffix(".json").write_text(json.dumps({"format": checkpoint.CARD_FORMAT}))
     with pytest.raises(CheckpointError, match="lacks"):
         load_actor(bad_card)
+
+
+@pytest.mark.parametrize("changes,message", [
+    ({"env_version": True}, "env_version must be an integer, got true"),
+    ({"observation_size": "756"}, 'observation_size must be an integer, got "756"'),
+    ({"sha256": 5}, "sha256 must be a string, got 5"),
+    ({"policy": {"include_mask": 1}}, "policy.include_mask must be true or false, got 1"),
+    ({"policy": {"net_arch": "32,32"}}, 'policy.net_arch must be a list of layer widths, '
+                                        'got "32,32"'),
+])
+def test_card_fields_of_the_wrong_type_are_named(ckpt: Path, tmp_path: Path, changes: dict,
+                                                 message: str) -> None:
+    copy = copy_pair(ckpt, tmp_path)
+    edit_card(copy, **changes)
+    card_path = copy.with_suffix(".json")
+    with pytest.raises(CheckpointError) as caught:
+        checkpoint.read_card(card_path)
+    assert str(caught.value) == f"corrupt checkpoint card {card_path}: {message}"
+
+
+def test_a_run_may_start_only_from_the_network_it_trains(ckpt: Path) -> None:
+    """``check_trainable`` (``--init``): the same layer widths, activation and input size."""
+    assert checkpoint.check_trainable(ckpt, "paladin", [32, 32], "tanh", True)[0] == ckpt
+    for arch, activation, mask, trains in (([32, 32], "tanh", False, "a 756-input [32, 32] tanh"),
+                                           ([64, 64], "tanh", True, "a 880-input [64, 64] tanh"),
+                                           ([32, 32], "relu", True, "a 880-input [32, 32] relu")):
+        with pytest.raises(CheckpointError) as caught:
+            checkpoint.check_trainable(ckpt, "paladin", arch, activation, mask)
+        assert str(caught.value) == (
+            f"checkpoint {ckpt} has a 880-input [32, 32] tanh network; the config trains "
+            f"{trains} one (policy.net_arch, policy.activation and env.include_mask must "
+            "match it)")
+
+
+def test_the_layout_fingerprint_follows_every_piece_attribute(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    layout = checkpoint.engine_class("paladin").layout
+    base = checkpoint.layout_fingerprint("paladin")
+    assert len(base) == 16 and base != checkpoint.layout_fingerprint("quests")
+    first = layout.pieces[0]
+    for change in ({"name": "renamed"}, {"offset": first.offset + 1}, {"high": 7.0},
+                   {"seat_axes": (0,) if not first.seat_axes else ()}):
+        monkeypatch.setattr(layout, "pieces", [dataclasses.replace(first, **change),
+                                               *layout.pieces[1:]])
+        assert checkpoint.layout_fingerprint("paladin") != base, change
+        monkeypatch.undo()
+    assert checkpoint.layout_fingerprint("paladin") == base
 
 
 def test_checkpoint_errors_are_value_errors() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from envs.core.arena import play_match
 from tests.training_support import ready_games
 from training.cli import main
 from training.evaluate import (
@@ -25,6 +26,41 @@ class FirstLegal:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         return int(np.flatnonzero(action_mask)[0])
+
+
+class SeatSpy(FirstLegal):
+    """Plays the lowest legal action and notes, per game, the seats it was asked to act for
+    (read from the table itself: a search player's sampler is bound to the engine)."""
+
+    needs_world_sampler = True
+
+    def __init__(self) -> None:
+        self.games: list[set[int]] = []
+
+    def reset(self) -> None:
+        self.games.append(set())
+
+    def act_with_sampler(self, sampler, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self.games[-1].add(sampler.func.__self__.current_player)
+        return self.act(observation, action_mask)
+
+
+def test_play_match_rotates_every_agent_through_every_seat_of_each_deal() -> None:
+    """Duplicate play: every deal is played once per rotation, each agent one seat further
+    each time; the seats a game reports are the seats its agents really played."""
+    spies = [SeatSpy() for _ in range(3)]
+    match = play_match("paladin", 3, spies, seeds=[5, 6])
+    assert len(match.games) == 6
+    for deal in (match.games[:3], match.games[3:]):
+        for pos in range(3):
+            assert sorted(game.seats[pos] for game in deal) == [0, 1, 2]
+    for index, game in enumerate(match.games):
+        assert sorted(game.seats) == [0, 1, 2]
+        assert [spy.games[index] for spy in spies] == [{seat} for seat in game.seats]
+    still = [SeatSpy() for _ in range(3)]
+    fixed = play_match("paladin", 3, still, seeds=[5, 6], rotate=False)
+    assert [game.seats for game in fixed.games] == [[0, 1, 2], [0, 1, 2]]
+    assert [spy.games for spy in still] == [[{0}, {0}], [{1}, {1}], [{2}, {2}]]
 
 
 def test_identical_players_share_the_wins_fairly() -> None:

@@ -1,0 +1,254 @@
+"""Mutation testing of the modules that carry the project's promises (``make mutants``).
+
+mutmut 3 changes one small thing at a time in a module (``<`` to ``<=``, ``and`` to ``or``, a
+constant, a dropped argument, …) and runs the tests; a mutant the tests still pass is a
+*survivor*: either a missing test or a change that alters no behaviour (an *equivalent*
+mutant, listed with its reason in ``scripts/mutants_equivalent.txt``).
+
+Each module runs in its own work folder (``.mutants/<module>/``, git-ignored) with its own
+mutmut configuration: only that module is mutated and only the test files in :data:`MODULES`
+are selected, so a mutant runs in seconds rather than the whole suite. Within them mutmut
+itself records which tests call each mutated function and runs only those per mutant.
+
+``python scripts/mutants.py [MODULE ...]`` runs the given modules (default: all, in the order
+below, the promise-carrying ones first), prints killed / total per module and lists each
+survivor that is not marked equivalent. ``--report`` only prints the stored results. A work
+folder keeps its results: a rerun tests only mutants whose function (or its tests) changed.
+Not in CI: the whole list takes hours of CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / ".mutants"
+EQUIVALENT = ROOT / "scripts" / "mutants_equivalent.txt"
+
+_BELIEF = ("tests/test_belief.py",)
+_EVAL = ("tests/test_training_evaluate.py",)
+#: module -> the test files that cover it (the promise's owners first), with pytest's ``-k``
+#: where a file covers several games (mutmut runs every selected test once, to map them)
+MODULES: dict[str, tuple[str, ...]] = {
+    "envs/core/belief.py": _BELIEF,
+    "envs/paladin/belief.py": (*_BELIEF, "-k", "paladin"),
+    "envs/white_knight/belief.py": (*_BELIEF, "-k", "white_knight"),
+    "envs/quests/belief.py": (*_BELIEF, "-k", "quests"),
+    "envs/core/record.py": ("tests/test_replay_checks.py", "tests/test_golden.py",
+                            "tests/test_events.py", "tests/test_contract.py",
+                            "tests/test_env_misuse.py"),
+    "envs/core/events.py": ("tests/test_events.py", "tests/test_quests_events.py"),
+    "training/checkpoint.py": ("tests/test_training_checkpoint.py",),
+    "envs/core/aec.py": ("tests/test_contract.py", "tests/test_env_misuse.py"),
+    "envs/core/search.py": ("tests/test_search.py",),
+    "envs/core/arena.py": ("tests/test_env_misuse.py", "tests/test_paladin_agents.py",
+                           "tests/test_white_knight_agents.py"),
+    "envs/core/rigging.py": ("tests/test_paladin_rules.py", "tests/test_contract.py",
+                             "tests/test_env_misuse.py"),
+    "envs/paladin/observation.py": ("tests/test_paladin_observation.py",),
+    "envs/white_knight/observation.py": ("tests/test_white_knight_observation.py",),
+    "envs/quests/observation.py": ("tests/test_quests_observation.py",),
+    "envs/paladin/cards.py": ("tests/test_paladin_rules.py",),
+    "envs/white_knight/cards.py": ("tests/test_white_knight_rules.py",),
+    "envs/quests/cards.py": ("tests/test_quests_cards.py", "tests/test_quests_rules.py"),
+    "training/rundir.py": ("tests/test_training_rundir.py",),
+    "training/evaluate.py": _EVAL,
+    "training/selfplay.py": ("tests/test_training_selfplay.py",),
+    "training/policies.py": ("tests/test_training_policies.py", "tests/test_heuristic_styles.py"),
+}
+#: read-only folders the tests open through the repository root (linked, not copied)
+DATA = ("docs", "configs", "checkpoints", "scripts", "README.md")
+#: what mutmut copies into its folder (source and tests; the tests are copied fresh per run)
+COPIED = ("envs", "training", "tests")
+
+
+def slug(module: str) -> str:
+    return module.removesuffix(".py").replace("/", ".")
+
+
+def equivalents() -> dict[str, str]:
+    """mutant name -> reason, from ``scripts/mutants_equivalent.txt`` (``name  # reason``)."""
+    out = {}
+    for number, line in enumerate(EQUIVALENT.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, reason = line.partition("#")
+        if not sep or not reason.strip():
+            raise SystemExit(f"{EQUIVALENT.name}:{number}: an equivalent mutant needs a reason "
+                             f"after '#': {line!r}")
+        out[name.strip()] = reason.strip()
+    return out
+
+
+def config_text(module: str) -> str:
+    """The repository's pyproject.toml (pytest options, markers) plus a mutmut section."""
+    base = (ROOT / "pyproject.toml").read_text()
+    tests = ", ".join(json.dumps(t) for t in MODULES[module])
+    return base + f"""
+[tool.mutmut]
+source_paths = ["envs", "training"]
+only_mutate = [{json.dumps(module)}]
+pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-m", "not slow"]
+pytest_add_cli_args_test_selection = [{tests}]
+use_git_change_detection = false
+"""
+
+
+def prepare(module: str) -> Path:
+    """The module's work folder: links to the sources, a generated config, linked data."""
+    work = WORK / slug(module)
+    (work / "mutants").mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        link = work / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name)
+    (work / "pyproject.toml").write_text(config_text(module))
+    # mutmut copies the tests afresh each run (a test added since the last run takes part)
+    shutil.rmtree(work / "mutants" / "tests", ignore_errors=True)
+    for name in DATA:
+        link = work / "mutants" / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name)
+    return work
+
+
+@dataclass
+class Score:
+    module: str
+    statuses: dict[str, str] = field(default_factory=dict)
+
+    def count(self, status: str) -> int:
+        return sum(1 for s in self.statuses.values() if s == status)
+
+
+def score(module: str) -> Score:
+    from mutmut.stats import status_by_exit_code
+
+    meta = WORK / slug(module) / "mutants" / (module + ".meta")
+    out = Score(module)
+    if meta.exists():
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        out.statuses = {name: status_by_exit_code[code] for name, code in sorted(codes.items())}
+    return out
+
+
+def report(modules: list[str]) -> int:
+    """Killed / total per module; every survivor not marked equivalent. 1 if any is left."""
+    known = equivalents()
+    unexplained = 0
+    print(f"\n{'module':36} {'killed':>7} {'total':>6} {'equiv':>6} {'left':>5} {'untested':>8}"
+          f" {'unrun':>6}  score (of the mutants run)")
+    for module in modules:
+        s = score(module)
+        if not s.statuses:
+            print(f"{module:36} {'not run':>7}")
+            continue
+        killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
+        unrun = s.count("not checked") + s.count("check was interrupted by user")
+        equiv = [n for n, st in s.statuses.items() if st != "killed" and n in known]
+        untested = [n for n, st in s.statuses.items() if n not in known and st == "no tests"]
+        left = [n for n, st in s.statuses.items() if n not in known and st not in (
+            "killed", "timeout", "caught by type check", "not checked",
+            "check was interrupted by user", "no tests")]
+        total = len(s.statuses) - unrun
+        unexplained += len(left) + len(untested)
+        rates = (f"{killed / total:.1%} killed, {(killed + len(equiv)) / total:.1%} with "
+                 "equivalents" if total else "")
+        print(f"{module:36} {killed:7d} {total:6d} {len(equiv):6d} {len(left):5d} "
+              f"{len(untested):8d} {unrun:6d}  {rates}")
+        for name in left:
+            print(f"    {s.statuses[name]:>10}  {name}")
+        if untested:  # no selected test calls the function: map more test files to the module
+            functions = sorted({n.split(".x_")[-1].split("__mutmut_")[0] for n in untested})
+            print(f"    no mapped test calls: {', '.join(functions)}")
+    stale = set(known) - {n for m in modules for n in score(m).statuses}
+    if stale and set(modules) == set(MODULES):
+        print(f"\nequivalent list names mutants that no longer exist: {sorted(stale)}")
+    return 1 if unexplained else 0
+
+
+def survivors(module: str) -> list[str]:
+    """The module's mutants that no test killed and that are not marked equivalent."""
+    known = equivalents()
+    return [n for n, st in score(module).statuses.items()
+            if st not in ("killed", "timeout", "caught by type check") and n not in known]
+
+
+def markdown(modules: list[str]) -> str:
+    """The scores as the table in docs/testing.md."""
+    known = equivalents()
+    rows = ["| module | killed / run | equivalent | survivors | no mapped test | not run |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for module in modules:
+        s = score(module)
+        if not s.statuses:
+            rows.append(f"| `{module}` | not run | | | | |")
+            continue
+        killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
+        unrun = s.count("not checked") + s.count("check was interrupted by user")
+        total = len(s.statuses) - unrun
+        equiv = sum(1 for n, st in s.statuses.items() if st != "killed" and n in known)
+        untested = sum(1 for n, st in s.statuses.items() if st == "no tests" and n not in known)
+        left = total - killed - equiv - untested
+        rate = f" ({killed / total:.0%})" if total else ""
+        rows.append(f"| `{module}` | {killed} / {total}{rate} | {equiv} | "
+                    f"{left} | {untested} | {unrun} of {len(s.statuses)} |")
+    return "\n".join(rows)
+
+
+def run(module: str, children: int, retest: bool = False) -> float:
+    """mutmut over one module; ``retest``: only its survivors again (mutmut keeps a result
+    until the mutated function changes, so a test added to kill a survivor needs this)."""
+    names = survivors(module) if retest else []
+    if retest and not names:
+        print(f"== {module}: no survivor to retest", flush=True)
+        return 0.0
+    work = prepare(module)
+    start = time.monotonic()
+    print(f"== {module}: mutmut run (tests: {' '.join(MODULES[module])})"
+          + (f", retesting {len(names)} survivor(s)" if retest else ""), flush=True)
+    mutmut = Path(sys.executable).with_name("mutmut")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.run([str(mutmut), "run", "--max-children", str(children), *names],
+                          cwd=work, env=env, check=False)
+    took = time.monotonic() - start
+    print(f"== {module}: mutmut exited {proc.returncode} after {took / 60:.1f} min", flush=True)
+    return took
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("modules", nargs="*", help=f"default: all {len(MODULES)} modules")
+    parser.add_argument("--report", action="store_true", help="print stored results only")
+    parser.add_argument("--markdown", action="store_true",
+                        help="print the stored scores as docs/testing.md's table")
+    parser.add_argument("--retest", action="store_true",
+                        help="rerun only the survivors (after adding tests that kill them)")
+    parser.add_argument("--children", type=int, default=1, help="mutants tested at once")
+    args = parser.parse_args(argv)
+    unknown = [m for m in args.modules if m not in MODULES]
+    if unknown:
+        parser.error(f"unknown module(s) {unknown}; known: {', '.join(MODULES)}")
+    modules = args.modules or list(MODULES)
+    if args.markdown:
+        print(markdown(modules))
+        return 0
+    total = 0.0
+    if not args.report:
+        for module in modules:
+            total += run(module, args.children, args.retest)
+        print(f"\nmutmut time over {len(modules)} module(s): {total / 60:.1f} min")
+    return report(modules)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
