@@ -213,15 +213,18 @@ def test_an_edited_file_must_exist_and_hold_its_markers(inputs: dict[str, Path],
     assert "is a folder" in capsys.readouterr().err
 
 
-def test_a_dangling_symlink_is_not_written_through(inputs: dict[str, Path], tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    link = tmp_path / "results.json"
-    link.symlink_to(tmp_path / "elsewhere" / "target.json")
-    writer = next(w for w in WRITERS if w.name == "eval --json")
+@pytest.mark.parametrize("writer", [w for w in WRITERS if w.name in (
+    "eval --json", "eval --save-games", "exploit --json", "exploit --save", "replay --html")],
+    ids=lambda w: w.name)
+def test_a_dangling_symlink_is_not_written_through(
+        writer: Writer, inputs: dict[str, Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    link = writer.out(tmp_path)
+    link.symlink_to(tmp_path / "elsewhere" / "target")
     for extra in ((), ("--overwrite",)):
         assert _run(writer, inputs, link, monkeypatch, extra) == 2
-        assert "symbolic link" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "symbolic link" in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "elsewhere").exists()
 
 

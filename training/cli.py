@@ -127,6 +127,9 @@ def check_save_games(folder: str, names: list[str], overwrite: bool) -> None:
     (a file in its place, a missing parent, no write permission) or records that would replace
     existing files without --overwrite."""
     target = Path(folder)
+    if target.is_symlink() and not target.exists():
+        raise ValueError(f"--save-games {folder}: is a symbolic link to {os.readlink(target)}, "
+                         "which does not exist; remove the link or name another folder")
     if target.exists() and not target.is_dir():
         raise ValueError(f"--save-games {folder}: is a file, not a folder")
     if not target.exists() and not target.parent.is_dir():
