@@ -10,6 +10,10 @@ One run directory per training run (refused if it exists, unless ``overwrite``):
     <run_dir>/resume/              the resumable state (training/resume.py), every
                                    ``checkpoint_every`` steps and at every evaluation
 
+A run whose loss or weights become non-finite (NaN or infinity, e.g. from a learning rate far
+too large) stops at the next rollout with one line (:class:`TrainingDivergedError`) that names
+the last finite checkpoint it saved; no checkpoint with non-finite weights is ever written.
+
 The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` DummyVecEnv copies
 (the fast setting on 2 cores, see docs/performance.md). A callback adds a frozen numpy snapshot of
 the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
@@ -26,6 +30,7 @@ stop at the next boundary, after writing a state; a second one stops at once.
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
@@ -54,6 +59,10 @@ from training.policies import PolicySpec, parse_spec
 from training.resume import StateStore, TrainingInterrupted
 from training.rundir import check_run_dir, fresh_run_dir
 from training.selfplay import OpponentPool, SelfPlayEnv
+
+
+class TrainingDivergedError(ValueError):
+    """The loss or the weights became NaN or infinite: the run cannot go on."""
 
 
 @dataclass
@@ -175,6 +184,7 @@ class SelfPlayCallback(BaseCallback):
         self.state_writes: list[tuple[float, int]] = []
         self.pending_logs: dict[str, Any] | None = None  # logger values a resume restores
         self.stop_signal: int | None = None
+        self.replacing = False  # the run replaces another (--overwrite): a failure moves it
 
     def _on_training_start(self) -> None:
         if self.pending_logs is not None:
@@ -203,6 +213,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         """A rollout boundary: evaluate when due, then write the resumable state when due (at
         every evaluation, every ``checkpoint_every`` steps, and when a stop was asked)."""
+        self.check_finite()  # right after each PPO update: no state or best from NaN weights
         steps = self.num_timesteps
         new_best = None
         if steps >= self.next_eval:
@@ -231,6 +242,34 @@ class SelfPlayCallback(BaseCallback):
         if self.bar is not None:
             self.bar.close()
             self.bar = None
+
+    def check_finite(self) -> None:
+        """Stop the run (:class:`TrainingDivergedError`) if the last PPO update left a
+        non-finite loss or weight; the message names the last finite checkpoint."""
+        loss = self.logger.name_to_value.get("train/loss") if self.logger else None
+        problem = None
+        if loss is not None and not math.isfinite(loss):
+            problem = f"the PPO loss is {loss}"
+        else:
+            bad = checkpoint.nonfinite_weight(self.model.policy.state_dict())
+            if bad is not None:
+                problem = f"weight {bad} holds a NaN or an infinity"
+        if problem is None:
+            return
+        if self.bar is not None:
+            self.bar.close()
+        best = self.run_dir / "best.zip"
+        where = ("best.zip of the unfinished run, which is moved aside (see the line above)"
+                 if self.replacing else str(best))
+        kept = (f"the last finite checkpoint is {where} (from step {self.best_step:,})"
+                if self.best_step is not None else
+                "no checkpoint was saved before it (the first evaluation comes at step "
+                f"{self.cfg.eval.every:,}, eval.every)")
+        rate = self.cfg.ppo.get("learning_rate")
+        hint = (f" (ppo.learning_rate {rate:g} may be too large)" if rate is not None
+                else "")
+        raise TrainingDivergedError(
+            f"training diverged after {self.num_timesteps:,} steps: {problem}{hint}; {kept}")
 
     def add_snapshot(self) -> None:
         """Freeze the learner into every env's opponent pool (and its file into the state)."""
@@ -358,8 +397,12 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
     try:
         try:
             model = build_model(cfg, vec_env, tensorboard_dir)
-        except (AssertionError, TypeError, ValueError, RuntimeError) as err:
+        except (AssertionError, TypeError, ValueError) as err:
             raise ValueError(f"config section 'ppo': {err}") from None
+        except (RuntimeError, MemoryError) as err:  # torch: e.g. memory for the network
+            raise ValueError(f"cannot build the network of policy.net_arch "
+                             f"{cfg.policy.net_arch} with these ppo settings: "
+                             f"{' '.join(str(err).split())[:300]}") from None
         if init_zip is not None:
             try:
                 model.set_parameters(str(init_zip), exact_match=True, device="cpu")
@@ -385,10 +428,12 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()  # numpy opponents and evaluation (see numpy_net)
     vec_env, model, prior = build_run(cfg, run_dir / "tb")
+    replacing = overwrite and run_dir.is_dir() and any(run_dir.iterdir())
     try:
         with fresh_run_dir(run_dir, overwrite):
             (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
             callback = SelfPlayCallback(cfg, run_dir, progress, time.perf_counter(), prior)
+            callback.replacing = replacing
             return _learn(model, callback, resumed=False)
     finally:
         vec_env.close()
@@ -438,6 +483,7 @@ def _learn(model: Any, callback: SelfPlayCallback, *, resumed: bool) -> TrainRes
     with _stop_on_signals(callback):
         model.learn(total_timesteps=max(0, cfg.total_steps - model.num_timesteps),
                     callback=callback, tb_log_name="ppo", reset_num_timesteps=not resumed)
+    callback.check_finite()  # the last PPO update, after the last rollout
     if not callback.points or callback.points[-1].step != model.num_timesteps:
         callback.write_outputs(callback.run_evaluation())
     wall = time.perf_counter() - callback.start
