@@ -164,8 +164,11 @@ def test_train_bench_measures_the_game_against_a_trivial_env(
 def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     """Issue 18 item 4: ``learning_rate: 1e30`` trained, "succeeded" and saved NaN weights."""
-    cfg = tiny_config(tmp_path / "run", ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1,
-                                             "learning_rate": 1e30},
+    # one env: a rollout is 64 steps, so the evaluation at step 64 (at the rollout boundary,
+    # after the first update, whose weights are still finite) saves a finite best
+    cfg = tiny_config(tmp_path / "run", n_envs=1,
+                      ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1,
+                           "learning_rate": 1e30},
                       eval={"every": 64, "games": 3, "table_sizes": [3]})
     path = tmp_path / "diverge.yaml"
     path.write_text(yaml.safe_dump(cfg.to_dict()))
