@@ -12,7 +12,7 @@ import pytest
 from envs.core.engine import Setup
 from tests.helpers import play_random, raw
 from training.cli import main
-from training.replay_viewer import build_replay, snapshot_module
+from ui.replay_viewer import build_replay, snapshot_module
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
 

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import play_random, raw
-from training.replay_browser import browser_missing, console_errors, make_driver, requested_urls
-from training.replay_viewer import build_replay, write_viewer
+from ui.browser import browser_missing, console_errors, make_driver, requested_urls
+from ui.replay_viewer import build_replay, write_viewer
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")
