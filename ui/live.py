@@ -129,7 +129,8 @@ class LiveGame:
     hint_spec: PolicySpec | None
     touched: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    #: the human's first unseen event and move (what the next view reports as new)
+    #: how many of the events the human may see were shown (what the next view reports as
+    #: new is the rest), and the moves made since the last view
     _told: int = 0
     _moves: list[dict[str, Any]] = field(default_factory=list)
 
@@ -184,8 +185,8 @@ class LiveGame:
     def view(self) -> dict[str, Any]:
         """What the human's seat knows now, and what happened since the last view."""
         engine, module = self.engine, snapshot_module(self.game)
-        news = engine.events.visible(self.seat, self._told)
-        self._told = len(engine.events)
+        seen = engine.events.visible(self.seat)
+        news, self._told = seen[self._told:], len(seen)
         moves, self._moves = self._moves, []
         mine = not engine.over and engine.current_player == self.seat
         legal = [int(a) for a in np.flatnonzero(engine.legal_mask())] if mine else []

@@ -40,7 +40,7 @@ MAX_BODY = 4096  # bytes: the largest request body the API reads
 
 def create_app(store: GameStore | None = None) -> FastAPI:
     """The FastAPI app over ``store`` (a :class:`ui.live.GameStore`; a default one if None)."""
-    store = store or GameStore(Catalog())
+    store = GameStore(Catalog()) if store is None else store
     app = FastAPI(title="RoundTable Gym", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
