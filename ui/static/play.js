@@ -70,7 +70,7 @@ async function start(ev) {
     GAME = created.id;
     history.replaceState(null, "", "#" + GAME);
     $("start").classList.add("hidden");
-    $("game").classList.remove("hidden");
+    $("board").classList.remove("hidden");
     $("log").replaceChildren();
     await showView(created.view);
   } catch (err) {
@@ -182,7 +182,7 @@ function newGame() {
   history.replaceState(null, "", location.pathname);
   $("results").classList.add("hidden");
   $("turn").classList.remove("hidden");
-  $("game").classList.add("hidden");
+  $("board").classList.add("hidden");
   $("start").classList.remove("hidden");
   $("title").textContent = "RoundTable Gym";
   $("sub").textContent = "play against the agents";
@@ -212,13 +212,13 @@ async function init() {
     try {
       GAME = resume;
       $("start").classList.add("hidden");
-      $("game").classList.remove("hidden");
+      $("board").classList.remove("hidden");
       await showView(await api("GET", "/api/games/" + resume));
       return;
     } catch (err) {
       showError(err.message);
       GAME = null;
-      $("game").classList.add("hidden");
+      $("board").classList.add("hidden");
     }
   }
   $("start").classList.remove("hidden");
