@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.events import Spec
+from envs.core.text import phase_text, plural
 from envs.quests import actions as A
 from envs.quests.bidding import TestFlow
 from envs.quests.cards import (
@@ -26,7 +27,9 @@ from envs.quests.cards import (
     NUM_KINDS,
     QUEST,
     RANK_NAMES,
+    RANK_PROGRESS,
     ROUND_TABLE,
+    ROUND_TABLE_PROGRESS,
     STORY_NAMES,
     STORY_TYPE,
     TOURNAMENT,
@@ -45,6 +48,7 @@ from envs.quests.table import (
     HAND_LIMIT_SIZE,
     JOIN,
     OVER,
+    PHASE_DESCRIPTIONS,
     PHASE_NAMES,
     PREVIEW,
     SPONSOR,
@@ -63,6 +67,8 @@ _STORY = Spec("story", "turn {turn}: player_{player} turned over {story} ({type}
 
 class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     """The whole game (see the module docstring)."""
+
+    phase_descriptions = PHASE_DESCRIPTIONS
 
     def __init__(self, num_players: int, rules: QuestsRules) -> None:
         super().__init__(num_players, rules)
@@ -195,6 +201,15 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         """The winner(s) first, everyone else by progress (a losing Round Table knight: 22)."""
         return [(s in self.winners, self.progress(s)) for s in range(self.num_players)]
 
+    def score_text(self, seat: int) -> str:
+        """Progress: what the rank is worth toward the Round Table, plus the shields held."""
+        rank = self.rank[seat]
+        if rank == ROUND_TABLE:
+            return f"{RANK_NAMES[rank]}: {ROUND_TABLE_PROGRESS}"
+        return (f"{RANK_NAMES[rank]} ({RANK_PROGRESS[rank]}) + "
+                f"{plural(self.shields[seat], 'shield')}; the Round Table is at "
+                f"{ROUND_TABLE_PROGRESS}")
+
     # -- names and text ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
         return A.action_name(action, self.current_player, self.num_players)
@@ -205,7 +220,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def render_text(self, viewer: int | None = None) -> str:
         n = self.num_players
         head = (f"Quests of the Round Table, {n} players — turn {self.turn}/"
-                f"{self.rules.max_turns}, phase {self.phase_name()}")
+                f"{self.rules.max_turns}, {phase_text(self.phase_name(), PHASE_DESCRIPTIONS)}")
         if self.current_player >= 0:
             head += f", player_{self.current_player} to act"
         if self.over:
@@ -215,22 +230,23 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         if self.story >= 0:
             lines.append(f"story: {STORY_NAMES[self.story]} (drawn by player_{self.drawer})")
         if self.sponsor >= 0:
-            lines.append(f"sponsor player_{self.sponsor}, stage {self.cur_stage + 1} of "
-                         f"{self.num_stages}")
+            lines.append(f"sponsor player_{self.sponsor}, {self._stage_progress()}")
             for stage, cards in enumerate(self.stages):
                 shown = self.stage_revealed[stage] or viewer == self.sponsor or (
                     viewer is not None and self.previewed[viewer] == stage)
                 text = ", ".join(KIND_NAMES[k] for k in cards) if shown else "?"
                 value = f" (BP {self.stage_value[stage]})" if shown and self.stage_value[stage] \
                     else ""
-                lines.append(f"  stage {stage + 1}: {len(cards)} card(s): {text}{value}")
+                lines.append(f"  stage {stage + 1}: {plural(len(cards), 'card')}: {text}{value}")
         if self.entrants:
             lines.append("tournament entrants: "
                          + ", ".join(f"player_{s}" for s in self.entrants))
         for s in range(n):
             allies = [KIND_NAMES[ALLIES[i]] for i, on in enumerate(self.allies[s]) if on]
-            parts = [f"  player_{s}: {RANK_NAMES[self.rank[s]]}, {self.shields[s]} shield(s) "
-                     f"(progress {self.progress(s)}), {self.hand_n[s] + self.hidden_n[s]} cards"]
+            parts = [f"  player_{s}: {RANK_NAMES[self.rank[s]]}, "
+                     f"{plural(self.shields[s], 'shield')} "
+                     f"(progress {self.progress(s)}/{ROUND_TABLE_PROGRESS}), "
+                     f"{plural(self.hand_n[s] + self.hidden_n[s], 'card')}"]
             if allies:
                 parts.append("allies " + ", ".join(allies))
             if self.amour[s]:
@@ -247,6 +263,16 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
                      f"{len(self.story_deck)} (discard {len(self.story_discard)}){pending}")
         return "\n".join(lines)
 
+    def _stage_progress(self) -> str:
+        """Where the quest stands: a stage being built, the stage being played, or (joining,
+        hand limits in between) how many stages wait; ``cur_stage`` is only a stage index
+        while one is being built or played."""
+        stages = self.num_stages
+        if self.phase in (BUILD_CARD, BUILD_WEAPONS):
+            return f"building stage {self.cur_stage + 1} of {stages}"
+        if self.announced:
+            return f"stage {self.announced} of {stages}"
+        return f"{plural(stages, 'stage')} built, none played yet"
 
     # -- belief (search) ---------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator) -> QuestsEngine:
