@@ -216,6 +216,7 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
         entry = json.loads(json.dumps(self._moves[-1]))
         assert entry["text"] == second_person(module.action_text(before, action, self.seat),
                                               self.seat)
+        assert entry["name"] == module.move_name(before, action, self.seat)
         assert entry["events"] == [second_person(e.text, self.seat)
                                    for e in after.events.visible(self.seat)[seen:]]
         assert entry["table"] == json.loads(json.dumps(module.snapshot(after, self.seat)))

@@ -4,7 +4,7 @@ A :class:`LiveGame` holds the env, the opponents' policies and what the human ha
 Everything it hands out (:meth:`LiveGame.view`, :meth:`LiveGame.hint`) is made from what the
 human's seat may know: the table snapshot for that seat (``envs/<game>/snapshot.py``), the
 events that seat may see (``EventLog.visible``), the moves as that seat may know them
-(``action_text``), the legal moves of that seat, and the observation that seat's policy would
+(``action_text``, ``move_name``), the legal moves of that seat, and the observation that seat's policy would
 get. The seed and the record (which hold the whole deal) are given out only once the game is
 over.
 
@@ -156,9 +156,10 @@ class LiveGame:
     def _apply(self, module: Any, actor: int, action: int) -> None:
         before = len(self.engine.events)
         text = _person(module.action_text(self.engine, action, self.seat), self.seat)
+        name = module.move_name(self.engine, action, self.seat)
         self.env.step(action)
         news = self.engine.events.visible(self.seat, before)
-        self._moves.append({"player": actor, "text": text,
+        self._moves.append({"player": actor, "text": text, "name": name,
                             "events": [_person(e.text, self.seat) for e in news],
                             "table": module.snapshot(self.engine, self.seat)})
 
@@ -350,7 +351,7 @@ def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec
         labels[s] = f"player_{s} ({CHECKPOINT if name.startswith(str(CHECKPOINTS)) else name})"
     live = LiveGame(game_id, game, seat, labels, env, players, by_seat, hint)
     deal = env.engine.events.visible(seat, 0)
-    live._moves.append({"player": None, "text": "the deal",
+    live._moves.append({"player": None, "text": "the deal", "name": "the deal",
                         "events": [_person(e.text, seat) for e in deal],
                         "table": snapshot_module(game).snapshot(env.engine, seat)})
     return live

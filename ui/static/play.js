@@ -99,8 +99,9 @@ async function showView(view) {
   // what happened since the last view, one move at a time
   const pace = Number($("pace").value);
   for (const m of view.moves) {  // the deal (player null), then every move since
-    logEntry((m.player === null || m.player === view.seat ? "" : view.players[m.player] + ": ")
-             + m.text,
+    const who = m.player === null ? "" : m.player === view.seat ? "you: "
+      : view.players[m.player] + ": ";
+    logEntry(who + m.name,
              m.events.map(text => ({text, private: false})),
              m.player === view.seat ? "mine" : "");
     if (m.player !== null && m.player !== view.seat && pace > 0) {
