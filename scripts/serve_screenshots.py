@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.serve_support import running_server  # noqa: E402
-from ui.browser import browser_missing, make_driver  # noqa: E402
+from tests.serve_support import running_server
+from ui.browser import browser_missing, make_driver
 
 #: game, players, decisions to click before the picture
 SHOTS = [("paladin", 4, 9), ("white_knight", 4, 6), ("quests", 3, 14)]

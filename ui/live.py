@@ -4,9 +4,9 @@ A :class:`LiveGame` holds the env, the opponents' policies and what the human ha
 Everything it hands out (:meth:`LiveGame.view`, :meth:`LiveGame.hint`) is made from what the
 human's seat may know: the table snapshot for that seat (``envs/<game>/snapshot.py``), the
 events that seat may see (``EventLog.visible``), the moves as that seat may know them
-(``action_text``, ``move_name``), the legal moves of that seat, and the observation that seat's policy would
-get. The seed and the record (which hold the whole deal) are given out only once the game is
-over.
+(``action_text``, ``move_name``), the legal moves of that seat, and the observation that
+seat's policy would get. The seed and the record (which hold the whole deal) are given out only
+once the game is over.
 
 :class:`GameStore` keeps the games under unguessable ids (``secrets.token_urlsafe``), expires idle
 ones and caps how many run at once. :class:`Catalog` is the server's own list of opponents: the
