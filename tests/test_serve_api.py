@@ -251,3 +251,45 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
         assert r.status_code == 200
     assert checked >= 10 and counts["moves"] >= 30
     assert counts["changed"] >= counts["moves"] // 2
+
+
+def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
+    """The command starts the app on 127.0.0.1 at the port asked for, says where, and answers
+    the API; Ctrl-C stops it."""
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+
+    from tests.serve_support import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/api/catalog", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        assert answer.status_code == 200 and answer.json()["max_search_worlds"] == 8
+        page = httpx.get(f"http://127.0.0.1:{port}/")
+        assert page.status_code == 200 and "/static/play.js" in page.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/" in out
+
+
+@pytest.mark.parametrize(("args", "says"), [(["--port", "70000"], "0 to 65535"),
+                                            (["--max-worlds", "0"], "max-worlds")])
+def test_roundtable_serve_refuses_bad_options(args, says: str, capsys) -> None:
+    from training.cli import main
+
+    assert main(["serve", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
