@@ -293,3 +293,15 @@ def test_roundtable_serve_refuses_bad_options(args, says: str, capsys) -> None:
     assert main(["serve", *args]) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_loopback_server_answers_only_to_loopback_names() -> None:
+    """DNS rebinding: a page elsewhere naming its own host gets a 421, the game list is not
+    reached."""
+    from ui.server import LOOPBACK
+
+    c = TestClient(create_app(GameStore(Catalog()), LOOPBACK), base_url="http://127.0.0.1:8000")
+    assert c.get("/api/catalog").status_code == 200
+    assert c.get("/api/catalog", headers={"host": "localhost:8000"}).status_code == 200
+    assert "answers only" in one_line_error(
+        c.get("/api/catalog", headers={"host": "evil.example:8000"}), 421)

@@ -38,8 +38,17 @@ STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096  # bytes: the largest request body the API reads
 
 
-def create_app(store: GameStore | None = None) -> FastAPI:
-    """The FastAPI app over ``store`` (a :class:`ui.live.GameStore`; a default one if None)."""
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+
+
+def create_app(store: GameStore | None = None,
+               allowed_hosts: tuple[str, ...] | None = None) -> FastAPI:
+    """The FastAPI app over ``store`` (a :class:`ui.live.GameStore`; a default one if None).
+
+    ``allowed_hosts``: the host names a request's ``Host`` header may carry (any port); None
+    takes any. A server on the loopback address takes only loopback names, so that a web page
+    elsewhere cannot reach it through a DNS name rebound to 127.0.0.1.
+    """
     store = GameStore(Catalog()) if store is None else store
     app = FastAPI(title="RoundTable Gym", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
@@ -47,6 +56,15 @@ def create_app(store: GameStore | None = None) -> FastAPI:
 
     def error(status: int, message: str) -> JSONResponse:
         return JSONResponse({"error": " ".join(message.split())}, status_code=status)
+
+    if allowed_hosts is not None:
+        @app.middleware("http")
+        async def _known_host(request: Request, call_next: Any) -> Any:
+            host = request.headers.get("host", "")
+            name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+            if name not in allowed_hosts:
+                return error(421, f"this server answers only to {', '.join(allowed_hosts)}")
+            return await call_next(request)
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, err: ApiError) -> JSONResponse:
@@ -130,7 +148,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
     """Run the app until Ctrl-C; ``open_browser`` opens the start page once it listens."""
     store = GameStore(Catalog(max_worlds=max_worlds), max_games=max_games,
                       idle_s=idle_minutes * 60)
-    app = create_app(store)
+    app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None)
     url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
     print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, idle ones end "
           f"after {idle_minutes:g} min, search up to {max_worlds} worlds per move)")
