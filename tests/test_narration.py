@@ -65,6 +65,42 @@ def test_every_phase_is_explained(game: str, n: int) -> None:
     assert len(seen) >= 4
 
 
+# -- move hints -----------------------------------------------------------------------------------
+TERSE = {"paladin": {"beat", "take back", "discard", "no peek"},
+         "white_knight": {"draw", "stay out", "pass"},
+         "quests": {"sponsor", "join", "enter", "decline", "done", "finish stage", "drop out",
+                    "no preview"}}
+
+
+MEANS = {"done": "stop choosing", "beat": "beats the leader", "take back": "into your hand",
+         "stay out": "do not join", "drop out": "leave the quest", "no peek": "without looking",
+         "finish stage": "complete", "no preview": "Merlin"}
+
+
+@pytest.mark.parametrize(("game", "n"), GAMES)
+def test_terse_move_names_come_with_a_hint(game: str, n: int) -> None:
+    """"done", "beat", "pass": every terse legal move a player may choose says what it means,
+    and ``roundtable play`` lists the hint beside the name."""
+    engine = raw(game, n).engine
+    met = set()
+    for state in engine_states(engine, range(2), every=2):
+        if state.over:
+            continue
+        for action in np.flatnonzero(state.legal_mask()):
+            name = state.action_name(int(action))
+            if name in TERSE[game] or name.split()[0] in ("commit", "raise", "peek", "bid",
+                                                           "preview", "Mordred", "take"):
+                hint = state.action_hint(int(action))
+                assert hint and hint != name, f"{game}: no hint for {name!r}"
+                assert MEANS.get(name, "") in hint, (name, hint)
+                met.add(name if name in TERSE[game] else name.split()[0])
+    assert TERSE[game] <= met, TERSE[game] - met
+    out = io.StringIO()
+    answers = iter(lambda: "1", None)
+    play(game, ["random"], num_players=n, seed=1, input_fn=lambda prompt: next(answers), out=out)
+    assert re.search(r"^ +\d+\. [^\n]+  — \w", out.getvalue(), re.MULTILINE)
+
+
 # -- Quests ---------------------------------------------------------------------------------------
 def test_quests_stage_counter_never_passes_the_last_stage() -> None:
     """Between building and the first stage (joining, hand limits) no stage is current: the

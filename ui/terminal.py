@@ -105,6 +105,11 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
             say(f"  {line}")
         return bool(news)
 
+    def listed(number: int, action: int, name: str) -> str:
+        """A legal move as listed: its number, its name, what a terse name means."""
+        hint = engine.action_hint(action)
+        return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
+
     say(f"{entry.game} — {num_players} players, deal seed {seed}; you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()
@@ -123,8 +128,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         say()
         say(engine.render_text(viewer=seat))
         say("Your legal moves:")
-        for i, name in enumerate(names, 1):
-            say(f"  {i:>2}. {name}")
+        for i, (move, name) in enumerate(zip(legal, names), 1):
+            say(listed(i, move, name))
         while True:
             try:
                 answer = ask("your move (number or name; ? shows the table, q quits): ")
@@ -136,8 +141,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
                 return 1
             if answer.strip().lower() in HELP:
                 say(engine.render_text(viewer=seat))
-                for i, name in enumerate(names, 1):
-                    say(f"  {i:>2}. {name}")
+                for i, (move, name) in enumerate(zip(legal, names), 1):
+                    say(listed(i, move, name))
                 continue
             action, hint = choose(legal, names, answer)
             if action is not None:

@@ -267,6 +267,11 @@ class GameEngine(ABC):
     #: ``roundtable play``, text views, the replay viewer); every phase of a game has one
     phase_descriptions: ClassVar[Mapping[str, str]] = {}
 
+    def action_hint(self, action: int) -> str:
+        """What a terse action name means now ("beat": "turn your card up: …"), for people
+        choosing a move; "" where the name says it all."""
+        return ""
+
     def score_text(self, seat: int) -> str:
         """How ``seat``'s score is made up, in words ("" where a game has nothing to add): a
         final table should say why a total is what it is."""

@@ -214,6 +214,9 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def action_name(self, action: int) -> str:
         return A.action_name(action, self.current_player, self.num_players)
 
+    def action_hint(self, action: int) -> str:
+        return A.action_hint(action, self.phase_name(), self.current_player, self.num_players)
+
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
 

@@ -1056,6 +1056,9 @@ class WhiteKnightEngine(GameEngine):
     def action_from_name(self, name: str) -> int:
         return A.action_from_name(name)
 
+    def action_hint(self, action: int) -> str:
+        return A.action_hint(action, self.phase_name())
+
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase] if self.phase >= 0 else "setup"
 
