@@ -169,6 +169,7 @@ def test_a_whole_game_and_its_record(game: str, n: int) -> None:
         view = r.json()
     final = view["final"]
     assert len(final["scores"]) == n and sorted(final["ranks"])[0] == 1 and final["scoring"]
+    assert len(final["score_texts"]) == n
     record = c.get(f"/api/games/{gid}/record").json()
     assert record["seed"] == 11 and record["over"]
     assert final["scores"] == [record["scores"][f"player_{s}"] for s in range(n)]

@@ -197,7 +197,8 @@ class LiveGame:
             "seat": self.seat, "players": self.labels, "step": self.step,
             "to_act": None if engine.over else engine.current_player, "over": engine.over,
             "table": module.snapshot(engine, self.seat),
-            "legal": [{"id": a, "name": n, "explain": explain(self.game, n)}
+            "legal": [{"id": a, "name": n,
+                       "explain": engine.action_hint(a) or explain(self.game, n)}
                       for a, n in zip(legal, names)],
             "events": [{"kind": e.kind, "text": _person(e.text, self.seat),
                         "private": e.to is not None} for e in news],
@@ -206,7 +207,9 @@ class LiveGame:
         if engine.over:
             view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
                              "rewards": engine.rewards(), "truncated": bool(engine.truncated),
-                             "scoring": SCORING.get(self.game, "")}
+                             "scoring": SCORING.get(self.game, ""),
+                             "score_texts": [engine.score_text(s)
+                                             for s in range(engine.num_players)]}
         return view
 
     def hint(self) -> dict[str, Any]:

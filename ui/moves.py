@@ -1,5 +1,6 @@
 """What a move means, for the live page's buttons: action names are terse (``beat``, ``stay
-out``, ``finish stage``), so each game's patterns get one plain sentence.
+out``, ``finish stage``), so each game's patterns get one plain sentence. The engine's own
+``action_hint`` (which knows the phase) comes first; these lines fill in where it says nothing.
 
 The explanations read the action's name only (never the engine), so they cannot reveal
 anything the name does not; a name no pattern covers gets no explanation.

@@ -173,6 +173,11 @@ function showEnd(view) {
   drawResults($("resultsTable"), view.final, view.players);
   $("scoring").textContent = view.final.scoring +
     (view.final.truncated ? " The game hit its turn limit and was cut short." : "");
+  const how = $("scoreTexts");
+  how.replaceChildren();
+  view.final.score_texts.forEach((text, s) => {
+    if (text) how.appendChild(el("li", null, view.players[s] + ": " + text));
+  });
   $("download").href = "/api/games/" + GAME + "/record";
   $("download").setAttribute("download", view.game + "-" + GAME.slice(0, 8) + ".json");
   $("replay").href = "/games/" + GAME + "/replay";
