@@ -32,7 +32,10 @@ WAIT_TURN = """
 const done = arguments[arguments.length - 1];
 const poll = () => {
   const state = document.body.dataset.state;
-  if (state === "mine" || state === "over") done(state); else setTimeout(poll, 10);
+  const error = document.getElementById("error").textContent;
+  if (state === "mine" || state === "over") done(state);
+  else if (state === "start" && error) done("error: " + error);
+  else setTimeout(poll, 10);
 };
 poll();
 """
@@ -54,7 +57,7 @@ def server():
 @pytest.fixture(scope="module")
 def driver():
     browser = make_driver()
-    browser.set_script_timeout(60)
+    browser.set_script_timeout(240)  # a loaded CI machine: the opponents may take a while
     yield browser
     browser.quit()
 
@@ -91,7 +94,7 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     driver.find_element("id", "startButton").click()
 
     decisions = 0
-    while driver.execute_async_script(WAIT_TURN) == "mine":
+    while (state := driver.execute_async_script(WAIT_TURN)) == "mine":
         faces, mine, buttons = driver.execute_script(LOOK)
         assert faces == 0 and mine == 1 and buttons
         if decisions == 1:  # the checkpoint's advice: legal moves, most likely first
@@ -108,6 +111,7 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
         assert decisions < 1000
 
     # the end: scores, the scoring rule, the record and the replay viewer
+    assert state == "over", state
     assert driver.find_element("id", "results").is_displayed()
     assert len(driver.find_elements("css selector", "#resultsTable tr")) == n + 1
     assert driver.find_element("id", "scoring").text

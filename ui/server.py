@@ -30,6 +30,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from training.numpy_net import limit_blas_threads
 from ui.live import ApiError, Catalog, GameStore
 from ui.replay_page import render_page
 from ui.replay_viewer import build_replay
@@ -49,6 +50,7 @@ def create_app(store: GameStore | None = None,
     takes any. A server on the loopback address takes only loopback names, so that a web page
     elsewhere cannot reach it through a DNS name rebound to 127.0.0.1.
     """
+    limit_blas_threads()  # the networks are small: threads only add waits (numpy_net)
     store = GameStore(Catalog()) if store is None else store
     app = FastAPI(title="RoundTable Gym", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
