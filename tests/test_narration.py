@@ -167,6 +167,20 @@ def test_move_names_leak_nothing(game: str, n: int) -> None:
     assert checked > 20
 
 
+def test_quests_story_cards_say_what_they_hold() -> None:
+    """A quest's stage count and a tournament's prize, as the card is turned over."""
+    from envs.quests.engine import _STORY
+
+    def text(story: str, kind: str) -> str:
+        return _STORY.event(1, None, {"player": 2, "turn": 3, "story": story, "type": kind}).text
+
+    assert text("Boar Hunt", "quest") == "turn 3: player_2 turned over Boar Hunt (quest, 2 stages)"
+    assert text("Tournament at York", "tournament").endswith(
+        "(tournament: the winner gains a shield per entrant)")
+    assert text("Tournament at Camelot", "tournament").endswith("per entrant, +3)")
+    assert text("Plague", "event") == "turn 3: player_2 turned over Plague (event)"
+
+
 def test_quests_bp_without_cards_is_explained() -> None:
     from envs.quests.table import EV_SHOWN
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.events import Spec
+from envs.core.events import SEAT, Spec
 from envs.core.text import phase_text, plural
 from envs.quests import actions as A
 from envs.quests.bidding import TestFlow
@@ -30,7 +30,9 @@ from envs.quests.cards import (
     RANK_PROGRESS,
     ROUND_TABLE,
     ROUND_TABLE_PROGRESS,
+    STORY_BONUS,
     STORY_NAMES,
+    STORY_STAGES,
     STORY_TYPE,
     TOURNAMENT,
 )
@@ -59,8 +61,22 @@ from envs.quests.table import (
 from envs.quests.tournament import TournamentFlow
 
 _STORY_TYPES = {QUEST: "quest", TOURNAMENT: "tournament", EVENT: "event"}
-_STORY = Spec("story", "turn {turn}: player_{player} turned over {story} ({type})",
-              ("player", "turn", "story", "type"),
+_STORY_INDEX = {name: k for k, name in enumerate(STORY_NAMES)}
+
+
+def _story_text(d: dict) -> str:
+    """The story card and what it holds in store: a quest's stages, a tournament's prize."""
+    story = _STORY_INDEX[d["story"]]
+    what = d["type"]
+    if what == "quest":
+        what += f", {plural(STORY_STAGES[story], 'stage')}"
+    elif what == "tournament":
+        bonus = STORY_BONUS[story]
+        what += ": the winner gains a shield per entrant" + (f", +{bonus}" if bonus else "")
+    return f"turn {d['turn']}: {SEAT[d['player']]} turned over {d['story']} ({what})"
+
+
+_STORY = Spec("story", _story_text, ("player", "turn", "story", "type"),
               lambda p, turn, story: {"player": p, "turn": turn, "story": STORY_NAMES[story],
                                       "type": _STORY_TYPES[STORY_TYPE[story]]})
 
