@@ -15,7 +15,7 @@ all: test
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev,interop]"
+	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev,interop,serve]"
 	touch $(STAMP)
 
 # Train Paladin with the demo config (a few CPU minutes), evaluate it, print the results table

@@ -2,7 +2,7 @@
 
 Each game is a seeded game between heuristic players, written as a viewer page
 (``roundtable replay``'s page) and opened in headless Chromium
-(:mod:`training.replay_browser`) at a step in the middle of the game, through the page's own
+(:mod:`ui.browser`) at a step in the middle of the game, through the page's own
 controls. Paladin is shown as the whole truth, the others as one seat sees them (the other
 hands face down). Run again after a change to the page or the snapshots::
 
@@ -21,8 +21,8 @@ from pathlib import Path
 from envs.core.arena import play_match
 from envs.core.record import save_record
 from training.policies import parse_spec
-from training.replay_browser import browser_missing, make_driver
-from training.replay_viewer import write_viewer
+from ui.browser import browser_missing, make_driver
+from ui.replay_viewer import write_viewer
 
 #: game, players, deal seed, step as a fraction of the game, "seen by" (0: the whole truth,
 #: k: seat k - 1)

@@ -655,7 +655,7 @@ def test_narration_is_second_person_and_tells_own_moves_once() -> None:
 def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
     import io
 
-    from training.play import play
+    from ui.terminal import play
 
     module, made = MODULES[game], []
     original = module.raw_env

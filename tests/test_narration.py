@@ -24,8 +24,8 @@ from envs.quests.cards import KIND_NAMES as QUEST_CARDS
 from envs.quests.table import PHASE_NAMES as QUESTS_PHASES
 from envs.white_knight.engine import PHASE_NAMES as WHITE_KNIGHT_PHASES
 from tests.helpers import engine_states, play_random, raw
-from training.play import play
-from training.replay_viewer import snapshot_module
+from ui.replay_viewer import snapshot_module
+from ui.terminal import play
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
 PHASES = {"paladin": PALADIN_PHASES, "white_knight": (*WHITE_KNIGHT_PHASES, "setup"),

@@ -12,7 +12,7 @@ import pytest
 from envs.core.engine import Setup
 from tests.helpers import play_random, raw
 from training.cli import main
-from training.replay_viewer import build_replay, snapshot_module
+from ui.replay_viewer import build_replay, snapshot_module
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
 
@@ -211,3 +211,65 @@ def test_replay_open(tmp_path, capsys, monkeypatch, opened: bool) -> None:
     assert asked == [out.resolve().as_uri()]
     said = capsys.readouterr().out
     assert ("yourself" in said) is not opened
+
+
+def test_record_strings_stay_data_in_the_page(tmp_path) -> None:
+    """The page parsed as HTML: exactly its three script blocks, the data block's JSON equal to
+    the replay data, however a record's strings try to end or comment out a script."""
+    from html.parser import HTMLParser
+
+    from ui.replay_page import render_page
+
+    nasty = "<!--<script> </script><script>x()</script> &amp; </SCRIPT -->"
+    record = play_random(raw("paladin", 3), seed=2**64 + 1).record()
+    record["players"] = {"player_0": nasty, "player_1": "</script>", "player_2": "<!--"}
+    record["events"] = [{"step": 0, "kind": "test", "text": nasty, "to": None, "data": {}}]
+    data = build_replay(record)
+    page = render_page(data)
+
+    class Scripts(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.blocks: list[list] = []
+            self.inside = False
+
+        def handle_starttag(self, tag, attrs) -> None:
+            if tag == "script":
+                self.blocks.append([dict(attrs), ""])
+                self.inside = True
+
+        def handle_endtag(self, tag) -> None:
+            if tag == "script":
+                self.inside = False
+
+        def handle_data(self, text) -> None:
+            if self.inside:
+                self.blocks[-1][1] += text
+
+    parser = Scripts()
+    parser.feed(page)
+    assert len(parser.blocks) == 3
+    (attrs, payload), *_ = parser.blocks
+    assert attrs == {"type": "application/json", "id": "replay-data"}
+    assert json.loads(payload) == data
+    assert data["meta"]["seed"] == str(2**64 + 1)
+    assert "<!--" not in payload and "</" not in payload
+
+
+def test_replay_html_refuses_folders_and_links(tmp_path, capsys) -> None:
+    """``--html`` naming a folder, or a symbolic link (dangling or not), is refused in one
+    line, with or without --overwrite; nothing is written through the link."""
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps(play_random(raw("paladin", 3), seed=1).record()))
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    target = tmp_path / "elsewhere.html"
+    dangling = tmp_path / "dangling.html"
+    dangling.symlink_to(target)
+    for out, says in ((folder, "is a folder"), (dangling, "symbolic link")):
+        for extra in ([], ["--overwrite"]):
+            assert main(["replay", str(record), "--html", str(out), *extra]) == 2
+            err = capsys.readouterr().err
+            assert says in err and len(err.strip().splitlines()) == 1
+            assert "--overwrite" not in err.replace("pass --overwrite", "")
+    assert not target.exists() and list(folder.iterdir()) == []

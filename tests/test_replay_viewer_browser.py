@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import play_random, raw
-from training.replay_browser import browser_missing, console_errors, make_driver, requested_urls
-from training.replay_viewer import build_replay, write_viewer
+from ui.browser import browser_missing, console_errors, make_driver, requested_urls
+from ui.replay_viewer import build_replay, write_viewer
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")
@@ -231,3 +231,99 @@ def _assert_not_blank(png: bytes) -> None:
     assert colours is not None and len(colours) > 50
     most = max(colours)[0]
     assert most < 0.8 * 200 * 150, "one colour covers the whole screenshot"
+
+
+#: walks every step of the whole truth and returns what does not fit: a card name cut off (it
+#: overflows its box or leaves its card), a count badge over a card's value, the results table
+#: wider than its panel at the last step; and how many names and badges it looked at
+FIT = """
+const out = {names: 0, badges: 0, cut: [], covered: [], results: null};
+const inside = (a, b) => a.left >= b.left - 0.5 && a.right <= b.right + 0.5 &&
+  a.top >= b.top - 0.5 && a.bottom <= b.bottom + 0.5;
+const overlap = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom &&
+  b.top < a.bottom;
+const slider = document.getElementById("slider"), last = Number(slider.max);
+const stride = Math.max(1, Math.ceil(last / 60));
+for (let k = 0; ; k = Math.min(last, k + stride)) {
+  slider.value = k;
+  slider.dispatchEvent(new Event("input"));
+  document.querySelectorAll(".card .name").forEach(n => {
+    out.names++;
+    const card = n.closest(".card").getBoundingClientRect(), box = n.getBoundingClientRect();
+    if (n.scrollWidth > n.clientWidth + 1 || n.scrollHeight > n.clientHeight + 1 ||
+        !inside(box, card)) out.cut.push(n.textContent);
+  });
+  document.querySelectorAll(".count").forEach(c => {
+    out.badges++;
+    const rank = c.parentElement.querySelector(".rank");
+    if (rank && overlap(rank.getBoundingClientRect(), c.getBoundingClientRect()))
+      out.covered.push(rank.textContent + c.textContent);
+  });
+  if (k === last) break;
+}
+const aside = document.querySelector("aside").getBoundingClientRect();
+const table = document.getElementById("resultsTable");
+const cells = [...table.querySelectorAll("th, td")];
+out.results = [Math.max(...cells.map(c => c.getBoundingClientRect().right)), aside.right,
+               cells.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent)];
+return out;
+"""
+
+
+@pytest.mark.parametrize(("game", "n", "seed"), [("white_knight", 5, 3), ("quests", 4, 1),
+                                                 ("paladin", 5, 2)])
+def test_the_table_fits(driver, tmp_path: Path, game: str, n: int, seed: int) -> None:
+    """At 1400 px: no card name is cut off, no count badge covers a card's value, and the final
+    scores' last column ("reward") stays inside its panel even with long player labels."""
+    record = play_random(raw(game, n), seed=seed).record()
+    record["players"] = {f"player_{s}": f"checkpoints/{game}_league_snapshot_{s}"
+                         for s in range(n)}
+    _open(driver, tmp_path, record, game)
+    assert driver.execute_script("return window.innerWidth") == 1400
+    fit = driver.execute_script(FIT)
+    assert fit["names"] > 100 and fit["cut"] == []
+    assert fit["covered"] == []
+    right, aside_right, clipped = fit["results"]
+    assert right <= aside_right + 0.5 and clipped == []
+    if game == "white_knight":
+        assert fit["badges"] > 0, "no stacked pile was drawn: the badge check saw nothing"
+    assert console_errors(driver) == []
+
+
+def test_keys_step_without_scrolling(driver, tmp_path: Path) -> None:
+    """End, Home and the arrows move through the game; the page itself stays where it is."""
+    record = play_random(raw("quests", 4), seed=2).record()
+    _open(driver, tmp_path, record, "keys")
+    driver.set_window_size(1400, 450)
+    try:
+        assert driver.execute_script(
+            "return document.documentElement.scrollHeight > window.innerHeight + 100")
+        body = driver.find_element("tag name", "body")
+        for key, step in (("\ue010", len(record["actions"])), ("\ue011", 0),  # End, Home
+                          ("\ue014", 1), ("\ue010", len(record["actions"])),  # ArrowRight
+                          ("\ue012", len(record["actions"]) - 1)):  # ArrowLeft
+            body.send_keys(key)
+            assert (_step(driver), driver.execute_script("return window.scrollY")) == (step, 0)
+    finally:
+        driver.set_window_size(1400, 1000)
+
+
+def test_record_strings_cannot_break_the_page(driver, tmp_path: Path) -> None:
+    """Strings of a record that mean something to HTML (``<!--<script>``, ``</script>``,
+    ``&amp;``) are data: the page still draws its players, its menu and those strings as
+    text; and a seed past 2**53 is shown exactly."""
+    nasty = "<!--<script> </script><script>document.title='owned'</script> &amp; </SCRIPT"
+    env = play_random(raw("paladin", 3), seed=2**64 + 1)
+    record = env.record()
+    record["players"] = {"player_0": nasty, "player_1": "</script>", "player_2": "<!--"}
+    record["events"] = [{"step": 0, "kind": "test", "text": nasty, "to": None, "data": {}}]
+    _open(driver, tmp_path, record, "nasty")
+    assert len(driver.find_elements("css selector", "#players .player")) == 3
+    options = [o.text for o in driver.find_elements("css selector", "#viewer option")]
+    assert options == ["the whole truth", f"player_0 ({nasty})", "player_1 (</script>)",
+                       "player_2 (<!--)"]
+    driver.find_element("id", "next").click()
+    assert nasty in [li.text for li in driver.find_elements("css selector", "#narration li")]
+    assert "seed 18446744073709551617 " in driver.find_element("id", "sub").text
+    assert "owned" not in driver.title
+    assert console_errors(driver) == []

@@ -19,9 +19,9 @@ import pytest
 from training import checkpoint
 from training.config import config_from_dict
 from training.leaderboard import leaderboard_table
-from training.play import play
 from training.policies import parse_spec
 from training.rllib import export
+from ui.terminal import play
 
 ROOT = Path(__file__).resolve().parent.parent
 HIDDEN = [16, 8]
@@ -114,7 +114,7 @@ def test_eval_and_play_never_import_ray(rllib_ckpt) -> None:
         f"assert main(['eval', 'paladin', '--players', {str(path)!r}, 'random', '--games', '4',"
         " '--table-sizes', '3', '--workers', '1']) == 0\n"
         "from training.policies import resolve_policy\n"
-        "import training.play, training.leaderboard\n"
+        "import ui.terminal, training.leaderboard\n"
         f"resolve_policy({str(path)!r}, 'paladin')\n"
         "loaded = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
         "assert not loaded, loaded\n"

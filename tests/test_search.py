@@ -180,7 +180,7 @@ def test_roundtable_eval_takes_a_search_baseline(capsys: pytest.CaptureFixture[s
 def test_a_human_can_play_against_the_search_player() -> None:
     import io
 
-    from training.play import play
+    from ui.terminal import play
 
     out = io.StringIO()
     assert play("white_knight", ["pimc:1:random"], num_players=3, seed=2,

@@ -274,7 +274,7 @@ def _add_play(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_play(args: argparse.Namespace) -> int:
-    from training.play import play
+    from ui.terminal import play
 
     return play(args.game, args.players, num_players=args.num_players, seat=args.seat,
                 seed=args.seed)
@@ -362,7 +362,7 @@ def _add_replay(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from training.replay_viewer import write_viewer
+    from ui.replay_viewer import write_viewer
 
     check_new_file(args.html, "--html", overwrite=args.overwrite, example="replay.html",
                    make_parents=True)
@@ -378,6 +378,38 @@ def _run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- serve --------------------------------------------------------------------------------------
+def _port(text: str) -> int:
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, got {value}")
+    return value
+
+
+def _add_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    parser.add_argument("--open", action="store_true", help="open the start page in a browser")
+    parser.add_argument("--max-games", type=positive_int, default=64,
+                        help="games running at once (default 64)")
+    parser.add_argument("--idle-minutes", type=positive_float, default=30.0,
+                        help="a game nobody touched this long ends (default 30)")
+    parser.add_argument("--max-worlds", type=positive_int, default=8,
+                        help="largest search budget offered, in sampled worlds per move "
+                             "(default 8)")
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    try:
+        from ui.server import serve  # FastAPI and uvicorn: the [serve] extra
+    except ImportError as err:
+        raise ValueError(f"roundtable serve needs FastAPI and uvicorn ({err}); install them with "
+                         "pip install -e '.[serve]' (make test and make demo do)") from None
+    return serve(args.host, args.port, open_browser=args.open, max_games=args.max_games,
+                 idle_minutes=args.idle_minutes, max_worlds=args.max_worlds)
+
+
 COMMANDS: dict[str, Command] = {
     "demo": ("train Paladin with the demo config, evaluate it, print the results and the curve",
              _add_demo, _run_demo),
@@ -389,6 +421,8 @@ COMMANDS: dict[str, Command] = {
     "play": ("play a game at the terminal against policies", _add_play, _run_play),
     "replay": ("write a self-contained HTML viewer that plays a game record back",
                _add_replay, _run_replay),
+    "serve": ("play against the agents in a web browser (a local web app)",
+              _add_serve, _run_serve),
     "bench": ("random-play decisions per second of every env, with references",
               _add_bench, _run_bench),
     "train-bench": ("training steps per second on each game vs a trivial env",

@@ -220,6 +220,10 @@ for step, (position, action) in enumerate(replay_steps(record)):
 # %% [markdown]
 # ## What next
 #
+# - Play a game yourself, in the browser, against the agents this project ships:
+#   `roundtable serve --open` (README, "Play in the browser"; the API is in `docs/serve.md`).
+#   The page draws the table as your seat sees it, as this notebook's observations do, and
+#   lets you download your game's record to load with `load_record` as above.
 # - Every game's page lists its actions, observation table, rewards and rule options:
 #   `envs/paladin/README.md`, `envs/white_knight/README.md`, `envs/quests/README.md`.
 # - Tutorial 2 writes a rule-based agent that reads only the observation and the mask, and

@@ -3,7 +3,7 @@
 Each game has ``envs/<game>/snapshot.py`` with ``snapshot(engine, viewer) -> dict``,
 ``move_name(engine, action, viewer) -> str`` (the move as ``viewer`` may know it: "add a card
 face down to stage 2") and ``action_text(engine, action, viewer) -> str`` (the same, with the
-actor). The replay viewer (``training/replay_viewer``)
+actor). The replay viewer (``ui/replay_viewer``)
 draws any game from this one shape, so everything game-specific lives in those two functions:
 
 ``{"game", "title", "status", "viewer", "to_act", "zones", "piles", "players", "notes"}``

@@ -4,8 +4,9 @@
 (:func:`envs.core.record.replay_steps`) and, at every step and for every point of view (the
 whole truth, then each seat), takes the game's table snapshot (``envs/<game>/snapshot.py``),
 the move as that viewer may know it, and the events it may see. Everything goes as JSON into
-one page with its CSS, JavaScript and SVG icons inlined (:mod:`training.replay_page`): it makes
-no network request, so it opens from disk, a mail attachment or a CI artifact.
+one page with its CSS, JavaScript and SVG icons inlined (:mod:`ui.replay_page`, from the files
+in ``ui/static/``): it makes no network request, so it opens from disk, a mail attachment or a
+CI artifact.
 
 The page data is compact: equal cards and equal table pieces (a zone, a pile, a player panel)
 are stored once and referenced by index, since most of the table does not change from one step
@@ -23,9 +24,9 @@ from typing import Any
 from envs.core.events import Event
 from envs.core.record import check_record, load_record, replay, replay_steps
 from envs.core.registry import game_entry
-from training.replay_page import render_page
+from ui.replay_page import render_page
 
-__all__ = ["build_replay", "snapshot_module", "write_viewer"]
+__all__ = ["build_replay", "check_viewer_target", "snapshot_module", "write_viewer"]
 
 
 def snapshot_module(game: str) -> ModuleType:
@@ -102,7 +103,8 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     first = module.snapshot(engine, None)
     return {
         "meta": {"title": first["title"], "game": first["game"], "env": record["env"],
-                 "num_players": n, "seed": record["seed"], "steps": len(record["actions"]),
+                 "num_players": n, "seed": _seed_text(record.get("seed")),
+                 "steps": len(record["actions"]),
                  "players": _player_labels(record, n), "final": final,
                  "narrated": bool(events)},
         "cards": packer.cards.items,
@@ -200,11 +202,29 @@ def _player_labels(record: dict[str, Any], n: int) -> list[str]:
     return labels
 
 
+def _seed_text(seed: Any) -> str:
+    """The deal seed as the page shows it: a string, since a JSON number past 2**53 (seeds go to
+    2**64 and beyond) would be rounded by the browser's JavaScript."""
+    return "not recorded" if seed is None else str(seed)
+
+
+def check_viewer_target(out: Path, overwrite: bool) -> None:
+    """Refuse an ``--html`` target that is a folder, a symbolic link (it would write through to
+    wherever the link points, even nowhere yet), or an existing file without ``overwrite``."""
+    if out.is_symlink():
+        raise FileExistsError(f"{out} is a symbolic link; name a plain file for the page "
+                              "(links are never written through)")
+    if out.is_dir():
+        raise ValueError(f"{out} is a folder; name the page file to write, e.g. "
+                                f"{out / 'replay.html'}")
+    if out.exists() and not overwrite:
+        raise FileExistsError(f"{out} exists; pass --overwrite to replace it")
+
+
 def write_viewer(record_path: str | Path, out: str | Path, *, overwrite: bool = False) -> Path:
     """Read a record, write its viewer page to ``out``; refuses to replace a file by default."""
     out = Path(out)
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"{out} exists; pass --overwrite to replace it")
+    check_viewer_target(out, overwrite)
     if not Path(record_path).is_file():
         raise FileNotFoundError(f"no game record at {record_path}")
     data = build_replay(load_record(record_path))

@@ -9,7 +9,7 @@ import pytest
 
 from tests.training_support import ready_games
 from training.cli import main
-from training.play import choose, play
+from ui.terminal import choose, play
 
 
 def scripted(answers: Iterator[str]):

@@ -1,0 +1,88 @@
+"""Screenshots of ``roundtable serve``, one per game being played: ``docs/serve_<game>.png``.
+
+Starts the app on 127.0.0.1 (a free port), opens its start page in headless Chromium
+(:mod:`ui.browser`), starts a game against the shipped checkpoint and the heuristic through the
+page's own form, clicks a few of the offered moves, turns on "what would the checkpoint do?"
+and takes the picture. Run again after a change to the page or the snapshots::
+
+    python scripts/serve_screenshots.py            # writes docs/serve_*.png
+    python scripts/serve_screenshots.py --out /tmp
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.serve_support import running_server
+from ui.browser import browser_missing, make_driver
+
+#: game, players, decisions to click before the picture
+SHOTS = [("paladin", 4, 9), ("white_knight", 4, 6), ("quests", 3, 14)]
+
+WAIT = """
+const done = arguments[arguments.length - 1];
+const poll = () => {
+  const state = document.body.dataset.state;
+  if (["mine", "over", "start"].includes(state)) done(state); else setTimeout(poll, 10);
+};
+poll();
+"""
+
+
+def shoot(driver, url: str, game: str, n: int, clicks: int, out: Path) -> Path:
+    rng = random.Random(clicks)
+    driver.get(url + "/")
+    assert driver.execute_async_script(WAIT) == "start"
+    set_value = ("const s = document.getElementById(arguments[0]); s.value = arguments[1];"
+                 "s.dispatchEvent(new Event('change'));")
+    for select, value in (("game", game), ("numPlayers", str(n)), ("seat", "0"),
+                          ("pace", "0")):
+        driver.execute_script(set_value, select, value)
+    selects = driver.find_elements("css selector", "#opponents select")
+    driver.execute_script("arguments[0].value = 'checkpoint';", selects[0])
+    for select in selects[1:]:
+        driver.execute_script("arguments[0].value = 'heuristic';", select)
+    driver.find_element("id", "startButton").click()
+    for _ in range(clicks):
+        if driver.execute_async_script(WAIT) != "mine":
+            break
+        moves = driver.find_elements("css selector", "#moves button.move")
+        moves[rng.randrange(len(moves))].click()
+    driver.execute_async_script(WAIT)
+    driver.find_element("id", "hintToggle").click()
+    driver.execute_async_script(
+        "const done = arguments[0]; const poll = () => "
+        "document.querySelector('#hint li') ? done(true) : setTimeout(poll, 20); poll();")
+    path = out / f"serve_{game}.png"
+    driver.save_screenshot(str(path))
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs"))
+    args = parser.parse_args(argv)
+    reason = browser_missing()
+    if reason:
+        print(f"serve_screenshots: {reason}", file=sys.stderr)
+        return 1
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    driver = make_driver(1400, 1000)
+    driver.set_script_timeout(60)
+    try:
+        with running_server() as (url, _):
+            for game, n, clicks in SHOTS:
+                print(f"wrote {shoot(driver, url, game, n, clicks, out)}")
+    finally:
+        driver.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

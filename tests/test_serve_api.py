@@ -1,0 +1,308 @@
+"""``roundtable serve``'s JSON API (FastAPI's TestClient): every refusal is a 4xx with a one-line
+JSON error and leaves the game as it was; ids are unguessable; idle games expire and the game
+cap holds; a finished game's record replays exactly; and every response holds only what the
+human's seat may know (the hidden cards swapped for a belief-sampled world, every byte equal).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient
+
+from envs.core.record import replay
+from ui.live import Catalog, GameStore
+from ui.server import create_app
+
+
+def client(**store_args) -> TestClient:
+    store = GameStore(Catalog(max_worlds=4), **store_args)
+    return TestClient(create_app(store))
+
+
+def start(c: TestClient, game: str = "white_knight", n: int = 3, **extra) -> dict:
+    body = {"game": game, "num_players": n, "seat": 0, "opponents": "heuristic", **extra}
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def one_line_error(r, status: int) -> str:
+    assert r.status_code == status, (r.status_code, r.text)
+    body = r.json()
+    assert set(body) == {"error"} and "\n" not in body["error"] and body["error"]
+    return body["error"]
+
+
+def state(c: TestClient, game_id: str) -> tuple:
+    """What a game is: its step, whose turn, its table and legal moves (not the news)."""
+    v = c.get(f"/api/games/{game_id}").json()
+    return v["step"], v["to_act"], json.dumps(v["table"]), v["legal"]
+
+
+def test_catalog_offers_only_the_servers_own_opponents() -> None:
+    c = client()
+    games = {g["game"]: g for g in c.get("/api/catalog").json()["games"]}
+    assert set(games) == {"paladin", "white_knight", "quests"}
+    for entry in games.values():
+        ids = [o["id"] for o in entry["opponents"]]
+        assert ids[0] == "checkpoint" and "heuristic" in ids and "random" in ids
+        assert "pimc:4" in ids and "pimc:8" not in ids  # the cap: max_worlds=4
+        assert not any("/" in i for i in ids)
+
+
+@pytest.mark.parametrize(("body", "status", "says"), [
+    ({"game": "chess", "num_players": 3, "seat": 0, "opponents": "random"}, 422, "unknown game"),
+    ({"game": "paladin", "num_players": 2, "seat": 0, "opponents": "random"}, 422, "3, 4, 5"),
+    ({"game": "paladin", "num_players": 3, "seat": 3, "opponents": "random"}, 422, "seat"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": ["random"]}, 422, "2 opp"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "checkpoints/paladin"}, 422,
+     "unknown opponent"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "/etc/passwd"}, 422,
+     "unknown opponent"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "pimc:8"}, 422,
+     "unknown opponent"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "pimc:2:checkpoints/paladin"},
+     422, "unknown opponent"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "random", "seed": -1}, 422,
+     "seed"),
+    ({"game": "paladin", "num_players": True, "seat": 0, "opponents": "random"}, 422, "not True"),
+    ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "random", "x": 1}, 422,
+     "unknown field"),
+    ([1, 2], 400, "JSON object"),
+])
+def test_bad_new_games_are_refused(body, status: int, says: str) -> None:
+    c = client()
+    assert says in one_line_error(c.post("/api/games", json=body), status)
+    assert len(c.app.state.store) == 0
+
+
+def test_bad_bodies_are_refused() -> None:
+    c = client()
+    assert "not JSON" in one_line_error(c.post("/api/games", content=b"{"), 400)
+    assert "at most" in one_line_error(c.post("/api/games", content=b" " * 5000), 413)
+    assert one_line_error(c.get("/api/nothing"), 404)
+    assert one_line_error(c.delete("/api/catalog"), 405)
+
+
+def test_bad_moves_leave_the_game_intact() -> None:
+    c = client()
+    created = start(c, "quests", 3)
+    gid, view = created["id"], created["view"]
+    before = state(c, gid)
+    step, legal = view["step"], [a["id"] for a in view["legal"]]
+    illegal = next(a for a in range(223) if a not in legal)
+    cases = [
+        ({"step": step, "action": illegal}, 422, "not legal"),
+        ({"step": step, "action": -1}, 422, "not legal"),
+        ({"step": step, "action": True}, 422, "not legal"),
+        ({"step": step, "action": "sponsor"}, 422, "not legal"),
+        ({"step": step, "action": 1.0 * legal[0]}, 422, "not legal"),
+        ({"step": step + 1, "action": legal[0]}, 409, "stale step"),
+        ({"step": step - 1, "action": legal[0]}, 409, "stale step"),
+        ({"step": str(step), "action": legal[0]}, 422, "integer"),
+        ({"action": legal[0]}, 400, "a move is"),
+        ({"step": step, "action": legal[0], "also": 1}, 400, "a move is"),
+    ]
+    for body, status, says in cases:
+        assert says in one_line_error(c.post(f"/api/games/{gid}/moves", json=body), status)
+        assert state(c, gid) == before
+    # a repeated step: the first is played, the same request again is stale
+    ok = c.post(f"/api/games/{gid}/moves", json={"step": step, "action": legal[0]})
+    assert ok.status_code == 200 and ok.json()["step"] > step
+    after = state(c, gid)
+    stale = c.post(f"/api/games/{gid}/moves", json={"step": step, "action": legal[0]})
+    assert "stale step" in one_line_error(stale, 409)
+    assert state(c, gid) == after
+    assert "over" in one_line_error(c.get(f"/api/games/{gid}/record"), 409)
+    assert one_line_error(c.get(f"/games/{gid}/replay"), 409)
+    assert "no such game" in one_line_error(c.get("/api/games/" + gid[:-1] + "x"), 404)
+    assert "no such game" in one_line_error(
+        c.post("/api/games/nope/moves", json={"step": 0, "action": 0}), 404)
+
+
+def test_ids_are_unguessable() -> None:
+    c = client()
+    ids = [start(c, "paladin", 3)["id"] for _ in range(5)]
+    assert len(set(ids)) == 5 and all(len(i) >= 22 for i in ids)
+
+
+def test_idle_games_expire_and_the_cap_holds() -> None:
+    c = client(max_games=2, idle_s=0.3)
+    first = start(c)["id"]
+    start(c)
+    assert "cap of 2" in one_line_error(
+        c.post("/api/games", json={"game": "paladin", "num_players": 3, "seat": 0,
+                                   "opponents": "random"}), 429)
+    time.sleep(0.5)
+    assert "expired" in one_line_error(c.get(f"/api/games/{first}"), 404)
+    start(c)  # room again
+
+
+@pytest.mark.parametrize(("game", "n"), [("paladin", 4), ("white_knight", 3), ("quests", 3)])
+def test_a_whole_game_and_its_record(game: str, n: int) -> None:
+    c = client()
+    rng = random.Random(7)
+    created = start(c, game, n, seat=1, opponents=["checkpoint", *["random"] * (n - 2)], seed=11)
+    gid, view = created["id"], created["view"]
+    assert view["moves"][0]["player"] is None  # the deal
+    while not view["over"]:
+        assert view["to_act"] == 1 and view["legal"]
+        hint = c.get(f"/api/games/{gid}/hint").json()
+        probs = [m["p"] for m in hint["moves"]]
+        assert hint["step"] == view["step"] and probs == sorted(probs, reverse=True)
+        assert 0 < sum(probs) <= 1.0001
+        assert {m["id"] for m in hint["moves"]} <= {a["id"] for a in view["legal"]}
+        r = c.post(f"/api/games/{gid}/moves",
+                   json={"step": view["step"], "action": rng.choice(view["legal"])["id"]})
+        assert r.status_code == 200, r.text
+        view = r.json()
+    final = view["final"]
+    assert len(final["scores"]) == n and sorted(final["ranks"])[0] == 1 and final["scoring"]
+    assert len(final["score_texts"]) == n
+    record = c.get(f"/api/games/{gid}/record").json()
+    assert record["seed"] == 11 and record["over"]
+    assert final["scores"] == [record["scores"][f"player_{s}"] for s in range(n)]
+    replayed = replay(record).record()
+    assert replayed == {k: v for k, v in record.items() if k != "players"}
+    page = c.get(f"/games/{gid}/replay")
+    assert page.status_code == 200 and "replay-data" in page.text
+
+
+def _twin(game, world=None):
+    """A copy of a live game; ``world``: its engine replaced by another (a sampled world)."""
+    twin = copy.copy(game)
+    twin.env = copy.deepcopy(game.env)
+    twin._moves = copy.deepcopy(game._moves)
+    twin.lock = threading.Lock()
+    if world is not None:
+        twin.env.engine = world
+    return twin
+
+
+@pytest.mark.parametrize(("game", "n"), [("paladin", 3), ("white_knight", 4), ("quests", 3)])
+def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypatch) -> None:
+    """The hidden cards are re-dealt as the human may believe them (``engine.sample_world``):
+
+    - at each of the human's decisions, a copy of the game in the sampled world answers the
+      view (with the news since the previous decision) and the hint byte for byte as the real
+      game does;
+    - every move as it is reported (its text, the events the human sees, the table after it)
+      is the same in a world sampled before the move (the text) and after it (the rest).
+
+    The swap does change the truth (else the test would prove nothing).
+    """
+    from envs.core.events import second_person
+    from ui.live import LiveGame
+
+    sampler = np.random.default_rng(0)
+    apply = LiveGame._apply
+    counts = {"moves": 0, "changed": 0}
+
+    def checked_apply(self, module, actor, action) -> None:
+        before = self.engine.sample_world(self.seat, sampler)
+        seen = len(self.engine.events.visible(self.seat))
+        apply(self, module, actor, action)
+        after = self.engine.sample_world(self.seat, sampler)
+        entry = json.loads(json.dumps(self._moves[-1]))
+        assert entry["text"] == second_person(module.action_text(before, action, self.seat),
+                                              self.seat)
+        assert entry["name"] == module.move_name(before, action, self.seat)
+        assert entry["events"] == [second_person(e.text, self.seat)
+                                   for e in after.events.visible(self.seat)[seen:]]
+        assert entry["table"] == json.loads(json.dumps(module.snapshot(after, self.seat)))
+        counts["moves"] += 1
+        counts["changed"] += module.snapshot(after, None) != module.snapshot(self.engine, None)
+
+    monkeypatch.setattr(LiveGame, "_apply", checked_apply)
+    c = client()
+    store = c.app.state.store
+    rng = random.Random(3)
+    gid = start(c, game, n, seat=1, opponents="random", seed=5)["id"]
+    told = store.get(gid)._told
+    checked = 0
+    for decision in range(30):
+        real = store.get(gid)
+        if real.engine.over:
+            break
+        world = real.engine.sample_world(1, np.random.default_rng(decision))
+        responses = []
+        for twin in (_twin(real), _twin(real, world)):
+            twin._told = told  # the news since the previous decision, again
+            store._games[gid] = twin
+            responses.append([c.get(f"/api/games/{gid}").content,
+                              c.get(f"/api/games/{gid}/hint").content])
+        assert responses[0] == responses[1], f"a response differs at decision {decision}"
+        checked += 1
+        store._games[gid] = real
+        told = real._told
+        view = c.get(f"/api/games/{gid}").json()
+        r = c.post(f"/api/games/{gid}/moves",
+                   json={"step": view["step"], "action": rng.choice(view["legal"])["id"]})
+        assert r.status_code == 200
+    assert checked >= 10 and counts["moves"] >= 30
+    assert counts["changed"] >= counts["moves"] // 2
+
+
+def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
+    """The command starts the app on 127.0.0.1 at the port asked for, says where, and answers
+    the API; Ctrl-C stops it."""
+    import signal
+    import subprocess
+    import sys
+
+    import httpx
+
+    from tests.serve_support import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/api/catalog", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.2)
+        assert answer.status_code == 200 and answer.json()["max_search_worlds"] == 8
+        page = httpx.get(f"http://127.0.0.1:{port}/")
+        assert page.status_code == 200 and "/static/play.js" in page.text
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/" in out
+
+
+@pytest.mark.parametrize(("args", "says"), [(["--port", "70000"], "0 to 65535"),
+                                            (["--max-worlds", "0"], "max-worlds")])
+def test_roundtable_serve_refuses_bad_options(args, says: str, capsys) -> None:
+    from training.cli import main
+
+    assert main(["serve", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_loopback_server_answers_only_to_loopback_names() -> None:
+    """DNS rebinding: a page elsewhere naming its own host gets a 421, the game list is not
+    reached."""
+    from ui.server import LOOPBACK
+
+    c = TestClient(create_app(GameStore(Catalog()), LOOPBACK), base_url="http://127.0.0.1:8000")
+    assert c.get("/api/catalog").status_code == 200
+    assert c.get("/api/catalog", headers={"host": "localhost:8000"}).status_code == 200
+    assert "answers only" in one_line_error(
+        c.get("/api/catalog", headers={"host": "evil.example:8000"}), 421)

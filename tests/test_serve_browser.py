@@ -1,0 +1,136 @@
+"""``roundtable serve`` in a real headless browser (Chromium through Selenium, as the replay
+viewer's browser test): a whole game of each game, at 3 and 4 players, against the shipped
+checkpoint and the heuristic, played by clicking the page's own buttons.
+
+At every decision the other players' hands are face down; the checkpoint's hint lists legal
+moves; at the end the final scores are shown, the record downloads and replays exactly, and
+the replay viewer opens with the game's players. No console errors, and no request to anything
+but the server.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+httpx = pytest.importorskip("httpx")
+
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from envs.core.record import replay  # noqa: E402
+from tests.serve_support import running_server  # noqa: E402
+from ui.browser import browser_missing, console_errors, make_driver, requested_urls  # noqa: E402
+
+pytestmark = pytest.mark.skipif(browser_missing() is not None,
+                                reason=f"no headless browser: {browser_missing()}")
+
+#: the page's state after each request: what the test waits for
+WAIT_TURN = """
+const done = arguments[arguments.length - 1];
+const poll = () => {
+  const state = document.body.dataset.state;
+  const error = document.getElementById("error").textContent;
+  if (state === "mine" || state === "over") done(state);
+  else if (state === "start" && error) done("error: " + error);
+  else setTimeout(poll, 10);
+};
+poll();
+"""
+#: faces shown in the hands of players other than the human, and the move buttons
+LOOK = """
+const faces = [...document.querySelectorAll(".player:not(.me) .group.hand .card.face")].length;
+const mine = document.querySelectorAll(".player.me").length;
+const buttons = [...document.querySelectorAll("#moves button.move .name")].map(b => b.textContent);
+return [faces, mine, buttons];
+"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with running_server() as (url, store):
+        yield url, store
+
+
+@pytest.fixture(scope="module")
+def driver():
+    browser = make_driver()
+    browser.set_script_timeout(240)  # a loaded CI machine: the opponents may take a while
+    yield browser
+    browser.quit()
+
+
+def _choose(driver, select_id: str, value: str) -> None:
+    driver.execute_script(
+        "const s = document.getElementById(arguments[0]); s.value = arguments[1];"
+        "s.dispatchEvent(new Event('change'));", select_id, value)
+    assert driver.find_element("id", select_id).get_attribute("value") == value
+
+
+@pytest.mark.parametrize(("game", "n"), [("paladin", 3), ("paladin", 4), ("white_knight", 3),
+                                         ("white_knight", 4), ("quests", 3), ("quests", 4)])
+def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
+    url, _ = server
+    rng = random.Random(n)
+    console_errors(driver)
+    requested_urls(driver)
+    driver.get(url + "/")
+    assert driver.execute_async_script(
+        "const done = arguments[0]; const poll = () => document.body.dataset.state === 'start'"
+        " ? done(true) : setTimeout(poll, 10); poll();")
+    _choose(driver, "game", game)
+    _choose(driver, "numPlayers", str(n))
+    _choose(driver, "seat", "1")
+    _choose(driver, "pace", "0")
+    selects = driver.find_elements("css selector", "#opponents select")
+    assert len(selects) == n - 1
+    driver.execute_script("const s = arguments[0]; s.value = 'checkpoint';"
+                          "s.dispatchEvent(new Event('change'));", selects[0])
+    for select in selects[1:]:
+        assert select.get_attribute("value") == "checkpoint"
+        driver.execute_script("arguments[0].value = 'heuristic';", select)
+    driver.find_element("id", "startButton").click()
+
+    decisions = 0
+    while (state := driver.execute_async_script(WAIT_TURN)) == "mine":
+        faces, mine, buttons = driver.execute_script(LOOK)
+        assert faces == 0 and mine == 1 and buttons
+        if decisions == 1:  # the checkpoint's advice: legal moves, most likely first
+            driver.find_element("id", "hintToggle").click()
+            WebDriverWait(driver, 30, poll_frequency=0.05).until(
+                lambda d: d.find_elements("css selector", "#hint li"))
+            items = [li.text for li in driver.find_elements("css selector", "#hint li")]
+            assert all(i.split(" \u2014 ")[0] in buttons for i in items), (items, buttons)
+            driver.find_element("id", "hintToggle").click()
+        moves = driver.find_elements("css selector", "#moves button.move")
+        pick = moves[rng.randrange(len(moves))]
+        pick.click()
+        decisions += 1
+        assert decisions < 1000
+
+    # the end: scores, the scoring rule, the record and the replay viewer
+    assert state == "over", state
+    assert driver.find_element("id", "results").is_displayed()
+    assert len(driver.find_elements("css selector", "#resultsTable tr")) == n + 1
+    assert driver.find_element("id", "scoring").text
+    record_url = driver.find_element("id", "download").get_attribute("href")
+    assert record_url.startswith(url + "/api/games/")
+    record = httpx.get(record_url).json()
+    assert record["game"] == game and record["num_players"] == n
+    assert replay(record).record() == {k: v for k, v in record.items() if k != "players"}
+    players = record["players"]
+    assert "checkpoint" in players["player_2"] and "you" in players["player_1"]
+    if n == 4:
+        assert players["player_3"].endswith("(heuristic)")
+
+    assert console_errors(driver) == []
+    requested = requested_urls(driver)
+    assert requested and all(u.startswith(url + "/") for u in requested), requested
+
+    driver.get(driver.find_element("id", "replay").get_attribute("href"))
+    assert len(driver.find_elements("css selector", "#players .player")) == n
+    assert len(driver.find_elements("css selector", "#viewer option")) == n + 1
+    assert console_errors(driver) == []
+    assert all(u.startswith(url + "/") for u in requested_urls(driver))

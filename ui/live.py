@@ -1,0 +1,360 @@
+"""Live games for ``roundtable serve``: one human seat against the server's own opponents.
+
+A :class:`LiveGame` holds the env, the opponents' policies and what the human has been shown.
+Everything it hands out (:meth:`LiveGame.view`, :meth:`LiveGame.hint`) is made from what the
+human's seat may know: the table snapshot for that seat (``envs/<game>/snapshot.py``), the
+events that seat may see (``EventLog.visible``), the moves as that seat may know them
+(``action_text``, ``move_name``), the legal moves of that seat, and the observation that
+seat's policy would get. The seed and the record (which hold the whole deal) are given out only
+once the game is over.
+
+:class:`GameStore` keeps the games under unguessable ids (``secrets.token_urlsafe``), expires idle
+ones and caps how many run at once. :class:`Catalog` is the server's own list of opponents: the
+client names one of them and never a file path.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core.agents import choose_action
+from envs.core.events import second_person
+from envs.core.registry import available_games, game_entry, game_module
+from training.policies import PIMC_PREFIX, PolicySpec, heuristic_styles, parse_spec, reset_policy
+from ui.moves import explain
+from ui.replay_viewer import snapshot_module
+
+#: the shipped checkpoints, one folder per game (``checkpoints/<game>``)
+CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+CHECKPOINT = "checkpoint"
+#: search budgets (sampled worlds per decision) the start page offers, up to the server's cap
+SEARCH_BUDGETS = (2, 4, 8, 16, 32)
+HINT_MOVES = 5
+
+
+class ApiError(Exception):
+    """A refused request: its HTTP status and a one-line reason."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Catalog:
+    """The opponents the server offers per game, parsed once (checkpoints load once)."""
+
+    def __init__(self, max_worlds: int = 8, checkpoints: Path = CHECKPOINTS) -> None:
+        if max_worlds < 1:
+            raise ValueError(f"the search budget cap must be at least 1 world, got {max_worlds}")
+        self.max_worlds = max_worlds
+        self.checkpoints = checkpoints
+        self._specs: dict[tuple[str, str], PolicySpec] = {}
+        self._lock = threading.Lock()
+
+    def games(self) -> list[str]:
+        return available_games()
+
+    def has_checkpoint(self, game: str) -> bool:
+        return (self.checkpoints / game / f"{game}.zip").is_file()
+
+    def opponents(self, game: str) -> list[dict[str, str]]:
+        """``[{id, label}]``: what the start page lists and :meth:`spec` accepts."""
+        out = []
+        if self.has_checkpoint(game):
+            out.append({"id": CHECKPOINT, "label": "the shipped checkpoint (trained network)"})
+        for style in heuristic_styles(game):
+            what = "rule-based" + ("" if style == "heuristic" else ", style " + style[10:])
+            out.append({"id": style, "label": f"{style} ({what})"})
+        out.append({"id": "random", "label": "random (any legal move)"})
+        for worlds in SEARCH_BUDGETS:
+            if worlds <= self.max_worlds:
+                out.append({"id": f"{PIMC_PREFIX}{worlds}",
+                            "label": f"search, {worlds} sampled worlds per move (slower)"})
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """``GET /api/catalog``: every game with its table sizes and opponents."""
+        games = []
+        for game in self.games():
+            module = game_module(game)
+            games.append({"game": game, "title": _title(game),
+                          "players": list(game_entry(game).players),
+                          "default_players": module.raw_env.default_players,
+                          "opponents": self.opponents(game),
+                          "hint": self.has_checkpoint(game)})
+        return {"games": games, "max_search_worlds": self.max_worlds}
+
+    def spec(self, game: str, name: Any) -> PolicySpec:
+        """The parsed policy of an opponent id from :meth:`opponents`; 422 otherwise."""
+        offered = [o["id"] for o in self.opponents(game)]
+        if not isinstance(name, str) or name not in offered:
+            raise ApiError(422, f"unknown opponent {str(name)[:40]!r} for {game}; the server "
+                                f"offers: {', '.join(offered)}")
+        key = (game, name)
+        with self._lock:
+            if key not in self._specs:
+                text = str(self.checkpoints / game) if name == CHECKPOINT else name
+                self._specs[key] = parse_spec(text, game)
+            return self._specs[key]
+
+
+def _title(game: str) -> str:
+    return {"paladin": "Paladin", "white_knight": "White Knight",
+            "quests": "Quests of the Round Table"}.get(game, game)
+
+
+def _person(text: str, seat: int) -> str:
+    return second_person(text, seat)
+
+
+@dataclass
+class LiveGame:
+    """One game: the human at ``seat``, the server's policies at the other seats."""
+
+    id: str
+    game: str
+    seat: int
+    labels: list[str]
+    env: Any
+    players: dict[int, Any]
+    specs: dict[int, PolicySpec]
+    hint_spec: PolicySpec | None
+    touched: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: how many of the events the human may see were shown (what the next view reports as
+    #: new is the rest), and the moves made since the last view
+    _told: int = 0
+    _moves: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def engine(self) -> Any:
+        return self.env.engine
+
+    @property
+    def step(self) -> int:
+        """Actions applied so far: what a move must name (``{step, action}``)."""
+        return len(self.env._actions)
+
+    # -- playing -----------------------------------------------------------------------------
+    def run_opponents(self) -> None:
+        """The opponents move until it is the human's turn or the game is over."""
+        engine, module = self.engine, snapshot_module(self.game)
+        while not engine.over and engine.current_player != self.seat:
+            actor = engine.current_player
+            action = choose_action(self.players[actor], engine.observation(actor),
+                                   engine.legal_mask().copy(), engine, actor)
+            self._apply(module, actor, action)
+
+    def _apply(self, module: Any, actor: int, action: int) -> None:
+        before = len(self.engine.events)
+        text = _person(module.action_text(self.engine, action, self.seat), self.seat)
+        name = module.move_name(self.engine, action, self.seat)
+        self.env.step(action)
+        news = self.engine.events.visible(self.seat, before)
+        self._moves.append({"player": actor, "text": text, "name": name,
+                            "events": [_person(e.text, self.seat) for e in news],
+                            "table": module.snapshot(self.engine, self.seat)})
+
+    def move(self, step: Any, action: Any) -> None:
+        """The human's move; refused (the game unchanged) unless it is the current step, the
+        human's turn and a legal action id."""
+        if self.engine.over:
+            raise ApiError(409, "the game is over; no more moves")
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise ApiError(422, f"'step' must be an integer, got {type(step).__name__}")
+        if step != self.step:
+            raise ApiError(409, f"stale step {step}: the game is at step {self.step}; fetch the "
+                                "view and move from there")
+        if self.engine.current_player != self.seat:  # cannot happen between requests
+            raise ApiError(409, "it is not your turn")
+        legal = [int(a) for a in np.flatnonzero(self.engine.legal_mask())]
+        if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
+            raise ApiError(422, f"action {str(action)[:20]} is not legal now; legal action ids: "
+                                f"{', '.join(map(str, legal))}")
+        self._apply(snapshot_module(self.game), self.seat, action)
+        self.run_opponents()
+
+    # -- what the human sees -----------------------------------------------------------------
+    def view(self) -> dict[str, Any]:
+        """What the human's seat knows now, and what happened since the last view."""
+        engine, module = self.engine, snapshot_module(self.game)
+        seen = engine.events.visible(self.seat)
+        news, self._told = seen[self._told:], len(seen)
+        moves, self._moves = self._moves, []
+        mine = not engine.over and engine.current_player == self.seat
+        legal = [int(a) for a in np.flatnonzero(engine.legal_mask())] if mine else []
+        names = [engine.action_name(a) for a in legal]
+        view: dict[str, Any] = {
+            "id": self.id, "game": self.game, "num_players": engine.num_players,
+            "seat": self.seat, "players": self.labels, "step": self.step,
+            "to_act": None if engine.over else engine.current_player, "over": engine.over,
+            "table": module.snapshot(engine, self.seat),
+            "legal": [{"id": a, "name": n,
+                       "explain": engine.action_hint(a) or explain(self.game, n)}
+                      for a, n in zip(legal, names)],
+            "events": [{"kind": e.kind, "text": _person(e.text, self.seat),
+                        "private": e.to is not None} for e in news],
+            "moves": moves, "final": None,
+        }
+        if engine.over:
+            view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
+                             "rewards": engine.rewards(), "truncated": bool(engine.truncated),
+                             "scoring": SCORING.get(self.game, ""),
+                             "score_texts": [engine.score_text(s)
+                                             for s in range(engine.num_players)]}
+        return view
+
+    def hint(self) -> dict[str, Any]:
+        """The shipped policy's top moves and their probabilities for the human's position."""
+        if self.hint_spec is None or self.hint_spec.actor is None:
+            raise ApiError(404, f"no shipped checkpoint for {self.game} to ask")
+        engine = self.engine
+        if engine.over or engine.current_player != self.seat:
+            raise ApiError(409, "it is not your turn")
+        mask = engine.legal_mask().copy()
+        obs = engine.observation(self.seat)
+        if self.hint_spec.card.get("policy", {}).get("include_mask"):
+            obs = np.concatenate([obs, mask.astype(np.float32)])
+        logits = np.asarray(self.hint_spec.actor.masked_logits(obs, mask), dtype=np.float64)
+        legal = np.flatnonzero(mask)
+        z = logits[legal] - logits[legal].max()
+        probs = np.exp(z) / np.exp(z).sum()
+        order = np.argsort(-probs, kind="stable")[:HINT_MOVES]
+        return {"step": self.step, "moves": [
+            {"id": int(legal[i]), "name": engine.action_name(int(legal[i])),
+             "p": round(float(probs[i]), 4)} for i in order]}
+
+    def record(self) -> dict[str, Any]:
+        if not self.engine.over:
+            raise ApiError(409, "the record (it holds the whole deal) is given once the game "
+                                "is over")
+        record = self.env.record()
+        record["players"] = {f"player_{s}": label for s, label in enumerate(self.labels)}
+        return record
+
+
+#: how each game is scored, shown with the final scores
+SCORING = {
+    "paladin": "Score = the honour of the missions you won + 1 per red paladin kept in front of "
+               "you. Ranks: score, then missions won, then red paladins kept.",
+    "white_knight": "VP = the VP of the monsters you won + the VP of your treasures (an item "
+                    "used is discarded, its VP lost). If the city fell, monster VP count zero. "
+                    "Retired players score 0 and rank last; others rank by VP, then monsters "
+                    "won, then HP left.",
+    "quests": "A sole Knight of the Round Table wins (several play a final tournament). Everyone "
+              "else ranks by progress: the shields earned toward the Round Table.",
+}
+
+
+class GameStore:
+    """Live games by id, with idle expiry and a cap on how many run at once."""
+
+    def __init__(self, catalog: Catalog, *, max_games: int = 64, idle_s: float = 1800.0) -> None:
+        self.catalog = catalog
+        self.max_games = max_games
+        self.idle_s = idle_s
+        self._games: dict[str, LiveGame] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def expire(self) -> int:
+        """Forget games idle longer than ``idle_s``; returns how many went."""
+        now = time.monotonic()
+        with self._lock:
+            old = [k for k, g in self._games.items() if now - g.touched > self.idle_s]
+            for k in old:
+                del self._games[k]
+        return len(old)
+
+    def get(self, game_id: Any) -> LiveGame:
+        self.expire()
+        game = self._games.get(game_id) if isinstance(game_id, str) else None
+        if game is None:
+            raise ApiError(404, "no such game (unknown id, or it expired after "
+                                f"{self.idle_s:g} s idle)")
+        game.touched = time.monotonic()
+        return game
+
+    def create(self, body: Any) -> LiveGame:
+        """A new game from ``{game, num_players, seat, opponents, seed?}`` (checked)."""
+        if not isinstance(body, dict):
+            raise ApiError(400, "the body must be a JSON object {game, num_players, seat, "
+                                "opponents, seed?}")
+        unknown = set(body) - {"game", "num_players", "seat", "opponents", "seed"}
+        if unknown:
+            raise ApiError(422, f"unknown field(s) {', '.join(sorted(map(str, unknown)))[:80]}; "
+                                "allowed: game, num_players, seat, opponents, seed")
+        game = body.get("game")
+        if game not in self.catalog.games():
+            raise ApiError(422, f"unknown game {str(game)[:40]!r}; games: "
+                                f"{', '.join(self.catalog.games())}")
+        sizes = game_entry(game).players
+        n = body.get("num_players")
+        if isinstance(n, bool) or n not in sizes:
+            raise ApiError(422, f"{game} is played by {', '.join(map(str, sizes))} players, "
+                                f"not {str(n)[:20]}")
+        seat = body.get("seat", 0)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise ApiError(422, f"seat must be 0 to {n - 1}, got {str(seat)[:20]}")
+        names = body.get("opponents")
+        if isinstance(names, str):
+            names = [names] * (n - 1)
+        if not isinstance(names, list) or len(names) != n - 1:
+            raise ApiError(422, f"opponents must be a list of {n - 1} opponent ids (one per "
+                                "other seat, from your left) or one id for all")
+        specs = [self.catalog.spec(game, name) for name in names]
+        seed = body.get("seed")
+        if seed is None:
+            seed = secrets.randbelow(2**63)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise ApiError(422, "seed must be an integer from 0 to 2**63 - 1")
+        self.expire()
+        with self._lock:
+            if len(self._games) >= self.max_games:
+                raise ApiError(429, f"the server is running its cap of {self.max_games} games; "
+                                    "try again when one ends or expires")
+            game_id = secrets.token_urlsafe(18)
+            live = _new_game(game_id, game, n, seat, specs, seed,
+                             self.catalog.spec(game, CHECKPOINT)
+                             if self.catalog.has_checkpoint(game) else None)
+            self._games[game_id] = live
+        with live.lock:
+            live.run_opponents()
+        return live
+
+    def drop(self, game_id: str) -> None:
+        with self._lock:
+            self._games.pop(game_id, None)
+
+
+def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec], seed: int,
+              hint: PolicySpec | None) -> LiveGame:
+    env = game_module(game).raw_env(num_players=n)
+    env.reset(seed=seed)
+    players: dict[int, Any] = {}
+    by_seat: dict[int, PolicySpec] = {}
+    labels = [f"player_{s}" for s in range(n)]
+    labels[seat] = f"player_{seat} (you)"
+    for k in range(1, n):
+        s = (seat + k) % n
+        by_seat[s] = specs[k - 1]
+        players[s] = specs[k - 1].build(seed + k)
+        reset_policy(players[s])
+        name = specs[k - 1].spec
+        labels[s] = f"player_{s} ({CHECKPOINT if name.startswith(str(CHECKPOINTS)) else name})"
+    live = LiveGame(game_id, game, seat, labels, env, players, by_seat, hint)
+    deal = env.engine.events.visible(seat, 0)
+    live._moves.append({"player": None, "text": "the deal", "name": "the deal",
+                        "events": [_person(e.text, seat) for e in deal],
+                        "table": snapshot_module(game).snapshot(env.engine, seat)})
+    return live
