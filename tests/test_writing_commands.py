@@ -29,7 +29,7 @@ from training.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 #: ``roundtable`` commands that write no file (they print only).
-READ_ONLY = {"play", "bench", "train-bench"}
+READ_ONLY = {"play", "bench", "train-bench", "serve"}  # serve: records go to the browser
 
 
 class WorkStarted(BaseException):
@@ -111,7 +111,7 @@ WRITERS = [
                                              "--save", str(out)],
            lambda base: base / "exploiter.zip", ("training.train", "build_model"), _file),
     Writer("replay --html", lambda i, out: ["replay", str(i["record"]), "--html", str(out)],
-           lambda base: base / "replay.html", ("training.replay_viewer", "write_viewer"), _file),
+           lambda base: base / "replay.html", ("ui.replay_viewer", "write_viewer"), _file),
     Writer("leaderboard", lambda i, out: ["leaderboard", "--checkpoints", str(i["shipped"]),
                                           "--readme", str(out)],
            lambda base: base / "README.md", ("training.leaderboard", "leaderboard_table"),
