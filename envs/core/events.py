@@ -130,8 +130,9 @@ class EventLog:
     __slots__ = ("_events", "_twins", "on", "step")
 
     def __init__(self, on: bool = True) -> None:
-        #: entries: (step, Spec | Twin, to, *raw values) or (step, kind, text or template, to,
-        #: data, whether text is a template); one flat tuple each: less memory per event
+        #: entries: (step, Spec | Twin, to, raw values) or (step, kind, text or template, to,
+        #: data, whether text is a template); the raw values are the tuple the emitting call
+        #: packed its arguments into, stored as they are (no second tuple is built)
         self._events: list[tuple | Event] = []
         self._twins = 0  # twin entries (two events each): len() counts events
         self.step = 0
@@ -170,11 +171,11 @@ class EventLog:
 
     def note(self, spec: Spec, to: int | None, *values: Any) -> None:
         """Record an event of ``spec`` from raw values (``to=None``: public)."""
-        self._events.append((self.step, spec, to, *values))
+        self._events.append((self.step, spec, to, values))
 
     def twin(self, twin: Twin, seat: int, *values: Any) -> None:
         """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
-        self._events.append((self.step, twin, seat, *values))
+        self._events.append((self.step, twin, seat, values))
         self._twins += 1
 
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
@@ -195,8 +196,8 @@ class EventLog:
                 yield entry
             return
         spec = entry[1]
-        if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
-            step, to, values = entry[0], entry[2], entry[3:]
+        if spec.__class__ is not str:  # (step, Spec | Twin, to, raw values)
+            step, _, to, values = entry
             if spec.__class__ is Twin:
                 yield from spec.events(step, to, values, seat is None or seat == to)
             elif seat is None or to is None or to == seat:
@@ -255,7 +256,7 @@ class EventLog:
                     kept.append(entry)
                     new._twins += 1
                 else:
-                    kept.extend(spec.events(entry[0], entry[2], entry[3:], private=False))
+                    kept.extend(spec.events(entry[0], entry[2], entry[3], private=False))
                 continue
             to = entry[2] if spec.__class__ is not str else entry[3]
             if to is None or to == seat:
