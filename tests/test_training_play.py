@@ -56,7 +56,7 @@ def test_moves_by_name_and_the_humans_view() -> None:
         # answer with the full name of the last listed move, read back from the output
         lines = [ln for ln in out.getvalue().splitlines() if ln.startswith("  ") and ". " in ln]
         state["named"] += 1
-        return lines[-1].split(". ", 1)[1]
+        return lines[-1].split(". ", 1)[1].split("  — ")[0]  # the name, not its hint
 
     assert play("paladin", ["random"], num_players=3, seat=2, seed=11, input_fn=ask,
                 out=out) == 0

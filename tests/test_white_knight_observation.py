@@ -327,7 +327,7 @@ def test_the_text_view_keeps_secrets() -> None:
     env = dragon_table()  # raise phase: p1 committed A2, p2 committed A5
     public = env.engine.render_text()
     assert "hand:" not in public and "A5" not in public.split("battle:")[1].split("\n")[0]
-    assert "player_2 committed 1 cards" in public
+    assert "player_2 committed 1 card\n" in public
     own = env.engine.render_text(viewer=2)
     assert "player_2 committed A5" in own and "hand: A1 A6" in own
     assert "player_1 committed A2" not in own

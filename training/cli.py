@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from training.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
+from training.resume import TrainingInterrupted
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
@@ -46,9 +47,14 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 # -- train --------------------------------------------------------------------------------------
 def _add_train(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", required=True, help="YAML config, e.g. configs/paladin.yaml")
+    parser.add_argument("--config", help="YAML config, e.g. configs/paladin.yaml (with "
+                        "--resume: must agree with the run's own config.yaml)")
+    parser.add_argument("--resume", metavar="RUN_DIR",
+                        help="continue a stopped run from its last resumable state")
     parser.add_argument("--run-dir", help="override the config's run_dir")
-    parser.add_argument("--steps", type=positive_int, help="override the config's total_steps")
+    parser.add_argument("--steps", type=positive_int,
+                        help="override the config's total_steps (with --resume: train this "
+                             "many steps beyond the state)")
     parser.add_argument("--seed", type=non_negative_int, help="override the config's seed")
     parser.add_argument("--init", help="start from this checkpoint's weights")
     parser.add_argument("--overwrite", action="store_true",
@@ -57,9 +63,17 @@ def _add_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+#: train options that a resumed run takes from the run itself
+RESUME_EXCLUDES = ("run_dir", "seed", "init", "overwrite")
+
+
 def _run_train(args: argparse.Namespace) -> int:
     from training.config import load_config
 
+    if args.resume is not None:
+        return _resume_train(args)
+    if args.config is None:
+        raise ValueError("give --config CONFIG (a new run) or --resume RUN_DIR (a stopped run)")
     overrides = {k: v for k, v in (("run_dir", args.run_dir), ("total_steps", args.steps),
                                    ("seed", args.seed), ("init", args.init)) if v is not None}
     cfg = load_config(args.config, overrides)
@@ -68,7 +82,21 @@ def _run_train(args: argparse.Namespace) -> int:
     else:
         from training.train import train
 
-    result = train(cfg, overwrite=args.overwrite, progress=not args.no_progress)
+    return _report(train(cfg, overwrite=args.overwrite, progress=not args.no_progress))
+
+
+def _resume_train(args: argparse.Namespace) -> int:
+    from training.resume import resume_run
+
+    for name in RESUME_EXCLUDES:
+        if getattr(args, name) not in (None, False):
+            raise ValueError(f"--{name.replace('_', '-')} cannot be combined with --resume "
+                             "(a resumed run keeps its own)")
+    return _report(resume_run(args.resume, config_path=args.config, more_steps=args.steps,
+                              progress=not args.no_progress))
+
+
+def _report(result: Any) -> int:
     print(f"trained {result.steps} steps in {result.wall_s:.0f} s "
           f"({result.steps / result.wall_s:.0f} steps/s)")
     print(f"best checkpoint:  {result.best}  (selection score {result.best_score:.2f})")
@@ -359,6 +387,15 @@ def _raise_terminated(signum: int, frame: Any) -> None:
     raise Terminated()
 
 
+def _interrupted(stop: TrainingInterrupted) -> str:
+    """What a stopped training run left behind, and how to continue it."""
+    name = signal.Signals(stop.signum).name
+    if stop.state_step is None:
+        return f"stopped by {name} before its first resumable state"
+    return (f"stopped by {name}; resumable state at step {stop.state_step}: continue with "
+            f"roundtable train --resume {getattr(stop, 'unfinished_dir', None) or stop.run_dir}")
+
+
 def _one_line(err: BaseException) -> str:
     """An exception as one line (an OSError as 'reason: path')."""
     if isinstance(err, OSError) and err.strerror:
@@ -383,6 +420,9 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command][2](args)
     except SystemExit as done:  # a command's own parser (bench)
         return done.code if isinstance(done.code, int) else 2
+    except TrainingInterrupted as stop:
+        print(f"\n{prog}: {_interrupted(stop)}", file=sys.stderr)
+        return 128 + stop.signum
     except Terminated:
         print(f"{prog}: stopped by SIGTERM (all worker processes ended)", file=sys.stderr)
         return 128 + signal.SIGTERM

@@ -105,6 +105,9 @@ class TrainConfig:
     game: str
     run_dir: str
     total_steps: int = 1_000_000
+    #: learner steps between resumable states (also written at every evaluation and on
+    #: Ctrl-C / SIGTERM; see training/resume.py)
+    checkpoint_every: int = 25_000
     seed: int = 0
     n_envs: int = 4
     torch_threads: int = 1
@@ -262,7 +265,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"run_dir must be a folder path, got {cfg.run_dir!r}")
     if cfg.init is not None and (not isinstance(cfg.init, str) or not cfg.init.strip()):
         raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
-    for name in ("total_steps", "n_envs", "torch_threads"):
+    for name in ("total_steps", "checkpoint_every", "n_envs", "torch_threads"):
         _positive_int(getattr(cfg, name), name)
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {cfg.seed!r}")

@@ -7,11 +7,14 @@ are listed by name; a move is chosen by its number, its full name, or an unambig
 its name. Anything else is answered with a hint and asked again; end of input or ``q`` ends
 the game politely. What happens is narrated from the game's events (``docs/events.md``) that the
 human's seat may see, in the second person ("you", "your"): a move's full name could reveal a
-face-down card, its events cannot. A move that tells the human nothing is announced by phase.
+face-down card, its events cannot. A move whose events tell the human nothing yet (a card
+added face down to a quest stage) is told as the human's seat may know it
+(``envs.<game>.snapshot.move_name``: "add a card face down to stage 2").
 """
 
 from __future__ import annotations
 
+import importlib
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -85,7 +88,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         players[s] = spec.build(seed + 1 + k)
         labels[s] = spec.spec
         reset_policy(players[s])
-    public_name = getattr(engine, "public_action_name", None)
+    # what an opponent's move shows the human's seat (its card hidden, where it went not)
+    move_name = importlib.import_module(f"envs.{entry.game}.snapshot").move_name
 
     def say(text: str = "") -> None:
         print(text, file=out)
@@ -101,16 +105,20 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
             say(f"  {line}")
         return bool(news)
 
+    def listed(number: int, action: int, name: str) -> str:
+        """A legal move as listed: its number, its name, what a terse name means."""
+        hint = engine.action_hint(action)
+        return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
+
     say(f"{entry.game} — {num_players} players, deal seed {seed}; you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()
     while not engine.over:
         p = engine.current_player
         if p != seat:
-            phase = engine.phase_name()
             action = choose_action(players[p], engine.observation(p),
                                    engine.legal_mask().copy(), engine, p)
-            what = public_name(action) if public_name else f"a {phase} move" if phase else "a move"
+            what = move_name(engine, action, seat)
             env.step(action)
             if not narrate():
                 say(f"  player_{p} ({labels[p]}): {what}")
@@ -120,8 +128,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         say()
         say(engine.render_text(viewer=seat))
         say("Your legal moves:")
-        for i, name in enumerate(names, 1):
-            say(f"  {i:>2}. {name}")
+        for i, (move, name) in enumerate(zip(legal, names), 1):
+            say(listed(i, move, name))
         while True:
             try:
                 answer = ask("your move (number or name; ? shows the table, q quits): ")
@@ -133,8 +141,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
                 return 1
             if answer.strip().lower() in HELP:
                 say(engine.render_text(viewer=seat))
-                for i, name in enumerate(names, 1):
-                    say(f"  {i:>2}. {name}")
+                for i, (move, name) in enumerate(zip(legal, names), 1):
+                    say(listed(i, move, name))
                 continue
             action, hint = choose(legal, names, answer)
             if action is not None:
@@ -149,6 +157,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
     scores, ranks = engine.scores(), engine.ranks()
     say("Final result:")
     for s in sorted(range(num_players), key=lambda s: ranks[s]):
-        say(f"  rank {ranks[s]}: player_{s} ({labels[s]}) score {scores[s]:g}")
+        how = engine.score_text(s)  # why a total is what it is (a rule at the end…)
+        say(f"  rank {ranks[s]}: player_{s} ({labels[s]}) score {scores[s]:g}"
+            + (f" ({how})" if how else ""))
     say(f"You finished rank {ranks[seat]} of {num_players}.")
     return 0

@@ -97,7 +97,8 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     final = None
     if engine.over:
         final = {"scores": engine.scores(), "ranks": engine.ranks(), "rewards": engine.rewards(),
-                 "truncated": bool(engine.truncated)}
+                 "truncated": bool(engine.truncated),
+                 "explained": [engine.score_text(s) for s in range(n)]}  # how each score is made
     first = module.snapshot(engine, None)
     return {
         "meta": {"title": first["title"], "game": first["game"], "env": record["env"],

@@ -9,7 +9,8 @@
   is *moved aside* to ``<run_dir>.old-<time>`` (never deleted up front); when the new run
   finishes, the old one is deleted. If the new run fails or is interrupted, the old run is put
   back in place and the unfinished new one is kept as ``<run_dir>.failed-<time>``, so a bad
-  overwrite never costs the previous run's checkpoints, curves or TensorBoard logs.
+  overwrite never costs the previous run's checkpoints, curves or TensorBoard logs (an
+  interrupted one can be continued there: ``roundtable train --resume <run_dir>.failed-<time>``).
 """
 
 from __future__ import annotations
@@ -73,11 +74,12 @@ def fresh_run_dir(run_dir: Path, overwrite: bool) -> Iterator[Path]:
     run_dir.mkdir(parents=True, exist_ok=True)
     try:
         yield run_dir
-    except BaseException:
+    except BaseException as err:
         if aside is not None:
             failed = _beside(run_dir, "failed")
             run_dir.rename(failed)
             aside.rename(run_dir)
+            err.unfinished_dir = failed  # type: ignore[attr-defined]  (where to --resume it)
             print(f"the new run did not finish: {run_dir} holds the previous run again; the "
                   f"unfinished one is in {failed}", file=sys.stderr)
         raise

@@ -7,19 +7,32 @@ One run directory per training run (refused if it exists, unless ``overwrite``):
     <run_dir>/curve.csv, curve.png win rate against each baseline over steps (CSV and plot)
     <run_dir>/best.zip + best.json the best checkpoint by the selection baseline
     <run_dir>/final.zip + final.json
+    <run_dir>/resume/              the resumable state (training/resume.py), every
+                                   ``checkpoint_every`` steps and at every evaluation
 
 The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` DummyVecEnv copies
 (the fast setting on 2 cores, see docs/performance.md). A callback adds a frozen numpy snapshot of
 the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
-evaluates the learner (duplicate matches against each baseline at each table size) every
-``eval.every`` steps; the evaluation with the best selection score (mean over table sizes of
-win rate / fair share against ``eval.select``) is saved as ``best``.
+evaluates the learner (duplicate matches against each baseline at each table size) at the first
+rollout boundary after every ``eval.every`` steps (where the weights are those of exactly that
+many steps); the evaluation with the best selection score (mean over table sizes of win rate /
+fair share against ``eval.select``) is saved as ``best``.
+
+Resumable state: at rollout boundaries (the only points where the whole learner is in a
+consistent state: weights updated, no half-filled rollout buffer) the callback writes the state
+of :mod:`training.resume`; :func:`resume` continues from it. Ctrl-C or SIGTERM asks the run to
+stop at the next boundary, after writing a state; a second one stops at once.
 """
 
 from __future__ import annotations
 
+import signal
+import sys
+import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,12 +44,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from training import checkpoint
+from training import resume as resumable
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
 from training.league import BatchedSelfPlayVecEnv, LeagueTracker
 from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
+from training.resume import StateStore, TrainingInterrupted
 from training.rundir import check_run_dir, fresh_run_dir
 from training.selfplay import OpponentPool, SelfPlayEnv
 
@@ -52,6 +67,8 @@ class TrainResult:
     wall_s: float
     best_score: float
     evaluations: list[CurvePoint] = field(default_factory=list)
+    #: (seconds, bytes) of every resumable-state write of this process
+    state_writes: list[tuple[float, int]] = field(default_factory=list)
 
 
 def policy_card(cfg: TrainConfig) -> dict[str, Any]:
@@ -132,7 +149,7 @@ def cumulative_totals(steps: int, wall: float, prior: dict[str, Any]) -> dict[st
 
 
 class SelfPlayCallback(BaseCallback):
-    """Snapshots, periodic evaluation, best checkpoint, curves and the progress bar."""
+    """Snapshots, periodic evaluation, best checkpoint, curves, resumable state, progress bar."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool, start: float,
                  prior: dict[str, Any] | None = None) -> None:
@@ -143,20 +160,31 @@ class SelfPlayCallback(BaseCallback):
         self.points: list[CurvePoint] = []
         self.last_results: dict[str, dict[int, EvalResult]] = {}
         self.best_score = -np.inf
+        self.best_step: int | None = None
         self.next_snapshot = cfg.opponents.snapshot_every
         self.next_eval = cfg.eval.every
+        self.next_state = cfg.checkpoint_every
         self.snapshots = 0
         self.outcomes: dict[str, deque] = defaultdict(lambda: deque(maxlen=200))
         self.league = LeagueTracker(cfg.league.window, cfg.league.min_games)
         self.bar: Any = None
         self.postfix: dict[str, str] = {}
+        self.started_config = cfg.to_dict()  # what a resume must agree with
+        self.store = StateStore(run_dir)
+        self.state_step: int | None = None  # step of the last state written (or resumed from)
+        self.state_writes: list[tuple[float, int]] = []
+        self.pending_logs: dict[str, Any] | None = None  # logger values a resume restores
+        self.stop_signal: int | None = None
 
     def _on_training_start(self) -> None:
+        if self.pending_logs is not None:
+            resumable.restore_logger(self.logger, self.pending_logs)
+            self.pending_logs = None
         if self.progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.cfg.total_steps, unit="step", smoothing=0.05,
-                            desc=f"train {self.cfg.game}")
+            self.bar = tqdm(total=self.cfg.total_steps, initial=self.num_timesteps, unit="step",
+                            smoothing=0.05, desc=f"train {self.cfg.game}")
 
     def _on_step(self) -> bool:
         infos = self.locals.get("infos", ())
@@ -170,10 +198,27 @@ class SelfPlayCallback(BaseCallback):
         if steps >= self.next_snapshot:
             self.next_snapshot += self.cfg.opponents.snapshot_every
             self.add_snapshot()
-        if steps >= self.next_eval:
-            self.next_eval += self.cfg.eval.every
-            self.run_evaluation()
         return True
+
+    def _on_rollout_start(self) -> None:
+        """A rollout boundary: evaluate when due, then write the resumable state when due (at
+        every evaluation, every ``checkpoint_every`` steps, and when a stop was asked)."""
+        steps = self.num_timesteps
+        new_best = None
+        if steps >= self.next_eval:
+            while self.next_eval <= steps:
+                self.next_eval += self.cfg.eval.every
+            new_best = self.run_evaluation()
+        due = new_best is not None or steps >= self.next_state or self.stop_signal is not None
+        if due and steps != self.state_step:
+            while self.next_state <= steps:
+                self.next_state += self.cfg.checkpoint_every
+            self.write_state()
+        if new_best is not None:  # after the state, which can re-save best if this is lost
+            self.write_outputs(new_best)
+        if self.stop_signal is not None:
+            self._on_training_end()
+            raise TrainingInterrupted(self.stop_signal, self.state_step, self.run_dir)
 
     def _on_rollout_end(self) -> None:
         for name, wins in self.outcomes.items():
@@ -185,18 +230,23 @@ class SelfPlayCallback(BaseCallback):
     def _on_training_end(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
     def add_snapshot(self) -> None:
-        """Freeze the learner into every env's opponent pool."""
+        """Freeze the learner into every env's opponent pool (and its file into the state)."""
         self.snapshots += 1
+        name = f"snapshot_{self.snapshots}"
         actor = NumpyActor.from_sb3(self.model.policy, self.cfg.policy.activation)
-        self.training_env.env_method("add_snapshot", f"snapshot_{self.snapshots}", actor)
-        keep = [*self.cfg.opponents.weights, *(f"snapshot_{k}" for k in range(
-            max(1, self.snapshots - self.cfg.opponents.max_snapshots + 1), self.snapshots + 1))]
-        self.league.forget(keep)
+        self.training_env.env_method("add_snapshot", name, actor)
+        first = max(1, self.snapshots - self.cfg.opponents.max_snapshots + 1)
+        live = [f"snapshot_{k}" for k in range(first, self.snapshots + 1)]
+        self.league.forget([*self.cfg.opponents.weights, *live])
+        self.store.add_snapshot(name, actor)
+        self.store.keep_snapshots(set(live))
 
-    def run_evaluation(self) -> dict[str, dict[int, EvalResult]]:
-        """Evaluate now: curve point, TensorBoard scalars, best checkpoint, CSV and PNG."""
+    def run_evaluation(self) -> bool:
+        """Evaluate now: curve point, TensorBoard scalars, best score; True on a new best
+        (:meth:`write_outputs` then writes it with the curve)."""
         cfg, steps = self.cfg, self.num_timesteps
         results = evaluate_against(learner_spec(self.model, cfg), cfg)
         wall = time.perf_counter() - self.start
@@ -208,15 +258,21 @@ class SelfPlayCallback(BaseCallback):
         score = selection_score(results, cfg.eval.select)
         self.logger.record("eval/selection_score", score)
         self.last_results = results
-        if score > self.best_score:
-            self.best_score = score
-            self.save("best", steps, wall)
-        write_csv(self.points, self.run_dir / "curve.csv")
-        plot(self.points, self.run_dir / "curve.png",
-             f"{cfg.game}: learner vs baselines ({Path(cfg.run_dir).name})", SHIPPING_BARS)
         if self.bar is not None:
             self.bar.set_postfix(self.postfix, refresh=False)
-        return results
+        if score > self.best_score:
+            self.best_score, self.best_step = score, steps
+            return True
+        return False
+
+    def write_outputs(self, new_best: bool) -> None:
+        """The best checkpoint (on a new best), ``curve.csv`` and ``curve.png``."""
+        if new_best:
+            self.save("best", self.num_timesteps, time.perf_counter() - self.start)
+        write_csv(self.points, self.run_dir / "curve.csv")
+        plot(self.points, self.run_dir / "curve.png",
+             f"{self.cfg.game}: learner vs baselines ({Path(self.cfg.run_dir).name})",
+             SHIPPING_BARS)
 
     def save(self, name: str, steps: int, wall: float) -> Path:
         """Checkpoint the learner with a card holding the latest evaluation."""
@@ -231,12 +287,60 @@ class SelfPlayCallback(BaseCallback):
         )
         return checkpoint.save(self.model, self.run_dir / name, card)
 
+    # -- resumable state -------------------------------------------------------------------------
+    def write_state(self) -> None:
+        """Write the resumable state of this rollout boundary (see :mod:`training.resume`)."""
+        t0 = time.perf_counter()
+        steps = int(self.model.num_timesteps)
+        state = {
+            "backend": "sb3", "config": self.started_config, "total_steps": self.cfg.total_steps,
+            "steps": steps, "wall_s": float(t0 - self.start), "prior": self.prior,
+            "model": resumable.model_state(self.model),
+            "vec_env": resumable.vec_env_state(self.model.get_env()),
+            "rng": resumable.rng_state(),
+            "callback": self.callback_state(),
+            "logger": resumable.logger_state(self.logger),
+            "tensorboard": resumable.tensorboard_sizes(self.run_dir / "tb"),
+        }
+        size = self.store.write(state)
+        self.state_step = steps
+        self.state_writes.append((time.perf_counter() - t0, size))
+
+    def callback_state(self) -> dict[str, Any]:
+        return {
+            "points": list(self.points), "last_results": self.last_results,
+            "best_score": float(self.best_score), "best_step": self.best_step,
+            "next_snapshot": self.next_snapshot, "next_eval": self.next_eval,
+            "next_state": self.next_state, "snapshots": self.snapshots,
+            "outcomes": {k: list(v) for k, v in self.outcomes.items()},
+            "league": {k: list(v) for k, v in self.league.results.items()},
+            "postfix": dict(self.postfix),
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a state :meth:`write_state` wrote."""
+        c = state["callback"]
+        self.points, self.last_results = list(c["points"]), dict(c["last_results"])
+        self.best_score, self.best_step = float(c["best_score"]), c["best_step"]
+        self.next_snapshot, self.next_eval = int(c["next_snapshot"]), int(c["next_eval"])
+        self.next_state, self.snapshots = int(c["next_state"]), int(c["snapshots"])
+        for name, wins in c["outcomes"].items():
+            self.outcomes[name].extend(wins)
+        for name, results in c["league"].items():
+            self.league.results[name].extend(results)
+        self.postfix = dict(c["postfix"])
+        self.started_config, self.prior = state["config"], dict(state.get("prior") or {})
+        self.start = time.perf_counter() - state["wall_s"]
+        self.state_step = int(state["steps"])
+        self.pending_logs = state["logger"]
+
 
 def _tag(name: str) -> str:
     return Path(name).stem if ("/" in name or name.endswith(".zip")) else name
 
 
-def build_run(cfg: TrainConfig, tensorboard_dir: Path) -> tuple[Any, Any, dict[str, Any]]:
+def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True,
+              ) -> tuple[Any, Any, dict[str, Any]]:
     """(vec_env, model, prior training record) for ``cfg``, checking everything a run needs —
     rule options (one env is built and dealt), opponent and baseline specs, PPO settings, the
     ``init`` checkpoint — without writing anything, so a bad config never touches the disk."""
@@ -245,7 +349,7 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path) -> tuple[Any, Any, dict[s
         parse_spec(spec, cfg.game)
     prior: dict[str, Any] = {}
     init_zip = None
-    if cfg.init:
+    if cfg.init and load_init:
         init_zip, init_card = checkpoint.check_trainable(
             cfg.init, cfg.game, cfg.policy.net_arch, cfg.policy.activation,
             cfg.env.include_mask)
@@ -284,16 +388,86 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     try:
         with fresh_run_dir(run_dir, overwrite):
             (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-            start = time.perf_counter()
-            callback = SelfPlayCallback(cfg, run_dir, progress, start, prior)
-            model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
-            if not callback.points or callback.points[-1].step != model.num_timesteps:
-                callback.run_evaluation()
-            wall = time.perf_counter() - start
-            final = callback.save("final", model.num_timesteps, wall)
-            model.logger.close()  # TensorBoard files complete before the run is in place
+            callback = SelfPlayCallback(cfg, run_dir, progress, time.perf_counter(), prior)
+            return _learn(model, callback, resumed=False)
     finally:
         vec_env.close()
+
+
+def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
+           progress: bool = True) -> TrainResult:
+    """Continue the run of ``state`` (read from ``store``, checked against ``cfg`` by
+    :func:`training.resume.resume_run`) to ``cfg.total_steps``."""
+    run_dir = Path(cfg.run_dir)
+    torch.set_num_threads(cfg.torch_threads)
+    limit_blas_threads()
+    vec_env, model, _ = build_run(cfg, run_dir / "tb", load_init=False)
+    try:
+        callback = SelfPlayCallback(cfg, run_dir, progress, time.perf_counter())
+        callback.store = store
+        callback.restore(state)
+        resumable.restore_model(model, state["model"])
+        resumable.restore_vec_env(model.get_env(), state["vec_env"])
+        resumable.rewind_tensorboard(run_dir / "tb", state["tensorboard"])
+        callback.init_callback(model)
+        if callback.points:  # the curve as of the state (a killed run may have written more)
+            callback.write_outputs(_best_lost(run_dir, callback, int(state["steps"])))
+        resumable.set_rng_state(state["rng"])  # last: building the model drew from them
+        return _learn(model, callback, resumed=True)
+    finally:
+        vec_env.close()
+
+
+def _best_lost(run_dir: Path, callback: SelfPlayCallback, steps: int) -> bool:
+    """Whether ``best`` must be written again: the state's best is the model of the state
+    itself and the run was killed before ``best.zip`` was written."""
+    if callback.best_step != steps:
+        return False
+    try:
+        card = checkpoint.read_card(run_dir / "best.json")
+    except (OSError, ValueError):  # missing or unreadable: write it again
+        return True
+    return card.get("training", {}).get("steps") != steps
+
+
+def _learn(model: Any, callback: SelfPlayCallback, *, resumed: bool) -> TrainResult:
+    """Run MaskablePPO to ``total_steps`` (the rest of them when resumed), stopping at a
+    rollout boundary with a resumable state on Ctrl-C or SIGTERM; then the final
+    evaluation and checkpoint."""
+    cfg, run_dir = callback.cfg, callback.run_dir
+    with _stop_on_signals(callback):
+        model.learn(total_timesteps=max(0, cfg.total_steps - model.num_timesteps),
+                    callback=callback, tb_log_name="ppo", reset_num_timesteps=not resumed)
+    if not callback.points or callback.points[-1].step != model.num_timesteps:
+        callback.write_outputs(callback.run_evaluation())
+    wall = time.perf_counter() - callback.start
+    final = callback.save("final", model.num_timesteps, wall)
+    callback.store.discard()  # finished: nothing left to resume
+    model.logger.close()  # TensorBoard files complete before the run is in place
     return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
                        run_dir / "curve.png", int(model.num_timesteps), wall,
-                       float(callback.best_score), list(callback.points))
+                       float(callback.best_score), list(callback.points),
+                       list(callback.state_writes))
+
+
+@contextmanager
+def _stop_on_signals(callback: SelfPlayCallback) -> Iterator[None]:
+    """Ctrl-C / SIGTERM: the first asks the callback to write a state and stop at the next
+    rollout boundary, a second stops at once (the last state written stands)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        if callback.stop_signal is not None:
+            raise TrainingInterrupted(signum, callback.state_step, callback.run_dir)
+        callback.stop_signal = signum
+        print(f"\n{signal.Signals(signum).name}: stopping at the end of this rollout to write a "
+              "resumable state (send it again to stop now)", file=sys.stderr)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)

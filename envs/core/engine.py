@@ -263,6 +263,24 @@ class GameEngine(ABC):
         """Name of the current decision phase (for error messages and rendering)."""
         return ""
 
+    #: phase name -> what the phase means, in words a newcomer understands (texts for people:
+    #: ``roundtable play``, text views, the replay viewer); every phase of a game has one
+    phase_descriptions: ClassVar[Mapping[str, str]] = {}
+
+    def action_hint(self, action: int) -> str:
+        """What a terse action name means now ("beat": "turn your card up: …"), for people
+        choosing a move; "" where the name says it all."""
+        return ""
+
+    def score_text(self, seat: int) -> str:
+        """How ``seat``'s score is made up, in words ("" where a game has nothing to add): a
+        final table should say why a total is what it is."""
+        return ""
+
+    def phase_description(self) -> str:
+        """What the current phase means ("" where the game has no phases)."""
+        return self.phase_descriptions.get(self.phase_name(), "")
+
     @abstractmethod
     def render_text(self, viewer: int | None = None) -> str:
         """Text view of the table: public, or from ``viewer``'s point of view."""

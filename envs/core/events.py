@@ -307,17 +307,20 @@ def seat_list(seats: Sequence[int]) -> str:
 
 
 def emit_game_over(log: EventLog, scores: Sequence[float], ranks: Sequence[int],
-                   how: str = "", unit: str = "points") -> None:
+                   how: str = "", unit: str = "points", note: str = "") -> None:
     """The public ``game_over`` event every engine ends with: winners, scores and ranks.
 
     ``how`` says why it ended when that is not obvious (``"the city fell"``); ``unit`` names
-    the score (``"VP"``, ``"progress"``).
+    the score (``"VP"``, ``"progress"``); ``note`` (text only) explains a score a reader would
+    not expect, such as a rule that changed the totals at the end.
     """
     if not log.on:
         return
     winners = [s for s, r in enumerate(ranks) if r == 1]
     table = ", ".join(f"{SEAT[s]} {score:g}" for s, score in enumerate(scores))
     text = f"game over{' (' + how + ')' if how else ''}: {seat_list(winners)} won; {unit}: {table}"
+    if note:
+        text += f" — {note}"
     log.emit("game_over", text, winners=winners, scores=[float(x) for x in scores],
              ranks=list(ranks), how=how)
 

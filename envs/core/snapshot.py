@@ -1,7 +1,9 @@
 """Table snapshots: one JSON-friendly picture of a game state, as one seat (or nobody) sees it.
 
-Each game has ``envs/<game>/snapshot.py`` with ``snapshot(engine, viewer) -> dict`` and
-``action_text(engine, action, viewer) -> str``. The replay viewer (``training/replay_viewer``)
+Each game has ``envs/<game>/snapshot.py`` with ``snapshot(engine, viewer) -> dict``,
+``move_name(engine, action, viewer) -> str`` (the move as ``viewer`` may know it: "add a card
+face down to stage 2") and ``action_text(engine, action, viewer) -> str`` (the same, with the
+actor). The replay viewer (``training/replay_viewer``)
 draws any game from this one shape, so everything game-specific lives in those two functions:
 
 ``{"game", "title", "status", "viewer", "to_act", "zones", "piles", "players", "notes"}``

@@ -60,3 +60,20 @@ def action_name(action: int, actor: int, num_players: int) -> str:
             return f"peek mission {mission} relative seat {rel}"
         return f"peek mission {mission} player_{(actor + rel) % num_players}"
     return ("no peek", "beat", "take back", "discard")[action - NO_PEEK]
+
+
+_HINTS = {NO_PEEK: "place a card without looking at anyone's",
+          BEAT: "turn your card up: it beats the leader and now leads the mission",
+          TAKE_BACK: "take your card back into your hand, unseen",
+          DISCARD: "discard your card, unseen"}
+
+
+def action_hint(action: int, actor: int, num_players: int) -> str:
+    """What a terse action name means, for people choosing it ("" where the name says it)."""
+    if action < PLACE:
+        return f"{action_name(action, actor, num_players).split()[-1]} places the first card"
+    if PEEK <= action < NO_PEEK:
+        mission = (action - PEEK) // (MAX_PLAYERS - 1)
+        owner = action_name(action, actor, num_players).split()[-1]
+        return f"look at {owner}'s face-down card on mission {mission} (only you see it)"
+    return _HINTS.get(action, "")

@@ -23,6 +23,7 @@ import numpy as np
 from envs.core.cards import Composition, kinds_of, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.core.events import SEAT, Spec, Twin, emit_game_over
+from envs.core.text import ordinal, phase_text, plural
 from envs.paladin import actions as A
 from envs.paladin.cards import (
     KIND_NAMES,
@@ -40,7 +41,19 @@ from envs.paladin.rules import PaladinRules
 
 CHOOSE_START, LEAD, PEEK, PLACE, RESOLVE, OVER = range(6)
 PHASE_NAMES = (*PHASES, "over")
+#: what each phase means, for people reading a table (``engine.phase_description()``)
+PHASE_DESCRIPTIONS = {
+    "choose_start": "the dealer chooses who places the first card",
+    "lead": "each player puts a card face down on a mission that has none: it leads that "
+            "mission",
+    "peek": "before placing, the player may look at one face-down card of another player",
+    "place": "each player puts a card face down on a mission where it has none yet",
+    "resolve": "missions are resolved in the order they were led: the leader is turned up, "
+               "then each other card's owner beats it, takes the card back or discards it",
+    "over": "the game is over",
+}
 _PENDING, _RESOLVING, _RESOLVED = range(len(MISSION_STATES))
+_MISSION_STATE_TEXTS = ("to be resolved", "being resolved", "resolved")
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))
 _RED = 10  # index of the red flag in a slot value
 # -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
@@ -52,15 +65,16 @@ def _place_text(d: dict[str, Any]) -> str:
 def _round_text(d: dict[str, Any]) -> str:
     missions = ", ".join(f"{m}: {MISSION_NAMES[h - 1]}" for m, h in enumerate(d["missions"]))
     return (f"round {d['round']}/{d['rounds']}, dealer {SEAT[d['dealer']]}; missions "
-            f"{missions}")
+            f"{missions} (Mk: a mission worth k honour)")
 
 
 def _deal_text(d: dict[str, Any]) -> str:
-    counts = d["counts"]
-    if not any(counts):
+    dealt = [(s, c) for s, c in enumerate(d["counts"]) if c]
+    if not dealt:
         return "nobody needed new cards"
-    return f"{SEAT[d['dealer']]} dealt " + ", ".join(
-        f"{c} to {SEAT[s]}" for s, c in enumerate(counts) if c)
+    (first, count), rest = dealt[0], dealt[1:]
+    return f"{SEAT[d['dealer']]} dealt {plural(count, 'card')} to {SEAT[first]}" + "".join(
+        f", {c} to {SEAT[s]}" for s, c in rest)
 
 
 def _round_over_text(d: dict[str, Any]) -> str:
@@ -107,8 +121,6 @@ _HAND = Spec("hand", _hand_text, ("player", "cards", "hand"),
              lambda p, kinds, counts: {"player": p, "cards": [KIND_NAMES[k] for k in kinds],
                                        "hand": [KIND_NAMES[k] for k in kinds_of(counts)]})
 _ROUND_OVER = Spec("round_over", _round_over_text, ("round", "scores"))
-_START_PLAYER = Spec("start_player", "player_{dealer} chose player_{player} to start",
-                     ("dealer", "player"))
 _RESHUFFLE = Spec("reshuffle", "the {cards} discarded paladins were shuffled into a new paladin "
                   "deck", ("cards",))
 _MISSION_WON = Spec("mission_won", "player_{player} won mission {mission} (M{honour}, {honour} "
@@ -130,6 +142,7 @@ class PaladinEngine(GameEngine):
     hand_deck = "paladin_deck"
     deck_options = ("paladin_deck", "mission_deck")
     seat_options = ("first_dealer",)
+    phase_descriptions = PHASE_DESCRIPTIONS
 
     def __init__(self, num_players: int, rules: PaladinRules) -> None:
         super().__init__(num_players, rules)
@@ -451,7 +464,11 @@ class PaladinEngine(GameEngine):
             self.start_player = (self.dealer + action) % self.num_players
             self.w[self.i_start[self.start_player]] = 1.0
             if self.events.on:
-                self.events.note(_START_PLAYER, None, self.dealer, self.start_player)
+                dealer = SEAT[self.dealer]  # "you chose you to start" reads as a glitch
+                text = (f"{dealer}, the dealer, chose to start" if self.start_player == self.dealer
+                        else f"{dealer} chose {SEAT[self.start_player]} to start")
+                self.events.emit("start_player", text, dealer=self.dealer,
+                                 player=self.start_player)
             self._set_turn(LEAD, self.start_player)
         else:
             raise ValueError("the game is over")
@@ -642,6 +659,9 @@ class PaladinEngine(GameEngine):
     def action_name(self, action: int) -> str:
         return A.action_name(action, self.current_player, self.num_players)
 
+    def action_hint(self, action: int) -> str:
+        return A.action_hint(action, self.current_player, self.num_players)
+
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
 
@@ -649,12 +669,16 @@ class PaladinEngine(GameEngine):
         n = self.num_players
         lines = [
             f"Paladin, {n} players — round {min(self.rounds_played + 1, self.num_rounds)}"
-            f"/{self.num_rounds}, phase {self.phase_name()}"
+            f"/{self.num_rounds}, {phase_text(self.phase_name(), PHASE_DESCRIPTIONS)}"
             + (f", player_{self.current_player} to act" if self.current_player >= 0 else ""),
             f"dealer player_{self.dealer}"
             + (f", start player_{self.start_player}" if self.start_player >= 0 else "")
             + f"; paladin deck {len(self.deck)}, discards {len(self.discard)}, "
             f"missions left {len(self.mission_deck)}",
+            "missions: owner:card in the order placed; the first card placed leads, * marks a "
+            "leader turned face up, ? a face-down card "
+            + ("not seen from this seat" if viewer is not None else "(public view)")
+            + "; 6r is a red 6, which beats a black 6",
         ]
         for m in range(n):
             cards = []
@@ -666,22 +690,36 @@ class PaladinEngine(GameEngine):
                 known = face_up or owner == viewer or (viewer, m, owner) in self.peeks
                 lead = "*" if face_up else ""  # only the leader is ever face up on the table
                 cards.append(f"player_{owner}:{KIND_NAMES[kind] if known else '?'}{lead}")
-            state = MISSION_STATES[self.mission_state[m]]
+            honour = self.mission_honour[m]
+            pending = self.mission_state[m] == _PENDING
+            state = _MISSION_STATE_TEXTS[self.mission_state[m]]
+            if pending and m in self.lead_order:  # missions resolve in the order they were led
+                state += f" {ordinal(self.lead_order.index(m) + 1)}"
             if self.mission_winner[m] >= 0:
                 state += f", won by player_{self.mission_winner[m]}"
-            honour = MISSION_NAMES[self.mission_honour[m] - 1]
-            lines.append(f"  mission {m} ({honour}, {state}): " + " ".join(cards))
+            lines.append(f"  mission {m} ({MISSION_NAMES[honour - 1]}: {honour} honour, {state}): "
+                         + (" ".join(cards) or ("no cards yet" if pending else "no cards left")))
         for s in range(n):
             hand = ""
             if viewer == s:
-                hand = " hand: " + " ".join(
+                hand = "; hand: " + (" ".join(
                     KIND_NAMES[k] for k in range(NUM_KINDS) for _ in range(self.hands[s][k])
-                )
-            lines.append(
-                f"  player_{s}: score {self._score(s)} (missions {self.kept_missions[s]}, "
-                f"reds {self.reds[s]}), {self.hand_n[s]} cards{hand}"
-            )
+                ) or "empty")
+            lines.append(f"  player_{s}: score {self._score(s)} ({self.score_text(s)}), "
+                         f"{plural(self.hand_n[s], 'card')}{hand}")
         return "\n".join(lines)
+
+    def score_text(self, seat: int) -> str:
+        """Where a score comes from: the honour of the missions won, the red paladins kept."""
+        kept = self.kept_missions[seat]
+        if not kept:
+            return "no missions won yet"
+        text = (f"{self.honour[seat]} honour from "
+                f"{' '.join(MISSION_NAMES[h - 1] for h in kept)}")
+        reds = self.reds[seat]
+        if reds:
+            text += f", +{self.rules.red_bonus * reds} for {plural(reds, 'red paladin')} kept"
+        return text
 
     # -- belief (search) -------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator) -> PaladinEngine:

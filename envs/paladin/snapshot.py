@@ -12,10 +12,20 @@ from collections import Counter
 
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
+from envs.core.events import seat_list
+from envs.core.text import ordinal, phase_text
 from envs.paladin import actions as A
-from envs.paladin.cards import KIND_RED, KIND_VALUE, MISSION_NAMES
-from envs.paladin.engine import CHOOSE_START, LEAD, PHASE_NAMES, PLACE, PaladinEngine
-from envs.paladin.observation import MISSION_STATES
+from envs.paladin.cards import KIND_NAMES, KIND_RED, KIND_VALUE, MISSION_NAMES
+from envs.paladin.engine import PHASE_DESCRIPTIONS, PHASE_NAMES, RESOLVE, PaladinEngine
+
+_PENDING = 0  # envs.paladin.observation.MISSION_STATES: pending, resolving, resolved
+_STATE_TEXTS = ("to be resolved", "being resolved", "resolved")
+#: the rules a student needs to read a mission (the snapshot's notes, shown above the table)
+LEGEND = ("each card on a mission is labelled with the player who placed it; ★ marks the card "
+          "leading the mission. When a mission is resolved its leader is turned up, then each "
+          "later card's owner may beat it (a higher value, or a red card against the same "
+          "value; a 0 beats only a 9), take the card back or discard it; the last leader wins "
+          "the mission's honour")
 
 
 def paladin_card(kind: int, tag: str = "", owner: int | None = None) -> S.Card:
@@ -38,44 +48,48 @@ def snapshot(engine: PaladinEngine, viewer: int | None = None) -> dict:
         "title": f"Paladin — {n} players",
         "status": S.status(
             "game over" if engine.over else f"round {rnd}/{engine.num_rounds}",
-            "" if engine.over else f"phase {PHASE_NAMES[engine.phase]}",
+            "" if engine.over else phase_text(PHASE_NAMES[engine.phase], PHASE_DESCRIPTIONS),
             f"player_{to_act} to act" if to_act >= 0 else ""),
         "viewer": viewer,
         "to_act": to_act if to_act >= 0 else None,
         "zones": [_mission(engine, m, viewer) for m in range(n)],
         "piles": _piles(engine, viewer),
         "players": [_player(engine, s, viewer) for s in range(n)],
-        "notes": [],
+        "notes": [LEGEND],
     }
 
 
 def _mission(engine: PaladinEngine, m: int, viewer: int | None) -> dict:
+    """A mission: its honour, where it stands, and its paladins in the order placed, each
+    labelled with its owner (who placed a card is public; its value may not be)."""
     honour = engine.mission_honour[m]
-    state = MISSION_STATES[engine.mission_state[m]]
-    sub = f"honour {honour} · {state}"
-    if m in engine.lead_order:
-        sub += f" · resolves {engine.lead_order.index(m) + 1}."
+    state = engine.mission_state[m]
+    resolving = engine.phase == RESOLVE and not engine.over
+    active = resolving and engine.lead_order[engine.res_index] == m
+    sub = f"worth {honour} honour · {_STATE_TEXTS[state]}"
+    if m in engine.lead_order and state == _PENDING:
+        sub += f" {ordinal(engine.lead_order.index(m) + 1)}"
+    order = [o for o in engine.slot_order[m] if engine.slot_kind[m][o] >= 0]
+    face_up = [o for o in order if engine.revealed[m][o]]
+    leader = face_up[0] if face_up else order[0] if order and state == _PENDING else -1
+    if face_up:  # who is winning it so far
+        sub += f" · leading: player_{leader}'s {KIND_NAMES[engine.slot_kind[m][leader]]}"
+    if active:
+        sub += f" · player_{engine.current_player} decides: beat, take back or discard"
     if engine.mission_winner[m] >= 0:
         sub += f" · won by player_{engine.mission_winner[m]}"
-    cards = []
-    resolving = engine.phase not in (CHOOSE_START, LEAD, PLACE) and not engine.over
-    active = resolving and engine.lead_order[engine.res_index] == m
-    for owner in engine.slot_order[m]:
+    cards, looks = [], []
+    for owner in order:
         kind = engine.slot_kind[m][owner]
-        if kind < 0:
-            continue
         peekers = sorted({p for p, pm, po in engine.peeks if pm == m and po == owner})
-        face_up = engine.revealed[m][owner]
-        tag = "lead" if face_up else ""
-        if active and owner == engine.current_player:
-            tag = "to decide"
-        if peekers:  # who peeked is public (short tag: "peek 0,2"), what they saw is not
-            tag = (tag + " " if tag else "") + "peek " + ",".join(map(str, peekers))
-        known = face_up or S.knows(viewer, owner) or viewer in peekers
+        if peekers:  # who peeked is public, what they saw is not
+            looks.append(f"{seat_list(peekers)} looked at player_{owner}'s card")
+        tag = ("★ " if owner == leader else "") + f"player_{owner}"
+        known = engine.revealed[m][owner] or S.knows(viewer, owner) or viewer in peekers
         cards.append(paladin_card(kind, tag, owner) if known else S.back("paladin", tag, owner))
+    label = "paladins in the order placed, by owner" + "".join(f"; {text}" for text in looks)
     return S.zone(f"Mission {m}", sub, [
-        S.group("mission", [mission_card(honour)]),
-        S.group("paladins (order of placement)", cards)], active=active)
+        S.group("mission", [mission_card(honour)]), S.group(label, cards)], active=active)
 
 
 def _piles(engine: PaladinEngine, viewer: int | None) -> list[dict]:
@@ -97,8 +111,8 @@ def _player(engine: PaladinEngine, s: int, viewer: int | None) -> dict:
     faces = [paladin_card(k, owner=s) for k in kinds_of(engine.hands[s])]
     return S.player(
         s,
-        stats=[["score", int(engine.scores()[s])], ["missions", engine.won[s]],
-               ["reds kept", engine.reds[s]], ["cards", engine.hand_n[s]]],
+        stats=[["score", int(engine.scores()[s])], ["missions won", engine.won[s]],
+               ["red paladins kept", engine.reds[s]], ["cards", engine.hand_n[s]]],
         hand=S.hand(viewer, s, faces, engine.hand_n[s], "paladin"),
         areas=[S.group("missions won", [mission_card(h) for h in engine.kept_missions[s]]),
                S.group("paladins kept", [paladin_card(k) for k in kinds_of(engine.kept[s])])],
@@ -107,12 +121,14 @@ def _player(engine: PaladinEngine, s: int, viewer: int | None) -> dict:
     )
 
 
-def action_text(engine: PaladinEngine, action: int, viewer: int | None = None) -> str:
+def move_name(engine: PaladinEngine, action: int, viewer: int | None = None) -> str:
     """The move about to be applied, as ``viewer`` may know it: a placement's card is hidden
     from everyone but its owner (and the truth)."""
-    actor = engine.current_player
-    name = engine.action_name(action)
-    if A.PLACE <= action < A.PEEK and not S.knows(viewer, actor):
-        mission = (action - A.PLACE) % A.MAX_MISSIONS
-        name = f"place a card face down at mission {mission}"
-    return S.actor_text(actor, name)
+    if A.PLACE <= action < A.PEEK and not S.knows(viewer, engine.current_player):
+        return f"place a card face down at mission {(action - A.PLACE) % A.MAX_MISSIONS}"
+    return engine.action_name(action)
+
+
+def action_text(engine: PaladinEngine, action: int, viewer: int | None = None) -> str:
+    """:func:`move_name`, with the actor."""
+    return S.actor_text(engine.current_player, move_name(engine, action, viewer))

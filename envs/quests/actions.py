@@ -93,3 +93,45 @@ def action_name(action: int, actor: int, num_players: int) -> str:
     if rel >= num_players:
         return f"Mordred on {name} of relative seat {rel}"
     return f"Mordred on {name} of player_{(max(actor, 0) + rel) % num_players}"
+
+
+_FACE_DOWN_PHASES = ("stage_play", "tournament_play", "final_play")
+_DECLINE = {"sponsor": "do not sponsor the quest", "join": "stay out of the quest",
+            "enter": "stay out of the tournament"}
+
+
+def action_hint(action: int, phase: str, actor: int, num_players: int) -> str:
+    """What a terse action name means in ``phase``, for people choosing it ("" where the name
+    says it)."""
+    name = action_name(action, actor, num_players)
+    if action == 0:
+        return "build this quest's stages from your hand; you do not take part in it"
+    if action == 1:
+        return "take part in the quest"
+    if action == 2:
+        return "take part in the tournament"
+    if action == 3:
+        return _DECLINE.get(phase, "")
+    if action == 4:
+        where = "against this stage" if phase == "stage_play" else "in the tournament"
+        return f"stop choosing: the cards chosen so far are played {where}"
+    if action == 5:
+        return "the stage being built is complete"
+    if action == 6:
+        return "leave the quest now"
+    if action == 7:
+        return "do not use Merlin now"
+    if PREVIEW <= action < ADD:
+        return f"Merlin: look at the cards of stage {action - PREVIEW + 1} (only you see them)"
+    if PLAY <= action < BID:
+        card = name.removeprefix("play ")
+        if phase in _FACE_DOWN_PHASES:
+            return f"add {card} to the cards you choose face down"
+        return f"put {card} into play: it stays in front of you"
+    if BID <= action < DISCARD:
+        return ("the last bidder passes the test, then discards that many cards (less its free "
+                "bids)")
+    if action >= MORDRED:
+        ally, owner = name.removeprefix("Mordred on ").split(" of ")
+        return f"discard your Mordred to remove {owner}'s {ally} from play"
+    return ""

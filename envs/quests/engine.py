@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.events import Spec
+from envs.core.events import SEAT, Spec
+from envs.core.text import phase_text, plural
 from envs.quests import actions as A
 from envs.quests.bidding import TestFlow
 from envs.quests.cards import (
@@ -26,8 +27,12 @@ from envs.quests.cards import (
     NUM_KINDS,
     QUEST,
     RANK_NAMES,
+    RANK_PROGRESS,
     ROUND_TABLE,
+    ROUND_TABLE_PROGRESS,
+    STORY_BONUS,
     STORY_NAMES,
+    STORY_STAGES,
     STORY_TYPE,
     TOURNAMENT,
 )
@@ -45,6 +50,7 @@ from envs.quests.table import (
     HAND_LIMIT_SIZE,
     JOIN,
     OVER,
+    PHASE_DESCRIPTIONS,
     PHASE_NAMES,
     PREVIEW,
     SPONSOR,
@@ -55,14 +61,30 @@ from envs.quests.table import (
 from envs.quests.tournament import TournamentFlow
 
 _STORY_TYPES = {QUEST: "quest", TOURNAMENT: "tournament", EVENT: "event"}
-_STORY = Spec("story", "turn {turn}: player_{player} turned over {story} ({type})",
-              ("player", "turn", "story", "type"),
+_STORY_INDEX = {name: k for k, name in enumerate(STORY_NAMES)}
+
+
+def _story_text(d: dict) -> str:
+    """The story card and what it holds in store: a quest's stages, a tournament's prize."""
+    story = _STORY_INDEX[d["story"]]
+    what = d["type"]
+    if what == "quest":
+        what += f", {plural(STORY_STAGES[story], 'stage')}"
+    elif what == "tournament":
+        bonus = STORY_BONUS[story]
+        what += ": the winner gains a shield per entrant" + (f", +{bonus}" if bonus else "")
+    return f"turn {d['turn']}: {SEAT[d['player']]} turned over {d['story']} ({what})"
+
+
+_STORY = Spec("story", _story_text, ("player", "turn", "story", "type"),
               lambda p, turn, story: {"player": p, "turn": turn, "story": STORY_NAMES[story],
                                       "type": _STORY_TYPES[STORY_TYPE[story]]})
 
 
 class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     """The whole game (see the module docstring)."""
+
+    phase_descriptions = PHASE_DESCRIPTIONS
 
     def __init__(self, num_players: int, rules: QuestsRules) -> None:
         super().__init__(num_players, rules)
@@ -195,9 +217,21 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         """The winner(s) first, everyone else by progress (a losing Round Table knight: 22)."""
         return [(s in self.winners, self.progress(s)) for s in range(self.num_players)]
 
+    def score_text(self, seat: int) -> str:
+        """Progress: what the rank is worth toward the Round Table, plus the shields held."""
+        rank = self.rank[seat]
+        if rank == ROUND_TABLE:
+            return f"{RANK_NAMES[rank]}: {ROUND_TABLE_PROGRESS}"
+        return (f"{RANK_NAMES[rank]} ({RANK_PROGRESS[rank]}) + "
+                f"{plural(self.shields[seat], 'shield')}; the Round Table is at "
+                f"{ROUND_TABLE_PROGRESS}")
+
     # -- names and text ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
         return A.action_name(action, self.current_player, self.num_players)
+
+    def action_hint(self, action: int) -> str:
+        return A.action_hint(action, self.phase_name(), self.current_player, self.num_players)
 
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
@@ -205,7 +239,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def render_text(self, viewer: int | None = None) -> str:
         n = self.num_players
         head = (f"Quests of the Round Table, {n} players — turn {self.turn}/"
-                f"{self.rules.max_turns}, phase {self.phase_name()}")
+                f"{self.rules.max_turns}, {phase_text(self.phase_name(), PHASE_DESCRIPTIONS)}")
         if self.current_player >= 0:
             head += f", player_{self.current_player} to act"
         if self.over:
@@ -215,22 +249,23 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         if self.story >= 0:
             lines.append(f"story: {STORY_NAMES[self.story]} (drawn by player_{self.drawer})")
         if self.sponsor >= 0:
-            lines.append(f"sponsor player_{self.sponsor}, stage {self.cur_stage + 1} of "
-                         f"{self.num_stages}")
+            lines.append(f"sponsor player_{self.sponsor}, {self._stage_progress()}")
             for stage, cards in enumerate(self.stages):
                 shown = self.stage_revealed[stage] or viewer == self.sponsor or (
                     viewer is not None and self.previewed[viewer] == stage)
                 text = ", ".join(KIND_NAMES[k] for k in cards) if shown else "?"
                 value = f" (BP {self.stage_value[stage]})" if shown and self.stage_value[stage] \
                     else ""
-                lines.append(f"  stage {stage + 1}: {len(cards)} card(s): {text}{value}")
+                lines.append(f"  stage {stage + 1}: {plural(len(cards), 'card')}: {text}{value}")
         if self.entrants:
             lines.append("tournament entrants: "
                          + ", ".join(f"player_{s}" for s in self.entrants))
         for s in range(n):
             allies = [KIND_NAMES[ALLIES[i]] for i, on in enumerate(self.allies[s]) if on]
-            parts = [f"  player_{s}: {RANK_NAMES[self.rank[s]]}, {self.shields[s]} shield(s) "
-                     f"(progress {self.progress(s)}), {self.hand_n[s] + self.hidden_n[s]} cards"]
+            parts = [f"  player_{s}: {RANK_NAMES[self.rank[s]]}, "
+                     f"{plural(self.shields[s], 'shield')} "
+                     f"(progress {self.progress(s)}/{ROUND_TABLE_PROGRESS}), "
+                     f"{plural(self.hand_n[s] + self.hidden_n[s], 'card')}"]
             if allies:
                 parts.append("allies " + ", ".join(allies))
             if self.amour[s]:
@@ -247,6 +282,16 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
                      f"{len(self.story_deck)} (discard {len(self.story_discard)}){pending}")
         return "\n".join(lines)
 
+    def _stage_progress(self) -> str:
+        """Where the quest stands: a stage being built, the stage being played, or (joining,
+        hand limits in between) how many stages wait; ``cur_stage`` is only a stage index
+        while one is being built or played."""
+        stages = self.num_stages
+        if self.phase in (BUILD_CARD, BUILD_WEAPONS):
+            return f"building stage {self.cur_stage + 1} of {stages}"
+        if self.announced:
+            return f"stage {self.announced} of {stages}"
+        return f"{plural(stages, 'stage')} built, none played yet"
 
     # -- belief (search) ---------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator) -> QuestsEngine:

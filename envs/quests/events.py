@@ -8,6 +8,7 @@ foes to discard). Players are served from the drawer clockwise.
 from __future__ import annotations
 
 from envs.core.events import SEAT
+from envs.core.text import plural
 from envs.quests import actions as A
 from envs.quests.cards import (
     CALL_TO_ARMS,
@@ -41,8 +42,9 @@ class EventFlow(Table):
             stacked = self.recognition + 1 if self.rules.recognition_stacks else 1
             self._set_recognition(min(stacked, 2))
             if self.events.on:
-                self.events.emit_lazy("recognition", "the next completed quest gives {bonus} bonus "
-                                      "shield(s)", bonus=2 * self.recognition)
+                self.events.emit_lazy("recognition", lambda d: "the next completed quest gives "
+                                      f"{plural(d['bonus'], 'bonus shield')}",
+                                      bonus=2 * self.recognition)
         elif story == QUEENS_FAVOR:
             lowest = min(self.rank)
             self._then(*self._draws([s for s in order if self.rank[s] == lowest], 2))

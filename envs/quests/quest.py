@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.events import SEAT, Spec, Twin, seat_list
+from envs.core.text import plural
 from envs.quests import actions as A
 from envs.quests.cards import (
     FIRST_ALLY,
@@ -62,8 +63,8 @@ def _stage_cards_text(d: dict[str, Any]) -> str:
             + (f" ({d['bp']} BP)" if d["bp"] else ""))
 
 
-_BUILT = Twin(Spec("stage_built", "player_{player} built stage {stage} face down ({count} "
-                   "card(s))", ("player", "stage", "count")),
+_BUILT = Twin(Spec("stage_built", lambda d: f"{SEAT[d['player']]} built stage {d['stage']} face "
+                   f"down ({plural(d['count'], 'card')})", ("player", "stage", "count")),
               Spec("stage_cards", _stage_cards_text, ("player", "stage", "cards", "bp")),
               ("player", "stage", "cards", "bp"),
               lambda p, stage, kinds, bp: {"player": p, "stage": stage, "count": len(kinds),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
+from envs.core.text import phase_text
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -58,7 +59,8 @@ def snapshot(engine: QuestsEngine, viewer: int | None = None) -> dict:
         head = "game over — " + ("truncated after the last turn" if engine.truncated else
                                  "won by " + ", ".join(f"player_{s}" for s in engine.winners))
     else:
-        head = f"turn {engine.turn}/{engine.rules.max_turns} · phase {engine.phase_name()}"
+        head = (f"turn {engine.turn}/{engine.rules.max_turns} · "
+                f"{phase_text(engine.phase_name(), engine.phase_descriptions)}")
     notes = []
     if engine.recognition:
         notes.append(f"King's Recognition pending: +{2 * engine.recognition} shields for the "
@@ -161,14 +163,22 @@ def _player(engine: QuestsEngine, s: int, viewer: int | None) -> dict:
                          winner=s in engine.winners))
 
 
-def action_text(engine: QuestsEngine, action: int, viewer: int | None = None) -> str:
+def move_name(engine: QuestsEngine, action: int, viewer: int | None = None) -> str:
     """The move about to be applied, as ``viewer`` may know it: a card added to a stage and a
-    card chosen face down are hidden from everyone but the actor (and the truth)."""
-    actor = engine.current_player
-    name = engine.action_name(action)
-    if not S.knows(viewer, actor):
-        if A.ADD <= action < A.PLAY:
-            name = f"add a card to stage {(action - A.ADD) // NUM_STAGE_KINDS + 1}"
-        elif A.PLAY <= action < A.BID and engine.phase in FACE_DOWN_PHASES:
-            name = "play a card face down"
-    return S.actor_text(actor, name)
+    card chosen face down are hidden from everyone but the actor (and the truth), but where
+    the card goes is public."""
+    if S.knows(viewer, engine.current_player):
+        return engine.action_name(action)
+    if A.ADD <= action < A.PLAY:
+        return f"add a card face down to stage {(action - A.ADD) // NUM_STAGE_KINDS + 1}"
+    if A.PLAY <= action < A.BID and engine.phase in FACE_DOWN_PHASES:
+        return "play a card face down " + {
+            STAGE_PLAY: f"for stage {engine.cur_stage + 1}",
+            TOURNAMENT_PLAY: "for the tournament",
+            FINAL_PLAY: "for the final tournament"}[engine.phase]
+    return engine.action_name(action)
+
+
+def action_text(engine: QuestsEngine, action: int, viewer: int | None = None) -> str:
+    """:func:`move_name`, with the actor."""
+    return S.actor_text(engine.current_player, move_name(engine, action, viewer))

@@ -28,6 +28,7 @@ import numpy as np
 from envs.core.cards import Composition, shuffled, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat, parse_seat
 from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
+from envs.core.text import plural
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -65,6 +66,27 @@ from envs.quests.rules import QuestsRules
  TOURNAMENT_PLAY, FINAL_PLAY, HAND_LIMIT, CALL_TO_ARMS) = range(len(PHASES))
 OVER = len(PHASES)
 PHASE_NAMES = (*PHASES, "over")
+HAND_LIMIT_SIZE = 12
+#: what each phase means, for people reading a table (``engine.phase_description()``)
+PHASE_DESCRIPTIONS = {
+    "sponsor": "each player in turn may sponsor the quest, building its stages from their hand",
+    "build_card": "the sponsor puts a foe or a test face down as the next stage",
+    "build_weapons": "the sponsor may add weapons to the stage's foe, then finishes the stage",
+    "join": "each other player decides whether to join the quest",
+    "preview": "a participant with Merlin may look at one stage before choosing cards",
+    "stage_play": "each participant chooses cards face down to beat the stage's foe",
+    "bid": "a test: bid more cards than anyone else or drop out of the quest",
+    "test_discard": "the winner of the test discards the cards it bid",
+    "enter": "each player decides whether to enter the tournament",
+    "tournament_play": "each entrant chooses cards face down; the highest battle points win",
+    "final_play": "the new Knights of the Round Table choose cards face down for the final "
+                  "tournament",
+    "hand_limit": f"a hand holds more than {HAND_LIMIT_SIZE} cards: discard cards or put allies "
+                  f"into play until it holds {HAND_LIMIT_SIZE}",
+    "call_to_arms": "King's Call to Arms: the highest-ranked players discard a weapon (or two "
+                    "foes when they hold no weapon)",
+    "over": "the game is over",
+}
 # -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
 def _names(kinds: tuple[int, ...]) -> list[str]:
     return [KIND_NAMES[k] for k in kinds]
@@ -80,8 +102,9 @@ def _chose_text(d: dict[str, Any]) -> str:
 
 def _shown_text(d: dict[str, Any]) -> str:
     verdict = {True: " (passed)", False: " (failed)", None: ""}[d["passed"]]
-    return (f"{SEAT[d['player']]} revealed {', '.join(d['cards']) or 'no cards'}: {d['bp']} "
-            f"BP{verdict}")
+    cards = ", ".join(d["cards"])  # no cards: the BP of its rank and allies alone
+    return (f"{SEAT[d['player']]} revealed {cards + ':' if cards else 'no cards:'} {d['bp']} "
+            f"BP{'' if cards else ' from rank and allies'}{verdict}")
 
 
 def _stage_revealed_text(d: dict[str, Any]) -> str:
@@ -90,11 +113,13 @@ def _stage_revealed_text(d: dict[str, Any]) -> str:
 
 
 #: public (how many cards) and private (which) halves of a draw, of a face-down choice
-EV_DRAW_COUNT = Spec("draw", "player_{player} drew {count} card(s)", ("player", "count"))
+EV_DRAW_COUNT = Spec("draw", lambda d: f"{SEAT[d['player']]} drew {plural(d['count'], 'card')}",
+                     ("player", "count"))
 EV_DRAW = Twin(EV_DRAW_COUNT, Spec("draw_cards", _drew_text, ("player", "cards")),
             ("player", "count", "cards"),
             lambda p, n, kinds: {"player": p, "count": n, "cards": _names(kinds)})
-EV_FACE_DOWN = Spec("face_down", "player_{player} made a face-down choice", ("player",))
+EV_FACE_DOWN = Spec("face_down", "player_{player} finished choosing cards face down",
+                    ("player",))
 EV_CHOSE = Twin(EV_FACE_DOWN, Spec("face_down_cards", _chose_text, ("player", "cards")),
              ("player", "cards"), lambda p, kinds: {"player": p, "cards": _names(kinds)})
 EV_SHOWN = Spec("shown", _shown_text, ("player", "cards", "bp", "passed"),
@@ -105,8 +130,9 @@ EV_STAGE_REVEALED = Spec("stage_revealed", _stage_revealed_text, ("stage", "card
                                                 "bp": bp})
 EV_DISCARD = Spec("discard", "player_{player} discarded {card}", ("player", "card"),
                lambda p, kind: {"player": p, "card": KIND_NAMES[kind]})
-EV_SHIELDS = Spec("shields", "player_{player} gained {amount} shield(s); progress {progress}",
-               ("player", "amount", "progress"))
+EV_SHIELDS = Spec("shields", lambda d: f"{SEAT[d['player']]} gained "
+                  f"{plural(d['amount'], 'shield')}; progress {d['progress']}",
+                  ("player", "amount", "progress"))
 #: one seat's public yes/no decisions
 EV_SPONSOR = Spec("sponsor", "player_{player} sponsored the quest", ("player",))
 EV_DECLINE_SPONSOR = Spec("decline_sponsor", "player_{player} declined to sponsor", ("player",))
@@ -117,7 +143,6 @@ EV_DECLINE_ENTER = Spec("decline_enter", "player_{player} stayed out of the tour
                       ("player",))
 EV_BID = Spec("bid", "player_{player} bid {amount}", ("player", "amount"))
 
-HAND_LIMIT_SIZE = 12
 #: phases in which a Mordred holder may sacrifice it: as a participant (face-down choices,
 #: bidding), and the drawer at its other decisions of its own turn, except forced discards
 MORDRED_PHASES = frozenset({STAGE_PLAY, BID, TOURNAMENT_PLAY, FINAL_PLAY})
@@ -337,8 +362,8 @@ class Table(GameEngine):
         events.clear()  # the setup's shield and ally writes are facts of the deal, not events
         if not events.on:
             return
-        events.emit("deal", f"{HAND_LIMIT_SIZE} adventure cards each; {SEAT[self.drawer]} "
-                    "draws the first story card", start=self.drawer)
+        events.emit("deal", f"{HAND_LIMIT_SIZE} adventure cards each; {SEAT[self.drawer]} was "
+                    "chosen to draw the first story card", start=self.drawer)
         for seat in range(self.num_players):
             events.emit("hand", f"{SEAT[seat]} was dealt {self._cards_text(self.hands[seat])}",
                         to=seat, player=seat, hand=self._card_names(self.hands[seat]))
@@ -708,8 +733,9 @@ class Table(GameEngine):
         self.shields[seat] -= lost
         self._write_rank(seat)
         if lost and self.events.on:
-            self.events.emit_lazy("shields_lost", "player_{player} lost {amount} shield(s); "
-                                  "progress {progress}", player=seat, amount=lost,
+            self.events.emit_lazy("shields_lost", lambda d: f"{SEAT[d['player']]} lost "
+                                  f"{plural(d['amount'], 'shield')}; progress {d['progress']}",
+                                  player=seat, amount=lost,
                                   progress=self.progress(seat))
 
     def _set_recognition(self, count: int) -> None:

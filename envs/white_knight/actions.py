@@ -80,3 +80,24 @@ def action_from_name(name: str) -> int:
         raise ValueError(
             f"unknown White Knight action name {name!r}; names: {', '.join(NAMES)}"
         ) from None
+
+
+def action_hint(action: int, phase: str) -> str:
+    """What a terse action name means in ``phase``, for people choosing it ("" where the name
+    says it)."""
+    if action == DRAW:
+        return "draw from the action deck: an attack card, or a monster that starts a battle"
+    if action in (USE_POTION, USE_ELIXIR):
+        return "heal before you draw (the item is discarded: its VP are lost)"
+    if COMMIT <= action < STAY_OUT:
+        return f"join the battle with {ATTACK_NAMES[action - COMMIT]} face down"
+    if action == STAY_OUT:
+        return "do not join this battle (nobody sees your choice until all have chosen)"
+    if RAISE <= action < PASS:
+        return f"add {ATTACK_NAMES[action - RAISE]} face down to your cards in the battle"
+    if action == PASS:
+        return ("use no item" if phase == "damage"
+                else "add no card now (raising ends when everyone passes in one full round)")
+    if action in (USE_FIRE_FLASK, USE_HOLY_SWORD):
+        return "add its damage to the team total (the item is discarded: its VP are lost)"
+    return f"keep {TREASURE_NAMES[action - TAKE]} and pass the rest on"

@@ -34,6 +34,7 @@ import numpy as np
 from envs.core.cards import Composition, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
 from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
+from envs.core.text import plural
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ACTION_NAMES,
@@ -60,6 +61,18 @@ HEAL, JOIN, RAISE, DAMAGE, DRAFT = range(len(PHASES))
 OVER = len(PHASES)
 _BETWEEN = OVER + 1  # a battle just ended: the next turn starts (never seen outside apply)
 PHASE_NAMES = (*PHASES, "over", "between turns")
+#: what each phase means, for people reading a table (``engine.phase_description()``)
+PHASE_DESCRIPTIONS = {
+    "setup": "the cards are being dealt",
+    "heal": "the player whose turn it is may use healing items, then draws a card",
+    "join": "a monster attacks: each player secretly commits an attack card to join the "
+            "battle, or stays out",
+    "raise": "each participant in turn adds one more attack card face down, or passes",
+    "damage": "the cards did not beat the monster's HP: participants may use damage items",
+    "draft": "the monster is defeated: its treasures go round the participants, each keeps one",
+    "over": "the game is over",
+    "between turns": "the next player's turn begins",
+}
 
 #: why the game ended, in the spec's order (when several hold at once the first is recorded)
 END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")
@@ -127,8 +140,9 @@ _RAISE = Twin(Spec("raise", "player_{player} raised with a card face down", ("pl
               ("player", "cards", "card"),
               lambda p, n, card: {"player": p, "cards": n, "card": ATTACK_NAMES[card]})
 _PASS = Spec("pass", _pass_text, ("player", "forced"))
-_MONSTER = Spec("monster", "player_{player} drew {monster} (HP {hp}, attack {attack}, {chests} "
-                "chests, {vp} VP)", ("player", "monster", "hp", "attack", "chests", "vp"),
+_MONSTER = Spec("monster", lambda d: f"{SEAT[d['player']]} drew {d['monster']} (HP {d['hp']}, "
+                f"attack {d['attack']}, {plural(d['chests'], 'chest')}, {d['vp']} VP)",
+                ("player", "monster", "hp", "attack", "chests", "vp"),
                 lambda p, m, hp, attack, chests, vp: {
                     "player": p, "monster": MONSTER_NAMES[m], "hp": hp, "attack": attack,
                     "chests": chests, "vp": vp})
@@ -139,8 +153,9 @@ _REVEAL = Spec("reveal", _reveal_text, ("cards", "total", "hp", "monster"),
                lambda cards, total, hp, m: {
                    "cards": {SEAT[s]: _attack_list(c) for s, c in cards}, "total": total,
                    "hp": hp, "monster": MONSTER_NAMES[m]})
-_DEFEATED = Spec("defeated", "{monster} was defeated; player_{mvp} was MVP and took it ({vp} "
-                 "VP); {treasures} treasures for the draft", ("monster", "mvp", "vp", "treasures"),
+_DEFEATED = Spec("defeated", lambda d: f"{d['monster']} was defeated; {SEAT[d['mvp']]} was MVP "
+                 f"and took it ({d['vp']} VP); {plural(d['treasures'], 'treasure')} for the draft",
+                 ("monster", "mvp", "vp", "treasures"),
                  lambda m, mvp, vp, n: {"monster": MONSTER_NAMES[m], "mvp": mvp, "vp": vp,
                                         "treasures": n})
 _OFFER = Spec("draft_offer", _offer_text, ("player", "treasures"),
@@ -221,6 +236,7 @@ class WhiteKnightEngine(GameEngine):
     hand_deck = "action_deck"
     deck_options = ("action_deck", "treasure_deck")
     seat_options = ("start_player",)
+    phase_descriptions = PHASE_DESCRIPTIONS
 
     def __init__(self, num_players: int, rules: WhiteKnightRules) -> None:
         super().__init__(num_players, rules)
@@ -370,7 +386,7 @@ class WhiteKnightEngine(GameEngine):
         events.clear()
         if events.on:
             events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
-                        f"city durability {self.city}; {SEAT[start]} draws first",
+                        f"city durability {self.city}; {SEAT[start]} was chosen to draw first",
                         hand_size=self.rules.hand_size, city=self.city, start=start)
             for seat in range(n):  # counts copied, named when read
                 events.note(_HAND, seat, seat, tuple(self.hands[seat]))
@@ -596,7 +612,7 @@ class WhiteKnightEngine(GameEngine):
                 self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
             self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
             if self.events.on:
-                self.events.emit_lazy("heal", "player_{player} used {item} and has {hp} HP",
+                self.events.emit_lazy("heal", "player_{player} used {item}: now at {hp} HP",
                                       player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
             if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
@@ -974,7 +990,18 @@ class WhiteKnightEngine(GameEngine):
         how = END_TEXTS[reason]
         if self.white_knights():
             how += f"; {seat_list(self.white_knights())} earned the title of White Knight"
-        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="VP")
+        emit_game_over(self.events, self.scores(), self.ranks(), how=how, unit="VP",
+                       note=self.void_monster_text())
+
+    def void_monster_text(self) -> str:
+        """Once the city has fallen, the rule that changed the VP totals and whom it cost:
+        a reader otherwise sees a player's VP drop at the very end ("" if the city stands)."""
+        if self.city > 0:
+            return ""
+        lost = [f"{SEAT[s]} lost {self.monster_vp_sum[s]} VP" for s in range(self.num_players)
+                if self.monster_vp_sum[s] and not self.retired[s]]
+        return ("monster VP count zero when the city falls: only treasure VP score"
+                + (f" ({', '.join(lost)})" if lost else ""))
 
     # -- scores ------------------------------------------------------------------------------------
     def vp(self, seat: int) -> int:
@@ -987,6 +1014,16 @@ class WhiteKnightEngine(GameEngine):
 
     def scores(self) -> list[float]:
         return [float(self.vp(s)) for s in range(self.num_players)]
+
+    def score_text(self, seat: int) -> str:
+        """VP = monster VP + treasure VP; says when the monsters' VP no longer count."""
+        if self.retired[seat]:
+            return "retired players score 0"
+        monsters, treasures = self.monster_vp_sum[seat], self.treasure_vp_sum[seat]
+        if self.city == 0:
+            return (f"{treasures} treasure VP; {monsters} monster VP count zero because the "
+                    "city fell")
+        return f"{monsters} monster VP + {treasures} treasure VP"
 
     def rank_keys(self) -> list[tuple]:
         """Retired last (sharing); others by VP, then monsters, then HP left."""
@@ -1008,12 +1045,20 @@ class WhiteKnightEngine(GameEngine):
     def end_reason_name(self) -> str | None:
         return END_REASONS[self.end_reason] if self.end_reason >= 0 else None
 
+    @property
+    def end_text(self) -> str:
+        """Why the game ended, in words ("the city fell"; "" while it goes on)."""
+        return END_TEXTS[self.end_reason] if self.end_reason >= 0 else ""
+
     # -- names and text ----------------------------------------------------------------------------
     def action_name(self, action: int) -> str:
         return A.action_name(action)
 
     def action_from_name(self, name: str) -> int:
         return A.action_from_name(name)
+
+    def action_hint(self, action: int) -> str:
+        return A.action_hint(action, self.phase_name())
 
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase] if self.phase >= 0 else "setup"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from envs.core.events import seat_list
+from envs.core.text import phase_text, plural
 from envs.white_knight.cards import (
     ATTACK_NAMES,
     MONSTER_NAMES,
@@ -26,11 +28,12 @@ JOIN, DAMAGE, DRAFT = (PHASES.index(p) for p in ("join", "damage", "draft"))
 def render_table(engine: WhiteKnightEngine, viewer: int | None = None) -> str:
     """The table from the public point of view, plus ``viewer``'s own secrets if given."""
     n = engine.num_players
-    head = f"White Knight, {n} players — phase {engine.phase_name()}"
+    head = (f"White Knight, {n} players — "
+            f"{phase_text(engine.phase_name(), engine.phase_descriptions)}")
     if engine.current_player >= 0:
         head += f", player_{engine.current_player} to act"
     if engine.over:
-        head += f"; game over ({engine.end_reason_name})"
+        head += f"; game over ({engine.end_text})"
         knights = engine.white_knights()
         if knights:
             head += "; the White Knight: " + ", ".join(f"player_{s}" for s in knights)
@@ -62,13 +65,15 @@ def render_table(engine: WhiteKnightEngine, viewer: int | None = None) -> str:
         )
         size = engine.hand_n[s] + (engine.committed_n[s] if engine.phase == JOIN else 0)
         line = (
-            f"  player_{s}: {status}, VP {engine.vp(s)}, {size} cards; "
-            f"monsters [{monsters}] treasures [{treasures}]"
+            f"  player_{s}: {status}, VP {engine.vp(s)}"
+            + (f" ({engine.score_text(s)})" if engine.over else "")  # why the final VP are so
+            + f", {plural(size, 'card')}; monsters: {monsters or 'none'}; treasures: "
+            f"{treasures or 'none'}"
         )
         if viewer == s:
-            line += " hand: " + " ".join(
+            line += "; hand: " + (" ".join(
                 ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(engine.hands[s][k])
-            )
+            ) or "empty")
         lines.append(line)
     return "\n".join(lines)
 
@@ -77,8 +82,7 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> str:
     phase = engine.phase
     parts = []
     if phase == JOIN:
-        decided = engine.join_order[: engine.join_pos]
-        parts.append("join: decided " + (", ".join(f"player_{s}" for s in decided) or "—"))
+        parts.append(join_progress(engine))
         if viewer is not None and engine.committed_n[viewer]:
             parts.append(f"you committed {_committed(engine, viewer)}")
         return "; " + "; ".join(parts)
@@ -87,16 +91,25 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> str:
         if revealed or s == viewer:
             parts.append(f"player_{s} committed {_committed(engine, s)}")
         else:
-            parts.append(f"player_{s} committed {engine.committed_n[s]} cards")
+            parts.append(f"player_{s} committed {plural(engine.committed_n[s], 'card')}")
     if revealed:
         parts.append(f"team total {engine.card_total} + items {engine.item_damage}")
     if phase == DRAFT:
-        parts.append(f"MVP player_{engine.mvp}; {engine.packet_n} treasures left in the draft")
+        parts.append(f"MVP player_{engine.mvp}; {plural(engine.packet_n, 'treasure')} left in "
+                     "the draft")
         if viewer == engine.current_player:
             parts.append("passed to you: " + ", ".join(
                 TREASURE_NAMES[k] for k in range(NUM_TREASURES) for _ in range(engine.packet[k])
             ))
     return "; " + "; ".join(parts) if parts else ""
+
+
+def join_progress(engine: WhiteKnightEngine) -> str:
+    """Who has made the hidden join choice so far (whether they joined stays secret)."""
+    decided = engine.join_order[: engine.join_pos]
+    if not decided:
+        return "join: nobody has chosen yet"
+    return "join: chosen face down so far: " + seat_list(decided)
 
 
 def _committed(engine: WhiteKnightEngine, seat: int) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
+from envs.core.text import phase_text, plural
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ATTACK_NAMES,
@@ -21,6 +22,7 @@ from envs.white_knight.cards import (
 )
 from envs.white_knight.engine import WhiteKnightEngine
 from envs.white_knight.observation import PHASES
+from envs.white_knight.render import join_progress
 
 JOIN, DAMAGE, DRAFT = (PHASES.index(p) for p in ("join", "damage", "draft"))
 _TREASURE_ICON = {"none": "gem", "heal": "heart", "heal_full": "heart", "damage": "flask"}
@@ -46,15 +48,17 @@ def snapshot(engine: WhiteKnightEngine, viewer: int | None = None) -> dict:
     n = engine.num_players
     to_act = engine.current_player
     if engine.over:
-        head = f"game over ({engine.end_reason_name})"
+        head = f"game over ({engine.end_text})"
         knights = engine.white_knights()
         if knights:
             head += "; the White Knight: " + ", ".join(f"player_{s}" for s in knights)
     else:
-        head = f"phase {engine.phase_name()}"
+        head = phase_text(engine.phase_name(), engine.phase_descriptions)
     notes = ["monsters still to come: " + (", ".join(
         f"{MONSTER_NAMES[k]}×{c}" if c > 1 else MONSTER_NAMES[k]
         for k, c in enumerate(engine.to_come) if c) or "none")]
+    if engine.over and engine.void_monster_text():  # why everyone's VP just dropped
+        notes.append(engine.void_monster_text())
     return {
         "game": "white_knight",
         "title": f"White Knight — {n} players",
@@ -92,9 +96,9 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> list[dict]:
            f"{engine.monster_chests[m]} · VP {engine.monster_vp[m]}")
     groups = [S.group("monster", [monster_card(engine, m)])]
     if phase == JOIN:
-        decided = engine.join_order[: engine.join_pos]
-        sub += " · join: decided " + (", ".join(f"player_{s}" for s in decided) or "nobody yet")
-        for s in decided:  # whether a seat joined stays hidden until everyone has chosen
+        sub += " · " + join_progress(engine)
+        # whether a seat joined stays hidden until everyone has chosen
+        for s in engine.join_order[: engine.join_pos]:
             if S.knows(viewer, s) and engine.committed_n[s]:
                 groups.append(S.group(f"player_{s} committed", [
                     attack_card(k, s) for k in kinds_of(engine.committed[s])]))
@@ -109,7 +113,7 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> list[dict]:
     if revealed:
         sub += f" · team total {engine.card_total} + items {engine.item_damage}"
     if phase == DRAFT:
-        sub += f" · {engine.packet_n} treasures left in the draft"
+        sub += f" · {plural(engine.packet_n, 'treasure')} left in the draft"
         holder = engine.current_player
         if S.knows(viewer, holder):
             groups.append(S.group(f"treasures passed to player_{holder}", [
@@ -139,14 +143,17 @@ def _player(engine: WhiteKnightEngine, s: int, viewer: int | None) -> dict:
     )
 
 
-def action_text(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
+def move_name(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
     """The move about to be applied, as ``viewer`` may know it: a join choice (commit or stay
     out) and a raised card's value are hidden from everyone but the actor (and the truth)."""
-    actor = engine.current_player
-    name = engine.action_name(action)
-    if not S.knows(viewer, actor):
+    if not S.knows(viewer, engine.current_player):
         if engine.phase == JOIN:
-            name = "makes the hidden join choice"
-        elif A.RAISE <= action < A.PASS:
-            name = "raise a card face down"
-    return S.actor_text(actor, name)
+            return "choose face down whether to join"
+        if A.RAISE <= action < A.PASS:
+            return "raise a card face down"
+    return engine.action_name(action)
+
+
+def action_text(engine: WhiteKnightEngine, action: int, viewer: int | None = None) -> str:
+    """:func:`move_name`, with the actor."""
+    return S.actor_text(engine.current_player, move_name(engine, action, viewer))

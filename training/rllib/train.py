@@ -15,6 +15,16 @@ with ``Algorithm.add_module`` every ``opponents.snapshot_every`` learner steps, 
 ``opponents.max_snapshots`` slots, the oldest slot overwritten after that), and the learner
 itself (``self``). Only the learner is trained (``policies_to_train``).
 
+Resumable state (``roundtable train --resume RUN_DIR``, :mod:`training.resume`): after a
+training iteration, every ``checkpoint_every`` steps, at every evaluation and on Ctrl-C /
+SIGTERM, the run saves RLlib's own Algorithm checkpoint (``Algorithm.save_to_path``: the
+modules, snapshots included, the optimizer, the env runners' connector states, the metrics) into
+``resume/rllib-<step>/`` and then, atomically, ``resume/state.pkl`` naming it with the rest
+(steps, curve, best, league slots, TensorBoard sizes, the driver's RNGs). A resumed run re-adds
+the snapshot slots and calls ``Algorithm.restore_from_path``. It is the same run statistically,
+not bit for bit: the envs' generators live in the remote env runners (not in RLlib's
+checkpoint) and the league's draws are seeded by RLlib's random episode ids.
+
 Ray: a local Ray is started when neither ``rllib.address`` nor ``$RAY_ADDRESS`` names a
 cluster, and shut down at the end; otherwise the run connects to that cluster (every node must
 have this project installed) and leaves it running.
@@ -24,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -37,11 +48,20 @@ from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluation_summary
 from training.numpy_net import limit_blas_threads
 from training.policies import PolicySpec, parse_spec
+from training.resume import (
+    StateStore,
+    TrainingInterrupted,
+    rewind_tensorboard,
+    rng_state,
+    set_rng_state,
+    tensorboard_sizes,
+)
 from training.rllib import export
 from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
 from training.rundir import check_run_dir, fresh_run_dir
 from training.train import (
     TrainResult,
+    _stop_on_signals,
     _tag,
     cumulative_totals,
     curve_points,
@@ -157,7 +177,8 @@ def build_config(cfg: TrainConfig, settings: RLlibSettings) -> Any:
 class RLlibRun:
     """One training run: the algorithm, the league, evaluations, checkpoints and logs."""
 
-    def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool) -> None:
+    def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool,
+                 load_init: bool = True) -> None:
         from training.rllib.league import LeagueMapping
         from training.rllib.modules import LEARNER
 
@@ -168,7 +189,7 @@ class RLlibRun:
         self.mapping: LeagueMapping = self.config.policy_mapping_fn
         self.learner_id = LEARNER
         self.prior: dict[str, Any] = {}
-        if cfg.init:
+        if cfg.init and load_init:
             self._load_init(cfg.init)
         self.writer: Any = None  # a SummaryWriter, opened by start_logging() in the run dir
         self.points: list[CurvePoint] = []
@@ -183,6 +204,16 @@ class RLlibRun:
         self._ray_timers: dict[str, float] = {}  # RLlib's last reported (averaged) timers
         self.progress = progress
         self.bar: Any = None
+        self.best_step: int | None = None
+        self.next_snapshot, self.next_eval = cfg.opponents.snapshot_every, cfg.eval.every
+        self.next_state = cfg.checkpoint_every
+        self.started_config = cfg.to_dict()
+        self.store = StateStore(run_dir)
+        self.state_step: int | None = None
+        self.state_writes: list[tuple[float, int]] = []
+        self.stop_signal: int | None = None
+        self.step_offset: int | None = None  # resumed: steps RLlib's counters do not hold
+        self._resumed_wall: float | None = None  # resumed: wall time before this process
 
     def start_logging(self) -> None:
         """Open TensorBoard and the progress bar (once the run directory is in place)."""
@@ -193,7 +224,8 @@ class RLlibRun:
         if self.progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.cfg.total_steps, unit="step", smoothing=0.05,
+            self.bar = tqdm(total=self.cfg.total_steps, initial=self.steps, unit="step",
+                            smoothing=0.05,
                             desc=f"train {self.cfg.game} (rllib)")
 
     # -- the learner ---------------------------------------------------------------------------
@@ -224,6 +256,14 @@ class RLlibRun:
     def add_snapshot(self) -> None:
         """Freeze the learner into the league: a new slot until ``max_snapshots``, then the
         oldest slot is overwritten (slots are never removed: episodes in flight may use them)."""
+        slot = f"snapshot_{self.snapshots % self.cfg.opponents.max_snapshots}"
+        self.snapshots += 1
+        state = self.learner_state()
+        self._add_slot(slot)
+        self._set_module_state(slot, state)
+
+    def _add_slot(self, slot: str) -> None:
+        """A snapshot module in the algorithm and the mapping (once per slot)."""
         import gymnasium
 
         from training.rllib.adapter import masked_space
@@ -231,9 +271,6 @@ class RLlibRun:
         from training.rllib.modules import learner_spec
 
         cfg = self.cfg
-        slot = f"snapshot_{self.snapshots % cfg.opponents.max_snapshots}"
-        self.snapshots += 1
-        state = self.learner_state()
         if slot not in self.mapping.snapshots:
             m = self.mapping
             self.mapping = LeagueMapping(m.weights, {k: v for k, v in m.modules.items()
@@ -246,10 +283,11 @@ class RLlibRun:
                 module_id=slot, module_spec=spec,
                 new_agent_to_module_mapping_fn=self.mapping,
                 new_should_module_be_updated=[self.learner_id])
-        self._set_module_state(slot, state)
 
     # -- evaluation and checkpoints ----------------------------------------------------------------
-    def run_evaluation(self) -> None:
+    def run_evaluation(self) -> bool:
+        """Evaluate now: curve points, TensorBoard, best score; True on a new best (written by
+        :meth:`write_outputs`, after the state)."""
         cfg = self.cfg
         results = evaluate_against(self.learner_spec(), cfg)
         wall = time.perf_counter() - self.start
@@ -261,11 +299,17 @@ class RLlibRun:
         self.writer.add_scalar("eval/selection_score", score, self.steps)
         self.last_results = results
         if score > self.best_score:
-            self.best_score = score
-            self.save("best", wall)
+            self.best_score, self.best_step = score, self.steps
+            return True
+        return False
+
+    def write_outputs(self, new_best: bool) -> None:
+        if new_best:
+            self.save("best", time.perf_counter() - self.start)
         write_csv(self.points, self.run_dir / "curve.csv")
         plot(self.points, self.run_dir / "curve.png",
-             f"{cfg.game}: RLlib learner vs baselines ({Path(cfg.run_dir).name})", SHIPPING_BARS)
+             f"{self.cfg.game}: RLlib learner vs baselines ({Path(self.cfg.run_dir).name})",
+             SHIPPING_BARS)
 
     def save(self, name: str, wall: float) -> Path:
         cfg, prior, steps = self.cfg, self.prior, self.steps
@@ -284,38 +328,114 @@ class RLlibRun:
         )
         return export.save(self.learner_state(), self.run_dir / name, card)
 
+    # -- resumable state ---------------------------------------------------------------------------
+    def write_state(self) -> None:
+        """RLlib's checkpoint into ``resume/rllib-<step>/`` (a temporary name renamed when
+        complete), then ``resume/state.pkl`` naming it (see :mod:`training.resume`)."""
+        t0 = time.perf_counter()
+        store = self.store
+        store.folder.mkdir(parents=True, exist_ok=True)
+        name = f"rllib-{self.steps}"
+        tmp = store.folder / f"{name}.tmp-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        self.algo.save_to_path(str(tmp.resolve()))
+        shutil.rmtree(store.folder / name, ignore_errors=True)  # a killed run's, never named
+        tmp.rename(store.folder / name)
+        if self.writer is not None:
+            self.writer.flush()
+        state = {
+            "backend": "rllib", "config": self.started_config,
+            "total_steps": self.cfg.total_steps, "steps": self.steps,
+            "wall_s": float(t0 - self.start), "prior": self.prior, "rng": rng_state(),
+            "rllib_checkpoint": name, "slots": list(self.mapping.snapshots),
+            "callback": {
+                "points": list(self.points), "last_results": self.last_results,
+                "best_score": float(self.best_score), "best_step": self.best_step,
+                "snapshots": self.snapshots, "next_snapshot": self.next_snapshot,
+                "next_eval": self.next_eval, "next_state": self.next_state,
+                "env_steps": self.env_steps, "league": dict(self.league),
+                "timers": dict(self.timers), "ray_timers": dict(self._ray_timers)},
+            "tensorboard": tensorboard_sizes(self.run_dir / "tb"),
+        }
+        store.write(state)
+        size = sum(p.stat().st_size for p in (store.folder / name).rglob("*") if p.is_file())
+        self.state_step = self.steps
+        self.state_writes.append((time.perf_counter() - t0, size + store.path.stat().st_size))
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a state :meth:`write_state` wrote (before :meth:`start_logging`)."""
+        for slot in state["slots"]:
+            self._add_slot(slot)
+        self.algo.restore_from_path(str((self.store.folder / state["rllib_checkpoint"])
+                                        .resolve()))
+        c = state["callback"]
+        self.points, self.last_results = list(c["points"]), dict(c["last_results"])
+        self.best_score, self.best_step = float(c["best_score"]), c["best_step"]
+        self.snapshots, self.next_snapshot = int(c["snapshots"]), int(c["next_snapshot"])
+        self.next_eval, self.next_state = int(c["next_eval"]), int(c["next_state"])
+        self.env_steps, self.league = int(c["env_steps"]), dict(c["league"])
+        self.timers, self._ray_timers = dict(c["timers"]), dict(c["ray_timers"])
+        self.started_config, self.prior = state["config"], dict(state.get("prior") or {})
+        self.steps = self.state_step = int(state["steps"])
+        self.step_offset = None
+        self._resumed_wall = float(state["wall_s"])
+        rewind_tensorboard(self.run_dir / "tb", state["tensorboard"])
+        set_rng_state(state["rng"])
+
     # -- the loop ------------------------------------------------------------------------------
     def train(self) -> None:
         cfg = self.cfg
         if self.writer is None:
             self.start_logging()
-        next_snapshot, next_eval = cfg.opponents.snapshot_every, cfg.eval.every
-        while self.steps < cfg.total_steps:
-            t0 = time.perf_counter()
-            result = self.algo.train()
-            self._add_time("iterations", time.perf_counter() - t0)
-            self._record(result)
-            if self.steps >= next_snapshot:
-                next_snapshot += cfg.opponents.snapshot_every
-                self.add_snapshot()
-            if self.steps >= next_eval:
-                next_eval += cfg.eval.every
-                self._timed_evaluation()
+        if self._resumed_wall is not None:
+            self.start = time.perf_counter() - self._resumed_wall
+            if self.points:  # the curve (and best) as of the state
+                self.write_outputs(self.best_step == self.steps and not _best_at(
+                    self.run_dir, self.steps))
+        with _stop_on_signals(self):
+            while self.steps < cfg.total_steps:
+                t0 = time.perf_counter()
+                result = self.algo.train()
+                self._add_time("iterations", time.perf_counter() - t0)
+                self._record(result)
+                if self.steps >= self.next_snapshot:
+                    while self.next_snapshot <= self.steps:
+                        self.next_snapshot += cfg.opponents.snapshot_every
+                    self.add_snapshot()
+                new_best = None
+                if self.steps >= self.next_eval:
+                    while self.next_eval <= self.steps:
+                        self.next_eval += cfg.eval.every
+                    new_best = self._timed_evaluation()
+                if (new_best is not None or self.steps >= self.next_state
+                        or self.stop_signal is not None):
+                    while self.next_state <= self.steps:
+                        self.next_state += cfg.checkpoint_every
+                    self.write_state()
+                if new_best is not None:
+                    self.write_outputs(new_best)
+                if self.stop_signal is not None:
+                    raise TrainingInterrupted(self.stop_signal, self.state_step, self.run_dir)
         if not self.points or self.points[-1].step != self.steps:
-            self._timed_evaluation()
+            self.write_outputs(self._timed_evaluation())
 
     def _add_time(self, part: str, seconds: float) -> None:
         self.timers[part] = self.timers.get(part, 0.0) + seconds
 
-    def _timed_evaluation(self) -> None:
+    def _timed_evaluation(self) -> bool:
         t0 = time.perf_counter()
-        self.run_evaluation()
+        new_best = self.run_evaluation()
         self._add_time("evaluation", time.perf_counter() - t0)
+        return new_best
 
     def _record(self, result: dict[str, Any]) -> None:
         runners = result.get("env_runners", {})
         module_steps = runners.get("num_module_steps_sampled_lifetime", {})
-        self.steps = int(module_steps.get(self.learner_id, self.steps))
+        lifetime = module_steps.get(self.learner_id)
+        if lifetime is not None:
+            if self.step_offset is None:  # RLlib's restored counters may start over
+                self.step_offset = self.steps if int(lifetime) < self.steps else 0
+            self.steps = int(lifetime) + self.step_offset
         self.env_steps = int(runners.get("num_env_steps_sampled_lifetime", self.env_steps))
         self.league = dict(runners.get("league", self.league))
         step = self.steps
@@ -418,6 +538,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
             run.train()
             wall = time.perf_counter() - run.start
             final = run.save("final", wall)
+            run.store.discard()  # finished: nothing left to resume
             run.writer.close()  # TensorBoard files complete before the run is in place
     finally:
         if run is not None:
@@ -428,4 +549,46 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
             ray.shutdown()
     return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
                        run_dir / "curve.png", run.steps, wall, float(run.best_score),
-                       list(run.points))
+                       list(run.points), list(run.state_writes))
+
+
+def _best_at(run_dir: Path, steps: int) -> bool:
+    """Whether ``best.json`` is the checkpoint of ``steps`` (else a killed run lost it)."""
+    try:
+        return checkpoint.read_card(run_dir / "best.json")["training"].get("steps") == steps
+    except (OSError, ValueError, KeyError):
+        return False
+
+
+def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
+           progress: bool = True) -> TrainResult:
+    """Continue the run of ``state`` (checked by :func:`training.resume.resume_run`) to
+    ``cfg.total_steps``, through RLlib's own ``restore_from_path``."""
+    import torch
+
+    run_dir = Path(cfg.run_dir)
+    settings = rllib_settings(cfg)
+    torch.set_num_threads(cfg.torch_threads)
+    limit_blas_threads()
+    started = connect_ray(settings)
+    run = None
+    try:
+        run = RLlibRun(cfg, run_dir, progress, load_init=False)
+        run.store = store
+        run.restore(state)
+        run.start_logging()
+        run.train()
+        wall = time.perf_counter() - run.start
+        final = run.save("final", wall)
+        run.store.discard()
+        run.writer.close()
+    finally:
+        if run is not None:
+            run.close()
+        if started:
+            import ray
+
+            ray.shutdown()
+    return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
+                       run_dir / "curve.png", run.steps, wall, float(run.best_score),
+                       list(run.points), list(run.state_writes))

@@ -1,0 +1,344 @@
+"""`roundtable train --resume`: a killed run continues as if it had never stopped.
+
+One uninterrupted run (in this process, every resumable state it writes recorded) is the
+reference; other runs of the same config are killed (SIGKILL at a random point, SIGTERM,
+SIGINT, a fault inside the state write) and resumed. With one env and one torch thread
+everything the learner does is a deterministic function of the state, so the final weights must
+equal the reference's bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import yaml
+
+from tests.training_support import tiny_config
+from training import resume as resumable
+from training.checkpoint import read_policy_state
+from training.cli import main
+from training.curves import read_csv
+from training.resume import StateStore, resume_run
+from training.train import train
+
+ROOT = Path(__file__).resolve().parent.parent
+TOTAL = 1024
+
+
+def resume_config_data(run_dir: Path) -> dict[str, Any]:
+    """One env (bit-for-bit reproducible), PFSP league, a state every 128 steps, an evaluation
+    every 256, snapshots every 128 (two kept, so one is pushed out before the end)."""
+    cfg = tiny_config(
+        run_dir, total_steps=TOTAL, n_envs=1, checkpoint_every=128,
+        ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 2},
+        opponents={"weights": {"random": 0.3, "heuristic": 0.4, "snapshots": 0.3},
+                   "snapshot_every": 128, "max_snapshots": 2, "snapshot_act": "sample"},
+        league={"pfsp": 2.0, "window": 50, "min_games": 2},
+        eval={"every": 256, "games": 6, "table_sizes": [3]},
+    )
+    return cfg.to_dict()
+
+
+def league_view(state: dict[str, Any]) -> dict[str, Any]:
+    """What the league looks like in a state: snapshot files, the pool's snapshots and PFSP
+    win rates, and the tracker's recent results per entry (their counts and values)."""
+    pool = state["vec_env"]["envs"][0].pool
+    return {"files": list(state["snapshot_files"]),
+            "pool": [name for name, _, _ in pool.snapshots],
+            "win_rates": dict(pool.win_rates),
+            "results": {k: list(v) for k, v in state["callback"]["league"].items()},
+            "snapshots": state["callback"]["snapshots"]}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The uninterrupted run, with the league view of every state it wrote (by step)."""
+    base = tmp_path_factory.mktemp("resume")
+    data = resume_config_data(base / "reference")
+    states: dict[int, dict[str, Any]] = {}
+    write = StateStore.write
+
+    def recording_write(self: StateStore, state: dict[str, Any]) -> int:
+        states[state["steps"]] = league_view({**state, "snapshot_files": sorted(self.snapshots)})
+        return write(self, state)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(StateStore, "write", recording_write)
+    try:
+        from training.config import config_from_dict
+
+        result = train(config_from_dict(data), progress=False)
+    finally:
+        mp.undo()
+    return {"base": base, "data": data, "result": result, "states": states}
+
+
+def write_config(data: dict[str, Any], run_dir: Path) -> Path:
+    path = run_dir.parent / f"{run_dir.name}.yaml"
+    # in the config's own key order: the order of opponents.weights is the pool's draw order
+    path.write_text(yaml.safe_dump({**data, "run_dir": str(run_dir)}, sort_keys=False))
+    return path
+
+
+def start_training(config: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "training.cli", "train", "--config",
+                             str(config), "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def wait_for_state(proc: subprocess.Popen, run_dir: Path, timeout: float = 120.0) -> None:
+    path = run_dir / "resume" / "state.pkl"
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"training ended before its first state: {proc.stderr.read()}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("no resumable state written in time")
+        time.sleep(0.05)
+
+
+def assert_same_run(run_dir: Path, result: Any, reference: dict[str, Any]) -> None:
+    """Final steps, the curve's step column (and values), the final weights bit for bit, and
+    TensorBoard's (tag, step) pairs: equal to the uninterrupted run's, none duplicated."""
+    ref = reference["result"]
+    assert result.steps == ref.steps == TOTAL
+    ours, theirs = read_csv(run_dir / "curve.csv"), read_csv(ref.curve_csv)
+    assert [p.step for p in ours] == [p.step for p in theirs]
+    assert [(p.baseline, p.win_rate) for p in ours] == [(p.baseline, p.win_rate) for p in theirs]
+    a, b = read_policy_state(run_dir / "final.zip"), read_policy_state(ref.final)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert torch.equal(a[key], b[key]), key
+    assert (run_dir / "best.json").exists()
+    assert not (run_dir / "resume").exists()  # a finished run keeps no state
+    tb_ours, tb_ref = tensorboard_steps(run_dir / "tb"), tensorboard_steps(ref.run_dir / "tb")
+    assert_steps_increase(tb_ours)
+    assert set(tb_ours) == set(tb_ref)
+
+
+def assert_steps_increase(pairs: list[tuple[str, int]]) -> None:
+    """Each tag's steps, in the order the event files hold them, strictly increase: nothing
+    written twice, nothing from after the state left in front of the resumed run's."""
+    last: dict[str, int] = {}
+    for tag, step in pairs:
+        assert step > last.get(tag, -1), f"{tag}: step {step} after step {last[tag]}"
+        last[tag] = step
+
+
+def tensorboard_steps(tb: Path) -> list[tuple[str, int]]:
+    """(tag, step) of every scalar, file by file in the order they were started."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    pairs = []
+    for path in sorted(tb.rglob("events.out.tfevents.*")):
+        for event in EventFileLoader(str(path)).Load():
+            for value in event.summary.value:
+                if not value.tag.startswith("time/"):
+                    pairs.append((value.tag, int(event.step)))
+    return pairs
+
+
+def test_sigkill_at_a_random_point_then_resume_equals_uninterrupted(
+        reference: dict[str, Any]) -> None:
+    run_dir = reference["base"] / "killed"
+    proc = start_training(write_config(reference["data"], run_dir))
+    wait_for_state(proc, run_dir)
+    delay = random.Random().uniform(0.0, 2.0)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    assert not (run_dir / "final.json").exists(), f"the run finished within {delay:.2f} s"
+    state = StateStore(run_dir).read()
+    killed_at = state["steps"]
+    (run_dir / "resume" / "state.pkl.tmp-99999").write_bytes(b"half a state")  # as if killed
+    (run_dir / "resume" / "league" / "snapshot_99.npz").write_bytes(b"not named")
+    assert 0 < killed_at < TOTAL
+    # the league at the kill point is the uninterrupted run's at that step
+    assert league_view(state) == reference["states"][killed_at]
+    mp = pytest.MonkeyPatch()
+    seen: list[list[str]] = []
+    write = StateStore.write
+    mp.setattr(StateStore, "write", lambda self, state: (
+        seen.append(sorted(p.name for p in self.folder.rglob("*"))), write(self, state))[1])
+    try:
+        result = resume_run(run_dir, progress=False)
+    finally:
+        mp.undo()
+    assert_same_run(run_dir, result, reference)
+    assert result.state_writes  # the resumed run went on writing states
+    assert not [name for name in seen[0] if "tmp-99999" in name or "snapshot_99" in name]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_writes_a_final_state_and_exits_128_plus_signal(
+        reference: dict[str, Any], signum: int) -> None:
+    run_dir = reference["base"] / f"signal_{signum}"
+    proc = start_training(write_config(reference["data"], run_dir))
+    wait_for_state(proc, run_dir)
+    first = StateStore(run_dir).read()["steps"]
+    while StateStore(run_dir).read()["steps"] == first and proc.poll() is None:
+        time.sleep(0.05)  # a later point than the first state
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum, err
+    state = StateStore(run_dir).read()
+    assert f"resumable state at step {state['steps']}" in err
+    assert f"roundtable train --resume {run_dir}" in err
+    assert not (run_dir / "final.json").exists()
+    assert league_view(state) == reference["states"][state["steps"]]
+    assert_same_run(run_dir, resume_run(run_dir, progress=False), reference)
+
+
+def test_a_fault_inside_the_state_write_leaves_the_previous_state_resumable(
+        reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from training.config import config_from_dict
+
+    run_dir = reference["base"] / "fault"
+    cfg = config_from_dict({**reference["data"], "run_dir": str(run_dir)})
+    fsync, writes = resumable._fsync, []
+
+    def failing_fsync(f: Any) -> None:
+        if ".pkl.tmp-" in f.name:
+            writes.append(f.name)
+            if len(writes) == 3:  # the third state: written, not yet renamed into place
+                raise OSError("injected fault inside the state write")
+        fsync(f)
+
+    monkeypatch.setattr(resumable, "_fsync", failing_fsync)
+    with pytest.raises(OSError, match="injected"):
+        train(cfg, progress=False)
+    monkeypatch.setattr(resumable, "_fsync", fsync)
+    leftovers = [p.name for p in (run_dir / "resume").iterdir() if ".tmp-" in p.name]
+    assert leftovers == []
+    state = StateStore(run_dir).read()
+    assert state["steps"] == sorted(reference["states"])[1]  # the second state, whole
+    assert league_view(state) == reference["states"][state["steps"]]
+    assert_same_run(run_dir, resume_run(run_dir, progress=False), reference)
+
+
+def test_resume_refusals_are_one_line(reference: dict[str, Any], tmp_path: Path,
+                                      capsys: pytest.CaptureFixture) -> None:
+    finished = reference["result"].run_dir
+
+    def refused(argv: list[str]) -> str:
+        assert main(["train", *argv, "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        return err
+
+    assert "no such run directory" in refused(["--resume", str(tmp_path / "nowhere")])
+    assert "not a run directory" in refused(["--resume", str(tmp_path)])
+    assert "has finished" in refused(["--resume", str(finished)])
+    assert "cannot be combined with --resume" in refused(["--resume", str(finished),
+                                                          "--seed", "3"])
+    assert "--config" in refused([])
+    # a run stopped before its first state
+    early = tmp_path / "early"
+    early.mkdir()
+    (early / "config.yaml").write_text((finished / "config.yaml").read_text())
+    assert "no resumable state" in refused(["--resume", str(early)])
+    # a config changed since the run started names the key
+    (early / "resume").mkdir()
+    data = dict(reference["data"], run_dir=str(early))
+    store = StateStore(early)
+    store.write({"backend": "sb3", "config": data, "total_steps": TOTAL, "steps": 128,
+                 "wall_s": 1.0, "callback": {}, "rng": {}, "model": {}, "vec_env": {},
+                 "logger": {}, "tensorboard": {}})
+    changed = yaml.safe_load((early / "config.yaml").read_text())
+    changed["ppo"]["n_epochs"] = 5
+    (early / "config.yaml").write_text(yaml.safe_dump(changed, sort_keys=False))
+    err = refused(["--resume", str(early)])
+    assert "ppo.n_epochs (2 when the run started, now 5)" in err
+    # --steps N: N steps beyond the state; without it, the run's own target
+    (early / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    state = store.read()
+    assert resumable.resume_config(early, state, None, 100).total_steps == 228
+    assert resumable.resume_config(early, state, None, None).total_steps == TOTAL
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**data, "seed": 7}, sort_keys=False))
+    assert "config key seed" in refused(["--resume", str(early), "--config", str(other)])
+    # a state of the wrong shape
+    store.write({"backend": "sb3", "config": data, "total_steps": TOTAL, "steps": 128,
+                 "wall_s": 1.0, "callback": {}, "rng": {}, "model": {}, "vec_env": {},
+                 "logger": {}})
+    assert "lacks 'tensorboard'" in refused(["--resume", str(early)])
+    store.write({"backend": "rllib", "config": data, "total_steps": TOTAL, "steps": 128,
+                 "wall_s": 1.0, "callback": {}, "rng": {}, "slots": [], "tensorboard": {},
+                 "rllib_checkpoint": "../../elsewhere"})
+    assert "not rllib-<step>" in refused(["--resume", str(early)])
+    # a file that is not a state
+    (early / "resume" / "state.pkl").write_bytes(b"not a pickle")
+    (early / "config.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    assert "not a readable resume state" in refused(["--resume", str(early)])
+
+
+def test_checkpoint_every_is_validated(tmp_path: Path) -> None:
+    for bad in (0, -5, 1.5, "10", True):
+        with pytest.raises(ValueError, match="checkpoint_every must be a positive integer"):
+            tiny_config(tmp_path / "run", checkpoint_every=bad)
+
+
+def test_atomic_write_keeps_the_old_file_on_error(tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    resumable.atomic_write(path, lambda f: f.write(b"old"))
+
+    def half(f: Any) -> None:
+        f.write(b"new, half")
+        raise RuntimeError("killed")
+
+    with pytest.raises(RuntimeError):
+        resumable.atomic_write(path, half)
+    assert path.read_bytes() == b"old" and os.listdir(tmp_path) == ["f.bin"]
+
+
+def test_changed_key_names_the_first_difference() -> None:
+    a = {"game": "paladin", "ppo": {"n_steps": 64}, "total_steps": 10, "run_dir": "a",
+         "opponents": {"weights": {"random": 1.0}}}
+    assert resumable.changed_key(a, {**a, "total_steps": 99, "run_dir": "b"}) is None
+    b = {**a, "opponents": {"weights": {"random": 1.0, "heuristic": 1.0}}}
+    assert resumable.changed_key(a, b).startswith("opponents.weights")
+    # the order of a weight table is the order entries are drawn in: a change
+    c = {**b, "opponents": {"weights": {"heuristic": 1.0, "random": 1.0}}}
+    assert resumable.changed_key(b, c).startswith("opponents.weights")
+    assert resumable.changed_key(a, {**a, "ppo": {}}).startswith("ppo.n_steps (64")
+
+
+def test_several_batched_envs_resume_bit_for_bit_too(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two envs in the batched vec env (as the shipped configs): stopped by a fault after the
+    second state, resumed, the same weights and curve as uninterrupted."""
+    from training.config import config_from_dict
+
+    data = {**resume_config_data(tmp_path / "whole"), "n_envs": 2, "total_steps": 768}
+    whole = train(config_from_dict(data), progress=False)
+    cut = tmp_path / "cut"
+    fsync, writes = resumable._fsync, []
+
+    def failing_fsync(f: Any) -> None:
+        if ".pkl.tmp-" in f.name:
+            writes.append(f.name)
+            if len(writes) == 3:
+                raise OSError("injected")
+        fsync(f)
+
+    monkeypatch.setattr(resumable, "_fsync", failing_fsync)
+    with pytest.raises(OSError, match="injected"):
+        train(config_from_dict({**data, "run_dir": str(cut)}), progress=False)
+    monkeypatch.setattr(resumable, "_fsync", fsync)
+    result = resume_run(cut, progress=False)
+    assert result.steps == whole.steps == 768
+    assert ([(p.step, p.win_rate) for p in read_csv(result.curve_csv)]
+            == [(p.step, p.win_rate) for p in read_csv(whole.curve_csv)])
+    a, b = read_policy_state(result.final), read_policy_state(whole.final)
+    assert all(torch.equal(a[k], b[k]) for k in b)
