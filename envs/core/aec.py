@@ -254,8 +254,13 @@ class CardGameEnv(AECEnv, EzPickle):
         return {"observation": engine.observation(seat), "action_mask": mask}
 
     def last(self, observe: bool = True) -> tuple:
+        """PettingZoo's ``last()``, inlined (one call less per decision), with a clear error
+        once every agent has left the game."""
+        agent = self.agent_selection
+        assert agent is not None
         try:
-            return super().last(observe)
+            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                    self.terminations[agent], self.truncations[agent], self.infos[agent])
         except KeyError:
             if not self.agents:
                 raise self._game_over() from None
@@ -285,7 +290,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         engine = self.engine
         events = engine.events
-        self._event_cursor[agent] = len(events)
+        self._event_cursor[agent] = len(events._events) + events._twins  # len(events), inlined
         events.step = len(self._actions)
         engine.apply(action)
         self._actions.append(action)

@@ -65,6 +65,18 @@ def _decoded(decode: Callable[..., Data] | None, fields: tuple[str, ...], values
     return decode(*values) if decode else dict(zip(fields, values))
 
 
+#: every declared :class:`Spec` and :class:`Twin`, by number. Log entries name their kind by this
+#: number, not by the object: an entry that holds only numbers (ints, bools, None, tuples of
+#: them) is one the garbage collector stops tracking at its first pass, so the events of a long
+#: game do not pile up in the older generations that full collections walk
+KINDS: list[Spec | Twin] = []
+
+
+def _register(kind: Spec | Twin) -> None:
+    object.__setattr__(kind, "number", len(KINDS))
+    KINDS.append(kind)
+
+
 @dataclass(frozen=True)
 class Spec:
     """One kind of event, declared once per engine so that emitting passes raw values only.
@@ -79,6 +91,11 @@ class Spec:
     text: Text
     fields: tuple[str, ...]
     decode: Callable[..., Data] | None = None
+    #: its index in :data:`KINDS` (what a log entry stores)
+    number: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _register(self)
 
     def data(self, values: tuple) -> Data:
         return _decoded(self.decode, self.fields, values)
@@ -100,6 +117,10 @@ class Twin:
     private: Spec
     fields: tuple[str, ...]
     decode: Callable[..., Data] | None = None
+    number: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _register(self)
 
     def events(self, step: int, seat: int, values: tuple,
                private: bool = True) -> tuple[Event, ...]:
@@ -130,8 +151,9 @@ class EventLog:
     __slots__ = ("_events", "_twins", "on", "step")
 
     def __init__(self, on: bool = True) -> None:
-        #: entries: (step, Spec | Twin, to, *raw values) or (step, kind, text or template, to,
-        #: data, whether text is a template); one flat tuple each: less memory per event
+        #: entries: (step, Spec or Twin number in KINDS, to, raw values) or (step, kind, text
+        #: or template, to, data, whether text is a template); the raw values are the tuple
+        #: the emitting call packed its arguments into, stored as they are (no second tuple)
         self._events: list[tuple | Event] = []
         self._twins = 0  # twin entries (two events each): len() counts events
         self.step = 0
@@ -170,11 +192,11 @@ class EventLog:
 
     def note(self, spec: Spec, to: int | None, *values: Any) -> None:
         """Record an event of ``spec`` from raw values (``to=None``: public)."""
-        self._events.append((self.step, spec, to, *values))
+        self._events.append((self.step, spec.number, to, values))
 
     def twin(self, twin: Twin, seat: int, *values: Any) -> None:
         """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
-        self._events.append((self.step, twin, seat, *values))
+        self._events.append((self.step, twin.number, seat, values))
         self._twins += 1
 
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
@@ -194,9 +216,10 @@ class EventLog:
             if entry.visible_to(seat):
                 yield entry
             return
-        spec = entry[1]
-        if spec.__class__ is not str:  # (step, Spec | Twin, to, *raw values)
-            step, to, values = entry[0], entry[2], entry[3:]
+        number = entry[1]
+        if number.__class__ is int:  # (step, Spec | Twin number, to, raw values)
+            step, _, to, values = entry
+            spec = KINDS[number]
             if spec.__class__ is Twin:
                 yield from spec.events(step, to, values, seat is None or seat == to)
             elif seat is None or to is None or to == seat:
@@ -223,7 +246,7 @@ class EventLog:
         while index > 0 and at > position:  # positions asked for are recent: walk back
             index -= 1
             entry = entries[index]
-            at -= 2 if entry.__class__ is tuple and entry[1].__class__ is Twin else 1
+            at -= 2 if entry.__class__ is tuple and _is_twin(entry[1]) else 1
         return index
 
     def visible(self, seat: int | None, start: int = 0) -> list[Event]:
@@ -250,12 +273,14 @@ class EventLog:
                     kept.append(entry)
                 continue
             spec = entry[1]
+            if spec.__class__ is int:
+                spec = KINDS[spec]
             if spec.__class__ is Twin:
                 if entry[2] == seat:
                     kept.append(entry)
                     new._twins += 1
                 else:
-                    kept.extend(spec.events(entry[0], entry[2], entry[3:], private=False))
+                    kept.extend(spec.events(entry[0], entry[2], entry[3], private=False))
                 continue
             to = entry[2] if spec.__class__ is not str else entry[3]
             if to is None or to == seat:
@@ -265,6 +290,12 @@ class EventLog:
     def as_dicts(self) -> list[dict[str, Any]]:
         """Every event as :meth:`Event.as_dict` (what game records store)."""
         return [e.as_dict() for e in self]
+
+
+def _is_twin(kind: Any) -> bool:
+    """Whether an entry's kind (a :data:`KINDS` number or an :meth:`EventLog.emit` kind) is a
+    :class:`Twin`'s."""
+    return kind.__class__ is int and KINDS[kind].__class__ is Twin
 
 
 def seat_list(seats: Sequence[int]) -> str:

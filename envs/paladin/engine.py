@@ -114,6 +114,15 @@ _TAKE_BACK = Spec("take_back", "player_{player} took back a card from mission {m
                   ("player", "mission"))
 _DISCARD = Spec("discard", "player_{player} discarded a card from mission {mission} face down",
                 ("player", "mission"))
+_ROUND = Spec("round", _round_text, ("round", "rounds", "dealer", "missions"))
+_DEAL = Spec("deal", _deal_text, ("dealer", "counts"),
+             lambda dealer, counts: {"dealer": dealer, "counts": list(counts)})
+_HAND = Spec("hand", _hand_text, ("player", "cards", "hand"),
+             lambda p, kinds, counts: {"player": p, "cards": [KIND_NAMES[k] for k in kinds],
+                                       "hand": [KIND_NAMES[k] for k in kinds_of(counts)]})
+_ROUND_OVER = Spec("round_over", _round_over_text, ("round", "scores"))
+_RESHUFFLE = Spec("reshuffle", "the {cards} discarded paladins were shuffled into a new paladin "
+                  "deck", ("cards",))
 _MISSION_WON = Spec("mission_won", "player_{player} won mission {mission} (M{honour}, {honour} "
                     "honour) with {card}; score {score}",
                     ("player", "mission", "honour", "card", "score"),
@@ -257,7 +266,8 @@ class PaladinEngine(GameEngine):
             for kind in kinds:
                 self._gain(seat, kind)
         self._deal(skip=set(rigged_hands))
-        self._announce_deal([kinds_of(self.hands[s]) for s in range(n)], first=True)
+        if self.events.on:
+            self._announce_deal([kinds_of(self.hands[s]) for s in range(n)], first=True)
         self._start_round()
 
     def _start_round(self) -> None:
@@ -297,10 +307,9 @@ class PaladinEngine(GameEngine):
         for seat in range(n):
             w[self.i_dealer[seat]] = 1.0 if seat == self.dealer else 0.0
         self._write_piles()
-        honours = self.mission_honour[:n]
         if self.events.on:
-            self.events.emit_lazy("round", _round_text, round=self.rounds_played + 1,
-                                  rounds=self.num_rounds, dealer=self.dealer, missions=honours)
+            self.events.note(_ROUND, None, self.rounds_played + 1, self.num_rounds, self.dealer,
+                             self.mission_honour[:n])
         self._set_turn(CHOOSE_START, self.dealer)
 
     # -- cards moving ------------------------------------------------------------------------------
@@ -328,8 +337,7 @@ class PaladinEngine(GameEngine):
             if not self.discard:
                 return None
             if self.events.on:
-                self.events.emit("reshuffle", f"the {len(self.discard)} discarded paladins were "
-                                 "shuffled into a new paladin deck", cards=len(self.discard))
+                self.events.note(_RESHUFFLE, None, len(self.discard))
             self.deck = shuffled(self.discard, self.rng)
             self.discard = []
             self.discard_up = [0] * NUM_KINDS
@@ -363,13 +371,10 @@ class PaladinEngine(GameEngine):
         events = self.events
         if not events.on:
             return
-        events.emit_lazy("deal", _deal_text, dealer=self.dealer,
-                         counts=[len(kinds) for kinds in received])
-        for seat, kinds in enumerate(received):
+        events.note(_DEAL, None, self.dealer, tuple(map(len, received)))
+        for seat, kinds in enumerate(received):  # raw kinds and counts, named when read
             if kinds or first:
-                events.emit_lazy("hand", _hand_text, to=seat, player=seat,
-                                 cards=[KIND_NAMES[k] for k in kinds],
-                                 hand=[KIND_NAMES[k] for k in kinds_of(self.hands[seat])])
+                events.note(_HAND, seat, seat, kinds, tuple(self.hands[seat]))
 
     def _write_piles(self) -> None:
         w = self.w
@@ -619,10 +624,9 @@ class PaladinEngine(GameEngine):
     def _end_round(self) -> None:
         n = self.num_players
         self.rounds_played += 1
-        scores = [self._score(s) for s in range(n)]
         if self.events.on:
-            self.events.emit_lazy("round_over", _round_over_text, round=self.rounds_played,
-                                  scores=scores)
+            self.events.note(_ROUND_OVER, None, self.rounds_played,
+                             [self._score(s) for s in range(n)])
         if len(self.mission_deck) < n:
             self.over = True
             self.w[self.i_round[0]] = 1.0

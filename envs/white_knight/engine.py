@@ -164,6 +164,8 @@ _OFFER = Spec("draft_offer", _offer_text, ("player", "treasures"),
 _DRAFT = Spec("draft", "player_{player} kept {treasure}", ("player", "treasure", "forced"),
               lambda p, kind, forced: {"player": p, "treasure": TREASURE_NAMES[kind],
                                        "forced": forced})
+_HAND = Spec("hand", _dealt_text, ("player", "hand"),
+             lambda p, counts: {"player": p, "hand": _attack_list(counts)})
 
 #: observation pieces that describe the current battle (a contiguous block of the layout)
 BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
@@ -386,9 +388,8 @@ class WhiteKnightEngine(GameEngine):
             events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
                         f"city durability {self.city}; {SEAT[start]} was chosen to draw first",
                         hand_size=self.rules.hand_size, city=self.city, start=start)
-            for seat in range(n):
-                events.emit_lazy("hand", _dealt_text, to=seat, player=seat,
-                                 hand=_attack_list(self.hands[seat]))
+            for seat in range(n):  # counts copied, named when read
+                events.note(_HAND, seat, seat, tuple(self.hands[seat]))
         self._turn(start)
 
     def _new_battle_state(self) -> None:
