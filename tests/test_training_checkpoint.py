@@ -179,3 +179,125 @@ def test_corrupt_files(ckpt: Path, tmp_path: Path) -> None:
 
 def test_checkpoint_errors_are_value_errors() -> None:
     assert issubclass(CheckpointError, ValueError)
+
+
+# -- issue 18 items 3 and 4: bounded reads, finite weights ------------------------------------
+def _forge(src: Path, folder: Path, member: str, write: object) -> Path:
+    """A copy of the checkpoint whose ``member`` is rewritten by ``write(handle)``, with its
+    card re-stamped (whoever makes the zip also writes the card, so the SHA matches)."""
+    target = folder / "forged.zip"
+    folder.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            if info.filename == member:
+                with new.open(member, "w", force_zip64=True) as handle:
+                    write(handle)  # type: ignore[operator]
+            else:
+                new.writestr(info.filename, old.read(info.filename))
+    card = json.loads(src.with_suffix(".json").read_text())
+    checkpoint.write_card(target, card)
+    return target
+
+
+class _Decompressed(BaseException):
+    """Raised if anything decompresses a zip member (not an Exception: nothing swallows it)."""
+
+
+@pytest.mark.parametrize("member", ["policy.pth", "policy.optimizer.pth"])
+def test_an_oversized_member_is_refused_before_it_is_read(
+        ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, member: str) -> None:
+    """Issue 18 item 3: a 1 MB zip holding a huge member used to be decompressed whole."""
+
+    def zeros(handle: object) -> None:
+        block = bytes(1 << 20)
+        for _ in range(64):  # 64 MiB of zeros: about 64 KB compressed
+            handle.write(block)  # type: ignore[attr-defined]
+
+    forged = _forge(ckpt, tmp_path, member, zeros)
+    assert forged.stat().st_size < 2 * ckpt.stat().st_size
+
+    def no_decompression(self: object, *args: object) -> bytes:
+        raise _Decompressed(member)
+
+    monkeypatch.setattr(zipfile.ZipExtFile, "read", no_decompression)
+    with pytest.raises(CheckpointError, match=f"member '{member}' would unpack to 67,108,864 "
+                                              "bytes; its card's network needs at most"):
+        load_actor(forged, "paladin")
+
+
+def test_a_card_may_not_declare_a_huge_network(ckpt: Path, tmp_path: Path) -> None:
+    copy = copy_pair(ckpt, tmp_path)
+    card = json.loads(copy.with_suffix(".json").read_text())
+    edit_card(copy, policy=dict(card["policy"], net_arch=[200_000, 200_000]))
+    with pytest.raises(CheckpointError, match=r"makes a network of [\d,]+ parameters .* at "
+                                              r"most 50,000,000 are allowed"):
+        load_actor(copy, "paladin")
+    edit_card(copy, policy=dict(card["policy"], net_arch=[32, True]))
+    with pytest.raises(CheckpointError, match=r"policy\.net_arch must be a list of positive"):
+        load_actor(copy, "paladin")
+
+
+def test_a_card_nested_deep_or_huge_is_one_line(ckpt: Path, tmp_path: Path) -> None:
+    """Issue 18 item 5: a card JSON nested 100,000 deep raised RecursionError."""
+    copy = copy_pair(ckpt, tmp_path)
+    card_path = copy.with_suffix(".json")
+    card_path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CheckpointError, match="nested 100000 deep; at most 32"):
+        load_actor(copy, "paladin")
+    card_path.write_text(json.dumps({"pad": "x" * (checkpoint.MAX_CARD_BYTES + 1)}))
+    with pytest.raises(CheckpointError, match="larger than 1,048,576 bytes"):
+        load_actor(copy, "paladin")
+
+
+def test_a_card_act_typo_is_refused(ckpt: Path, tmp_path: Path) -> None:
+    """Issue 18: a card with "act": "gredy" silently sampled."""
+    copy = copy_pair(ckpt, tmp_path)
+    card = json.loads(copy.with_suffix(".json").read_text())
+    edit_card(copy, policy=dict(card["policy"], act="gredy"))
+    with pytest.raises(CheckpointError, match=r"policy\.act must be 'greedy' or 'sample', got "
+                                              '"gredy"'):
+        parse_spec(str(copy), "paladin")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("-inf")])
+def test_non_finite_weights_never_load(ckpt: Path, tmp_path: Path, value: float,
+                                       capsys: pytest.CaptureFixture) -> None:
+    """Issue 18 item 4: a NaN checkpoint played the first legal move forever, and a -inf bias
+    ended an eval with an error that blamed the env."""
+    import io
+
+    import torch
+
+    from training.cli import main
+
+    with zipfile.ZipFile(ckpt) as archive:
+        state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    state["action_net.bias"][:] = value
+
+    def poisoned(handle: object) -> None:
+        torch.save(state, handle)
+
+    forged = _forge(ckpt, tmp_path, "policy.pth", poisoned)
+    with pytest.raises(checkpoint.NonFiniteWeightsError, match=r"non-finite weights \(NaN or "
+                                                               r"infinity in action_net.bias\)"):
+        load_actor(forged, "paladin")
+    assert main(["eval", "paladin", "--players", str(forged), "random", "--games", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "non-finite weights" in err and len(err.strip().splitlines()) == 1
+
+
+def test_non_finite_weights_are_never_saved(tmp_path: Path) -> None:
+    import torch
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from tests.training_support import tiny_config
+    from training.train import build_model, make_env, policy_card
+
+    cfg = tiny_config(tmp_path / "run")
+    model = build_model(cfg, DummyVecEnv([lambda: make_env(cfg, 0)]), None)
+    with torch.no_grad():
+        next(model.policy.parameters())[0, 0] = float("nan")
+    card = checkpoint.make_card(cfg.game, policy_card(cfg), cfg.to_dict(), {"steps": 0})
+    with pytest.raises(checkpoint.NonFiniteWeightsError, match="not saved"):
+        checkpoint.save(model, tmp_path / "nan", card)
+    assert not list(tmp_path.glob("nan*"))

@@ -159,3 +159,21 @@ def test_train_bench_measures_the_game_against_a_trivial_env(
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert int(cells[2]) > 10  # learner steps per episode
     assert float(cells[3].replace(",", "")) > 0 and float(cells[4].replace(",", "")) > 0
+
+
+def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Issue 18 item 4: ``learning_rate: 1e30`` trained, "succeeded" and saved NaN weights."""
+    cfg = tiny_config(tmp_path / "run", ppo={"n_steps": 64, "batch_size": 64, "n_epochs": 1,
+                                             "learning_rate": 1e30},
+                      eval={"every": 64, "games": 3, "table_sizes": [3]})
+    path = tmp_path / "diverge.yaml"
+    path.write_text(yaml.safe_dump(cfg.to_dict()))
+    assert main(["train", "--config", str(path), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert "training diverged after 128 steps" in err and "learning_rate 1e+30" in err
+    assert f"the last finite checkpoint is {tmp_path / 'run' / 'best.zip'} (from step 64)" in err
+    actor, card = load_actor(tmp_path / "run" / "best.zip", "paladin")  # finite: it loads
+    assert card["training"]["steps"] == 64
+    assert not (tmp_path / "run" / "final.zip").exists()

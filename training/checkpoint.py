@@ -10,6 +10,13 @@ damaged file fails with a message that says which, instead of a shape error deep
 Weights are read from the zip's ``policy.pth`` with ``torch.load(weights_only=True)`` on CPU:
 plain tensors, never pickled objects, and no SB3 import is needed to play a checkpoint.
 The zip stays a normal SB3 file, so ``MaskablePPO.load`` can resume training from it.
+
+Both files are untrusted, and whoever makes the zip also writes the card, so the SHA-256 does
+not bound anything: the card is read with a size and nesting bound, the network it declares
+is bounded (:data:`MAX_NETWORK_PARAMETERS`), and every zip member's declared size is checked
+against what that network needs before a byte is decompressed (:func:`check_zip_members`).
+Weights must be finite: :func:`save` refuses a model with a NaN or infinite weight, and
+:func:`load_actor` refuses such a checkpoint, so a diverged model never plays.
 """
 
 from __future__ import annotations
@@ -21,7 +28,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from envs.core.registry import game_entry, game_module
+from envs.core.untrusted_json import read_json_file
 from training.numpy_net import NumpyActor
 
 CARD_FORMAT = "roundtable-checkpoint/1"
@@ -42,8 +52,58 @@ POLICY_TYPES: dict[str, tuple[type, str]] = {
 }
 
 
+#: Bounds of what a checkpoint may hold. A card is a few KB (the shipped ones under 8 KB); a
+#: network above 50M parameters (200 MB of float32 weights, 80× the shipped ones) is refused
+#: in a config and in a card. A zip member may unpack to at most three copies of the card's
+#: network (``policy.optimizer.pth`` holds Adam's two moments per weight) plus some slack
+#: for SB3's small members; the zip may hold at most ``MAX_ZIP_MEMBERS`` members.
+MAX_CARD_BYTES = 1024 * 1024
+MAX_CARD_DEPTH = 32
+MAX_NETWORK_PARAMETERS = 50_000_000
+MEMBER_SLACK_BYTES = 4 * 1024 * 1024
+MAX_ZIP_MEMBERS = 32
+
+
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used: missing, corrupt, or made for something else."""
+
+
+class NonFiniteWeightsError(CheckpointError):
+    """A model or checkpoint with a NaN or infinite weight: it would play nonsense."""
+
+
+def network_parameters(input_size: int, net_arch: list[int], num_actions: int) -> int:
+    """Parameters of an SB3 MlpPolicy with ``net_arch`` for both the actor and the critic:
+    two MLPs, the action head and the value head."""
+    total, width = 0, input_size
+    for layer in net_arch:
+        total += width * layer + layer
+        width = layer
+    return 2 * total + width * num_actions + num_actions + width + 1
+
+
+def check_network_size(input_size: int, net_arch: list[int], num_actions: int,
+                       what: str) -> int:
+    """The network's parameter count; ``ValueError`` naming ``what`` if it is too large."""
+    count = network_parameters(input_size, net_arch, num_actions)
+    if count > MAX_NETWORK_PARAMETERS:
+        raise ValueError(
+            f"{what} {list(net_arch)} makes a network of {count:,} parameters "
+            f"({count * 4 / 2**30:.1f} GiB of float32 weights, before the optimizer's copies); "
+            f"at most {MAX_NETWORK_PARAMETERS:,} are allowed (the shipped networks have "
+            "about 600,000)")
+    return count
+
+
+def nonfinite_weight(state: dict[str, Any]) -> str | None:
+    """The name of the first tensor of ``state`` holding a NaN or an infinity, else None."""
+    for name, value in state.items():
+        if hasattr(value, "detach"):
+            value = value.detach().cpu().numpy()
+        array = np.asarray(value)
+        if array.dtype.kind in "fc" and not np.isfinite(array).all():
+            return str(name)
+    return None
 
 
 def engine_class(game: str) -> type:
@@ -72,7 +132,11 @@ def card_path_for(model_path: Path) -> Path:
 
 
 def sha256_of(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
@@ -100,9 +164,12 @@ def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
 
 def read_card(card_path: Path) -> dict[str, Any]:
     try:
-        card = json.loads(card_path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        card = read_json_file(card_path, f"corrupt checkpoint card {card_path}",
+                              max_bytes=MAX_CARD_BYTES, max_depth=MAX_CARD_DEPTH)
+    except OSError as err:
         raise CheckpointError(f"corrupt checkpoint card {card_path}: {err}") from None
+    except ValueError as err:
+        raise CheckpointError(str(err)) from None
     if not isinstance(card, dict):
         raise CheckpointError(f"corrupt checkpoint card {card_path}: not a JSON object")
     missing = [k for k in REQUIRED_KEYS if k not in card]
@@ -114,7 +181,62 @@ def read_card(card_path: Path) -> dict[str, Any]:
         )
     _check_types(card, CARD_TYPES, card_path, "")
     _check_types(card["policy"], POLICY_TYPES, card_path, "policy.")
+    _check_policy(card, card_path)
     return card
+
+
+def _check_policy(card: dict[str, Any], card_path: Path) -> None:
+    """The card's network: sizes that make sense and fit the bound, a known way to act."""
+    for key in ("observation_size", "num_actions"):
+        if not 0 < card[key] <= MAX_NETWORK_PARAMETERS:
+            raise CheckpointError(f"corrupt checkpoint card {card_path}: {key} must be a "
+                                  f"positive size, got {card[key]}")
+    policy = card["policy"]
+    act = policy.get("act", "greedy")
+    if act not in ("greedy", "sample"):
+        raise CheckpointError(f"corrupt checkpoint card {card_path}: policy.act must be "
+                              f"'greedy' or 'sample', got {json.dumps(act)}")
+    net_arch = policy.get("net_arch")
+    if net_arch is None:
+        return
+    if not net_arch or not all(isinstance(w, int) and not isinstance(w, bool) and w > 0
+                               for w in net_arch):
+        raise CheckpointError(f"corrupt checkpoint card {card_path}: policy.net_arch must be a "
+                              f"list of positive layer widths, got {json.dumps(net_arch)[:80]}")
+    try:
+        check_network_size(input_size(card), net_arch, card["num_actions"],
+                           f"checkpoint card {card_path}: policy.net_arch")
+    except ValueError as err:
+        raise CheckpointError(str(err)) from None
+
+
+def member_limit(card: dict[str, Any]) -> int:
+    """The most bytes one zip member of this card's checkpoint may unpack to."""
+    net_arch = card["policy"].get("net_arch")
+    count = (network_parameters(input_size(card), net_arch, card["num_actions"]) if net_arch
+             else MAX_NETWORK_PARAMETERS)
+    return 3 * 4 * count + MEMBER_SLACK_BYTES
+
+
+def check_zip_members(zip_path: Path, card: dict[str, Any]) -> None:
+    """Refuse, before anything is decompressed, a zip whose members would unpack to more than
+    the card's network needs (:func:`member_limit`), or that holds too many members.
+    ``zipfile`` never returns more bytes than a member declares (it fails the CRC check
+    instead), so checking the declared sizes bounds the memory of every later read."""
+    limit = member_limit(card)
+    try:
+        with zipfile.ZipFile(zip_path) as archive:
+            members = archive.infolist()
+    except (OSError, zipfile.BadZipFile, ValueError) as err:
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: {err}") from None
+    if len(members) > MAX_ZIP_MEMBERS:
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: {len(members)} members; an SB3 "
+                              f"checkpoint holds 6 (at most {MAX_ZIP_MEMBERS} allowed)")
+    for info in members:
+        if info.file_size > limit:
+            raise CheckpointError(
+                f"checkpoint {zip_path}: member {info.filename!r} would unpack to "
+                f"{info.file_size:,} bytes; its card's network needs at most {limit:,}")
 
 
 def _check_types(data: dict[str, Any], types: dict[str, tuple[type, str]], card_path: Path,
@@ -173,6 +295,9 @@ def open_checkpoint(path: str | Path, game: str | None = None) -> tuple[Path, di
     card = read_card(card_path)
     check_card(card, card_path, game)
     try:
+        if zip_path.stat().st_size > MAX_ZIP_MEMBERS * member_limit(card):
+            raise CheckpointError(f"checkpoint {zip_path} is {zip_path.stat().st_size:,} bytes, "
+                                  "more than its card's network can need")
         digest = sha256_of(zip_path)
     except OSError as err:
         raise CheckpointError(f"cannot read checkpoint {zip_path}: {err.strerror}") from None
@@ -181,17 +306,30 @@ def open_checkpoint(path: str | Path, game: str | None = None) -> tuple[Path, di
             f"checkpoint {zip_path} does not match its card (SHA-256 differs): the file is "
             "corrupt or was replaced"
         )
+    check_zip_members(zip_path, card)
     return zip_path, card
 
 
-def read_policy_state(zip_path: Path) -> dict[str, Any]:
-    """The tensors of the zip's ``policy.pth`` (``weights_only``: no pickled objects run)."""
+def read_policy_state(zip_path: Path, max_bytes: int | None = None) -> dict[str, Any]:
+    """The tensors of the zip's ``policy.pth`` (``weights_only``: no pickled objects run).
+
+    ``max_bytes`` (default: the largest network allowed) bounds the member, checked on its
+    declared size before it is decompressed (:func:`check_zip_members` explains why that
+    suffices)."""
     import torch
 
+    limit = 3 * 4 * MAX_NETWORK_PARAMETERS if max_bytes is None else max_bytes
     try:
         with zipfile.ZipFile(zip_path) as archive:
-            state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu",
-                               weights_only=True)
+            size = archive.getinfo("policy.pth").file_size
+            if size > limit:
+                raise CheckpointError(f"checkpoint {zip_path}: policy.pth would unpack to "
+                                      f"{size:,} bytes; at most {limit:,} are allowed")
+            with archive.open("policy.pth") as member:
+                data = member.read(limit + 1)
+            state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except CheckpointError:
+        raise
     # A damaged pickle stream can fail in many ways inside torch.load (UnpicklingError,
     # IndexError, struct.error, ...); whatever the cause, the file is unusable.
     except Exception as err:
@@ -205,7 +343,12 @@ def read_policy_state(zip_path: Path) -> dict[str, Any]:
 def load_actor(path: str | Path, game: str | None = None) -> tuple[NumpyActor, dict[str, Any]]:
     """Checked load of a checkpoint's actor as numpy arrays, on CPU; returns (actor, card)."""
     zip_path, card = open_checkpoint(path, game)
-    state = read_policy_state(zip_path)
+    state = read_policy_state(zip_path, member_limit(card))
+    bad = nonfinite_weight(state)
+    if bad is not None:
+        raise NonFiniteWeightsError(
+            f"checkpoint {zip_path} holds non-finite weights (NaN or infinity in {bad}): its "
+            "training diverged, so it cannot play; use an earlier checkpoint")
     try:
         actor = NumpyActor.from_state_dict(state, card["policy"].get("activation", "tanh"))
     except (KeyError, RuntimeError, ValueError, AttributeError, TypeError) as err:
@@ -241,9 +384,19 @@ def make_card(game: str, policy: dict[str, Any], config: dict[str, Any],
     }
 
 
+def check_finite_model(model: Any, what: str = "the model") -> None:
+    """``NonFiniteWeightsError`` if a live SB3 model's policy holds a NaN or an infinity."""
+    bad = nonfinite_weight(model.policy.state_dict())
+    if bad is not None:
+        raise NonFiniteWeightsError(f"{what} has non-finite weights (NaN or infinity in "
+                                    f"{bad}): not saved")
+
+
 def save(model: Any, path: str | Path, card: dict[str, Any]) -> Path:
-    """Save an SB3 model as ``<path>.zip`` and its card as ``<path>.json``; returns the zip."""
+    """Save an SB3 model as ``<path>.zip`` and its card as ``<path>.json``; returns the zip.
+    A model with a non-finite weight is refused (:class:`NonFiniteWeightsError`)."""
     zip_path = Path(path).with_suffix(".zip")
+    check_finite_model(model, f"the model to save as {zip_path}")
     zip_path.parent.mkdir(parents=True, exist_ok=True)
     model.save(zip_path)
     return write_card(zip_path, card)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from training.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
+from training.outputs import check_new_file
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
@@ -293,16 +294,19 @@ def _add_exploit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="PATH", help="save the exploiter as a checkpoint")
     parser.add_argument("--record", action="store_true",
                         help="write the result into the checkpoint's card (leaderboard column)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace an existing --json file or --save checkpoint")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _run_exploit(args: argparse.Namespace) -> int:
     from training.exploit import main as exploit_main
 
-    if args.json:  # before the training, not after it
-        check_output_file(args.json, "--json")
+    if args.json:  # before the training, not after it (exploit() checks --save and --record)
+        check_new_file(args.json, "--json", overwrite=args.overwrite, example="exploit.json")
     return exploit_main(args.checkpoint, args.steps, args.players, args.games, args.seed,
-                        args.workers, args.json, args.save, args.record, not args.no_progress)
+                        args.workers, args.json, args.save, args.record, not args.no_progress,
+                        overwrite=args.overwrite)
 
 
 # -- replay -------------------------------------------------------------------------------------

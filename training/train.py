@@ -8,6 +8,10 @@ One run directory per training run (refused if it exists, unless ``overwrite``):
     <run_dir>/best.zip + best.json the best checkpoint by the selection baseline
     <run_dir>/final.zip + final.json
 
+A run whose loss or weights become non-finite (NaN or infinity, e.g. from a learning rate far
+too large) stops at the next rollout with one line (:class:`TrainingDivergedError`) that names
+the last finite checkpoint it saved; no checkpoint with non-finite weights is ever written.
+
 The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` DummyVecEnv copies
 (the fast setting on 2 cores, see docs/performance.md). A callback adds a frozen numpy snapshot of
 the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
@@ -18,6 +22,7 @@ win rate / fair share against ``eval.select``) is saved as ``best``.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
@@ -39,6 +44,10 @@ from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 from training.rundir import check_run_dir, fresh_run_dir
 from training.selfplay import OpponentPool, SelfPlayEnv
+
+
+class TrainingDivergedError(ValueError):
+    """The loss or the weights became NaN or infinite: the run cannot go on."""
 
 
 @dataclass
@@ -150,6 +159,7 @@ class SelfPlayCallback(BaseCallback):
         self.league = LeagueTracker(cfg.league.window, cfg.league.min_games)
         self.bar: Any = None
         self.postfix: dict[str, str] = {}
+        self.best_step: int | None = None  # the step of the saved best checkpoint
 
     def _on_training_start(self) -> None:
         if self.progress:
@@ -182,9 +192,38 @@ class SelfPlayCallback(BaseCallback):
         if self.cfg.league.pfsp > 0:  # PFSP: the pools draw by the learner's recent failures
             self.training_env.env_method("set_win_rates", self.league.win_rates())
 
+    def _on_rollout_start(self) -> None:
+        self.check_finite()  # right after each PPO update, before the learner plays again
+
     def _on_training_end(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+    def check_finite(self) -> None:
+        """Stop the run (:class:`TrainingDivergedError`) if the last PPO update left a
+        non-finite loss or weight; the message names the last finite checkpoint."""
+        loss = self.logger.name_to_value.get("train/loss") if self.logger else None
+        problem = None
+        if loss is not None and not math.isfinite(loss):
+            problem = f"the PPO loss is {loss}"
+        else:
+            bad = checkpoint.nonfinite_weight(self.model.policy.state_dict())
+            if bad is not None:
+                problem = f"weight {bad} holds a NaN or an infinity"
+        if problem is None:
+            return
+        if self.bar is not None:
+            self.bar.close()
+        best = self.run_dir / "best.zip"
+        kept = (f"the last finite checkpoint is {best} (from step {self.best_step:,})"
+                if self.best_step is not None else
+                "no checkpoint was saved before it (the first evaluation comes at step "
+                f"{self.cfg.eval.every:,}, eval.every)")
+        rate = self.cfg.ppo.get("learning_rate")
+        hint = (f" (ppo.learning_rate {rate:g} may be too large)" if rate is not None
+                else "")
+        raise TrainingDivergedError(
+            f"training diverged after {self.num_timesteps:,} steps: {problem}{hint}; {kept}")
 
     def add_snapshot(self) -> None:
         """Freeze the learner into every env's opponent pool."""
@@ -211,6 +250,7 @@ class SelfPlayCallback(BaseCallback):
         if score > self.best_score:
             self.best_score = score
             self.save("best", steps, wall)
+            self.best_step = steps
         write_csv(self.points, self.run_dir / "curve.csv")
         plot(self.points, self.run_dir / "curve.png",
              f"{cfg.game}: learner vs baselines ({Path(cfg.run_dir).name})", SHIPPING_BARS)
@@ -287,6 +327,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
             start = time.perf_counter()
             callback = SelfPlayCallback(cfg, run_dir, progress, start, prior)
             model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
+            callback.check_finite()  # the last PPO update, after the last rollout
             if not callback.points or callback.points[-1].step != model.num_timesteps:
                 callback.run_evaluation()
             wall = time.perf_counter() - start
