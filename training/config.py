@@ -333,15 +333,12 @@ def config_from_dict(data: Any, source: str = "config") -> TrainConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read and validate a YAML config; ``overrides`` replace top-level keys (e.g. run_dir)."""
-    import yaml
+    from training.untrusted_yaml import load_yaml_file
 
     p = Path(path)
     if not p.exists():
         raise ValueError(f"no config file {p}")
-    try:
-        data = yaml.safe_load(p.read_text())
-    except yaml.YAMLError as err:
-        raise ValueError(f"{p}: not valid YAML: {err}") from None
+    data = load_yaml_file(p)  # bounded: size, nesting, aliases; one-line errors
     if isinstance(data, dict) and overrides:
         data = {**data, **overrides}
     return config_from_dict(data, str(p))
