@@ -299,6 +299,24 @@ def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
         state.sample_world(3, np.random.default_rng(0))
 
 
+@pytest.mark.parametrize("game", sorted(SIZES))
+def test_sample_world_before_reset_and_a_bool_seat_are_clear_errors(game: str) -> None:
+    """Issue 18: ``sample_world`` before reset raised ``AttributeError: … 'peeks'``, and it
+    took ``True`` for seat 1."""
+    from envs.core.errors import EnvNotResetError
+
+    cls = game_module(game).raw_env.engine_cls
+    n = SIZES[game][0]
+    engine = cls(n, cls.rules_cls.from_kwargs(n, {}))
+    with pytest.raises(EnvNotResetError, match=r"sample_world\(\) before reset\(\)"):
+        engine.sample_world(0, np.random.default_rng(0))
+    state = next(engine_states(engine, range(1)))
+    for seat in (True, False, 1.0, "1", None):
+        with pytest.raises(ValueError, match="observer must be a seat"):
+            state.sample_world(seat, np.random.default_rng(0))  # type: ignore[arg-type]
+    state.sample_world(np.int64(1), np.random.default_rng(0))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("option", sorted(QUESTS_CHOICES))
 def test_quests_sampler_under_every_alternative_rule(option: str) -> None:

@@ -181,11 +181,11 @@ def test_a_game_without_events_is_not_narrated(monkeypatch) -> None:
 
 @pytest.mark.parametrize(("events", "match"), [
     ({"step": 1}, "must be a list"),
-    ([{"step": 1, "kind": "k"}], "malformed event"),
-    ([{"step": "x", "kind": "k", "text": "t"}], "malformed event"),
-    (["not an event"], "malformed event"),
-    ([{"step": 1, "kind": "k", "text": "t", "to": 3}], "not a seat of this 3-player game"),
-    ([{"step": 1, "kind": "k", "text": "t", "to": "player_1"}], "not a seat"),
+    ([{"step": 1, "kind": "k"}], "event #0: 'text' must be a string"),
+    ([{"step": "x", "kind": "k", "text": "t"}], "event #0: 'step' must be an integer >= 0"),
+    (["not an event"], "event #0 must be an object"),
+    ([{"step": 1, "kind": "k", "text": "t", "to": 3}], "'to' must be null or a seat from 0 to 2"),
+    ([{"step": 1, "kind": "k", "text": "t", "to": "player_1"}], "must be null or a seat"),
 ])
 def test_bad_recorded_events_are_refused(tmp_path, capsys, events, match: str) -> None:
     record = _record_with_events(events)

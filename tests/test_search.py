@@ -101,10 +101,21 @@ def test_search_ties_go_to_the_rollout_policys_own_move() -> None:
     assert play({0: 0.0, 1: 1.0, 2: 0.0, 3: 1.0}, own_move=3) == 3
 
 
-@pytest.mark.parametrize("spec", ["pimc:0", "pimc:", "pimc:x", "pimc:2:pimc:1", "pimc:2:nowhere"])
+@pytest.mark.parametrize("spec", ["pimc:0", "pimc:", "pimc:x", "pimc:2:pimc:1", "pimc:2:nowhere",
+                                  "pimc:²", "pimc:٣", "pimc:-1", "pimc:00"])
 def test_bad_search_specs_are_refused(spec: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"search spec|policy spec"):
         parse_spec(spec, "paladin")
+
+
+@pytest.mark.parametrize("spec", ["pimc:999999999", "pimc:257", "pimc:" + "9" * 5000])
+def test_a_search_budget_above_the_cap_is_refused_and_the_cap_named(spec: str) -> None:
+    """Issue 18: ``pimc:999999999`` was accepted and ran silently."""
+    from training.policies import MAX_PIMC_WORLDS
+
+    with pytest.raises(ValueError, match=f"more than the {MAX_PIMC_WORLDS} allowed"):
+        parse_spec(spec, "paladin")
+    assert parse_spec(f"pimc:{MAX_PIMC_WORLDS}", "paladin").worlds == MAX_PIMC_WORLDS
 
 
 def test_search_spec_takes_any_rollout_spec() -> None:

@@ -174,6 +174,6 @@ def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(
     assert len(err.splitlines()) == 1, err
     assert "training diverged after 128 steps" in err and "learning_rate 1e+30" in err
     assert f"the last finite checkpoint is {tmp_path / 'run' / 'best.zip'} (from step 64)" in err
-    actor, card = load_actor(tmp_path / "run" / "best.zip", "paladin")  # finite: it loads
+    _, card = load_actor(tmp_path / "run" / "best.zip", "paladin")  # finite: it loads
     assert card["training"]["steps"] == 64
     assert not (tmp_path / "run" / "final.zip").exists()

@@ -36,8 +36,12 @@ from training.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
 PIMC_PREFIX = "pimc:"
-PIMC_FORMAT = ("'pimc:N' or 'pimc:N:ROLLOUT' (N ≥ 1 worlds; ROLLOUT random, heuristic[:style] "
-               "or a checkpoint)")
+#: The most sampled worlds per decision a search spec may ask for: every world plays every
+#: legal action to the end, and ``pimc:8`` already costs about 1.3 s per 4-player game
+#: (docs/agents.md), so ``pimc:256`` is minutes per game; more is a typo or a hang.
+MAX_PIMC_WORLDS = 256
+PIMC_FORMAT = (f"'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to {MAX_PIMC_WORLDS} worlds; ROLLOUT "
+               "random, heuristic[:style] or a checkpoint)")
 STYLE_PREFIX = "heuristic:"
 
 
@@ -191,14 +195,22 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
 def _parse_pimc(text: str, game: str) -> PolicySpec:
     """``pimc:N[:ROLLOUT]``: the world count and the rollout spec (itself parsed and checked)."""
     worlds, _, rollout = text[len(PIMC_PREFIX):].partition(":")
-    if not worlds.strip().isdigit() or int(worlds) < 1:
-        raise ValueError(f"bad search spec {text!r}: use {PIMC_FORMAT}")
+    digits = worlds.strip()
+    shown = repr(text if len(text) <= 40 else text[:37] + "...")
+    # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
+    if not (digits.isascii() and digits.isdigit()) or int(digits[:9] or 0) < 1:
+        raise ValueError(f"bad search spec {shown}: use {PIMC_FORMAT}")
+    if len(digits) > 9 or int(digits) > MAX_PIMC_WORLDS:
+        raise ValueError(f"bad search spec {shown}: that many worlds per decision is more "
+                         f"than the {MAX_PIMC_WORLDS} allowed (each world plays every legal "
+                         "action to the end; pimc:8 already costs about 1.3 s per 4-player "
+                         "game)")
     rollout = rollout.strip() or "heuristic"
     if rollout.startswith(PIMC_PREFIX):
-        raise ValueError(f"bad search spec {text!r}: the rollout policy cannot search itself; "
+        raise ValueError(f"bad search spec {shown}: the rollout policy cannot search itself; "
                          f"use {PIMC_FORMAT}")
     inner = parse_spec(rollout, game)
-    return PolicySpec(text, "pimc", game, worlds=int(worlds), rollout=inner)
+    return PolicySpec(text, "pimc", game, worlds=int(digits), rollout=inner)
 
 
 def resolve_policy(spec: str, game: str, seed: int | None = None) -> Policy:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.cards import kinds_of, shuffled
+from envs.core.errors import EnvNotResetError
 from envs.core.events import EventLog
 
 
@@ -75,5 +76,11 @@ def observer_events(log: EventLog, observer: int) -> EventLog:
 
 
 def check_observer(engine: Any, observer: int) -> None:
-    if not 0 <= observer < engine.num_players:
+    """Refuse a game that was never dealt (``EnvNotResetError``) and an observer that is not a
+    seat of the table (``ValueError``; ``True`` is not seat 1)."""
+    if engine.current_player < 0 and not engine.over:
+        raise EnvNotResetError(f"{engine.name}: sample_world() before reset(): deal a game "
+                               "first (engine.reset(rng, setup), or env.reset())")
+    if (isinstance(observer, (bool, np.bool_)) or not isinstance(observer, (int, np.integer))
+            or not 0 <= observer < engine.num_players):
         raise ValueError(f"observer must be a seat 0 … {engine.num_players - 1}, got {observer!r}")

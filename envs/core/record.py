@@ -34,9 +34,20 @@ from envs.core.aec import (
     CardGameEnv,
 )
 from envs.core.errors import GameOverError, ReplayMismatchError
-from envs.core.registry import game_module
+from envs.core.registry import game_entry, game_module
+from envs.core.untrusted_json import read_json_file
 
 REQUIRED_KEYS = ("env", "version", "num_players", "seed", "options", "actions")
+#: Every key a record may hold (``env.unwrapped.record()``'s, plus the ``players`` labels of
+#: ``roundtable eval --save-games``); any other key is refused, never silently ignored.
+KNOWN_KEYS = (*REQUIRED_KEYS, "game", "rules", "end", "over", "truncated", "rewards", "scores",
+              "ranks", "illegal", "events", "players")
+END_VALUES = (END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS)
+#: Bounds of a record file: its size, how deep its JSON nests (a real record nests 4 deep:
+#: record, events, event, data; rigged-deck options a little more), and how many actions.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+MAX_RECORD_DEPTH = 16
+MAX_RECORD_ACTIONS = 1_000_000
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
@@ -44,16 +55,12 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read and check a record file; every problem with its content is a ``ValueError`` that
-    names the file (a missing file or a folder stays the ``OSError`` that names it)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a JSON game record (not UTF-8 text)") from None
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path}: not a JSON game record ({err})") from None
+    """Read and check a record file; every problem with its content is a one-line
+    ``ValueError`` that names the file (a missing file or a folder stays the ``OSError`` that
+    names it). The size and the nesting depth are bounded before the JSON is parsed, and every
+    field's type is checked (:func:`check_record`) before anything reads it."""
+    record = read_json_file(path, f"{path}: not a JSON game record", max_bytes=MAX_RECORD_BYTES,
+                            max_depth=MAX_RECORD_DEPTH)
     try:
         check_record(record)
     except ValueError as err:
@@ -61,15 +68,128 @@ def load_record(path: str | Path) -> dict[str, Any]:
     return record
 
 
+def _show(value: Any) -> str:
+    """A value as JSON, cut to a readable length for an error line."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(type(value).__name__)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def _require(ok: bool, key: str, words: str, value: Any) -> None:
+    if not ok:
+        raise ValueError(f"game record field {key!r} must be {words}, got {_show(value)}")
+
+
+def _check_mapping(record: dict[str, Any], key: str, check: Any, words: str) -> None:
+    """``record[key]`` (when present and not null) maps strings to values passing ``check``."""
+    value = record.get(key)
+    if value is None:
+        return
+    _require(isinstance(value, dict), key, f"an object of {words}", value)
+    for name, item in value.items():
+        if not check(item):
+            raise ValueError(f"game record field {key!r}: {name!r} must be {words}, got "
+                             f"{_show(item)}")
+
+
 def check_record(record: Any) -> None:
+    """Check a record's structure and the type of every field, before anything reads it.
+
+    Raises one-line ``ValueError``s naming the field, what it must be and what it holds. The
+    game logic itself (are the actions legal, does the game end as recorded) is checked by
+    replaying (:func:`replay`).
+    """
     if not isinstance(record, dict):
         raise ValueError("a game record is a JSON object")
     missing = [k for k in REQUIRED_KEYS if k not in record]
     if missing:
         raise ValueError(f"game record lacks {', '.join(missing)}")
-    if not isinstance(record["actions"], list):
-        raise ValueError(f"a game record's actions are a list of action ids, got "
-                         f"{record['actions']!r}")
+    unknown = [k for k in record if k not in KNOWN_KEYS]
+    if unknown:
+        raise ValueError(f"game record has unknown field(s) {', '.join(map(_show, unknown))}; "
+                         f"allowed: {', '.join(KNOWN_KEYS)}")
+    env = record["env"]
+    _require(isinstance(env, str), "env", "a game name such as 'paladin_v0'", env)
+    try:
+        entry = game_entry(env)
+    except ValueError as err:
+        raise ValueError(f"game record field 'env': {err}") from None
+    game = record.get("game")
+    if game is not None:
+        _require(isinstance(game, str), "game", "a game name", game)
+        if game.strip() not in (entry.game, entry.module.split(".")[-1]):
+            raise ValueError(f"game record field 'game' says {_show(game)}, but its env "
+                             f"{_show(env)} is {entry.game}")
+    _require(_is_int(record["version"]), "version", "an integer", record["version"])
+    n = record["num_players"]
+    _require(_is_int(n) and n in entry.players, "num_players",
+             f"a table size of {entry.game} ({', '.join(map(str, entry.players))})", n)
+    seed = record["seed"]
+    _require(_is_int(seed) and seed >= 0, "seed", "a non-negative integer", seed)
+    for key in ("options", "rules"):
+        value = record.get(key)
+        _require(value is None or isinstance(value, dict), key, "an object (or null)", value)
+    actions = record["actions"]
+    _require(isinstance(actions, list), "actions", "a list of action ids", actions)
+    if len(actions) > MAX_RECORD_ACTIONS:
+        raise ValueError(f"game record holds {len(actions):,} actions; at most "
+                         f"{MAX_RECORD_ACTIONS:,} are allowed")
+    num_actions = game_module(entry.game).raw_env.engine_cls.num_actions
+    for index, action in enumerate(actions):
+        if not _is_int(action) or not 0 <= action < num_actions:
+            raise ValueError(f"game record action #{index} must be an action id of "
+                             f"{entry.game} (an integer from 0 to {num_actions - 1}), got "
+                             f"{_show(action)}")
+    end = record.get("end")
+    _require(end is None or end in END_VALUES, "end", f"one of {', '.join(END_VALUES)}", end)
+    for key in ("over", "truncated"):
+        value = record.get(key)
+        _require(value is None or isinstance(value, bool), key, "true or false", value)
+    illegal = record.get("illegal")
+    if illegal is not None:
+        _require(isinstance(illegal, dict) and isinstance(illegal.get("agent"), str)
+                 and _is_number(illegal.get("penalty", ILLEGAL_MOVE_REWARD)), "illegal",
+                 "an object with the offending 'agent' and its 'penalty'", illegal)
+    _check_mapping(record, "rewards", _is_number, "finite numbers")
+    _check_mapping(record, "scores", _is_number, "finite numbers")
+    _check_mapping(record, "ranks", _is_number, "finite numbers")
+    _check_mapping(record, "players", lambda v: isinstance(v, str), "policy specs (strings)")
+    if "events" in record:
+        _check_events(record["events"], n)
+
+
+def _check_events(events: Any, num_players: int) -> None:
+    """``record["events"]``: a list of ``{step, kind, text, to, data}`` (docs/events.md)."""
+    _require(isinstance(events, list), "events", "a list of event objects", events)
+    for index, event in enumerate(events):
+        where = f"game record event #{index}"
+        if not isinstance(event, dict):
+            raise ValueError(f"{where} must be an object, got {_show(event)}")
+        for key, ok, words in (
+            ("step", _is_int(event.get("step")) and event.get("step", -1) >= 0,
+             "an integer >= 0"),
+            ("kind", isinstance(event.get("kind"), str), "a string"),
+            ("text", isinstance(event.get("text"), str), "a string"),
+            ("to", event.get("to") is None or (_is_int(event["to"])
+                                               and 0 <= event["to"] < num_players),
+             f"null or a seat from 0 to {num_players - 1}"),
+            ("data", event.get("data") is None or isinstance(event["data"], dict),
+             "an object"),
+        ):
+            if not ok:
+                raise ValueError(f"{where}: {key!r} must be {words}, got "
+                                 f"{_show(event.get(key))}")
 
 
 def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
@@ -107,7 +227,7 @@ def replay(record: dict[str, Any]) -> CardGameEnv:
 def _start_replay(record: dict[str, Any]) -> CardGameEnv:
     check_record(record)
     module = game_module(record["env"])
-    env = module.raw_env(num_players=record["num_players"], **record.get("rules", {}))
+    env = module.raw_env(num_players=record["num_players"], **(record.get("rules") or {}))
     if env.engine.version != record["version"]:
         raise ValueError(
             f"record is for {record['env']} version {record['version']}, "

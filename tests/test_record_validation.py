@@ -1,0 +1,129 @@
+"""Malformed game records: ``load_record`` / ``check_record`` refuse them in one line, and
+``roundtable replay`` (which reads records only through them) never prints a traceback.
+
+Issue 18 item 5: ``roundtable replay`` printed tracebacks on 12 of 72 malformed records (the
+viewer read the action before anything checked it)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from envs.core import record as record_module
+from envs.core.record import check_record, load_record, replay
+from tests.helpers import play_random, raw
+from training.cli import main
+
+
+@pytest.fixture(scope="module")
+def paladin_record() -> dict[str, Any]:
+    return json.loads(json.dumps(play_random(raw("paladin", 3), seed=4).record()))
+
+
+def _with(record: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
+    edited = json.loads(json.dumps(record))
+    target = edited
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return edited
+
+
+BAD_FIELDS = [
+    (("actions", 0), None, "action #0 must be an action id of paladin"),
+    (("actions", 0), "x", "action #0 must be an action id"),
+    (("actions", 0), 10**20, "an integer from 0 to 123"),
+    (("actions", 0), True, "action #0 must be an action id"),
+    (("env",), 5, "field 'env' must be a game name"),
+    (("env",), "chess_v0", "unknown game 'chess_v0'"),
+    (("game",), "quests", "field 'game' says \"quests\", but its env \"paladin_v0\" is paladin"),
+    (("num_players",), None, "field 'num_players' must be a table size of paladin (3, 4, 5)"),
+    (("num_players",), 10**20, "must be a table size of paladin"),
+    (("rules",), [], "field 'rules' must be an object"),
+    (("seed",), "0", "field 'seed' must be a non-negative integer, got \"0\""),
+    (("seed",), 0.5, "field 'seed' must be a non-negative integer, got 0.5"),
+    (("seed",), -1, "field 'seed' must be a non-negative integer"),
+    (("version",), "0", "field 'version' must be an integer"),
+    (("options",), [1], "field 'options' must be an object"),
+    (("events", 0, "step"), "x", "event #0: 'step' must be an integer >= 0"),
+    (("events", 0, "to"), 7, "'to' must be null or a seat from 0 to 2"),
+    (("events",), {"a": 1}, "field 'events' must be a list"),
+    (("rewards", "player_0"), "1", "'player_0' must be finite numbers"),
+    (("end",), "won", "field 'end' must be one of finished"),
+    (("over",), "yes", "field 'over' must be true or false"),
+    (("players",), {"player_0": 3}, "'player_0' must be policy specs"),
+    (("colour",), "red", "unknown field(s) \"colour\""),
+]
+
+
+@pytest.mark.parametrize(("path", "value", "match"), BAD_FIELDS)
+def test_a_malformed_field_is_one_line_through_the_library_and_the_viewer(
+        paladin_record: dict, tmp_path: Path, capsys: pytest.CaptureFixture, path: tuple,
+        value: Any, match: str) -> None:
+    record = _with(paladin_record, path, value)
+    with pytest.raises(ValueError, match=None) as caught:
+        check_record(record)
+    assert match in str(caught.value)
+    with pytest.raises(ValueError):
+        replay(record)
+    source = tmp_path / "bad.json"
+    source.write_text(json.dumps(record))
+    page = tmp_path / "bad.html"
+    assert main(["replay", str(source), "--html", str(page)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err and "Traceback" not in err
+    assert not page.exists()
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("[" * 200_000 + "]" * 200_000, "JSON nested 200000 deep; at most 16"),
+    ('{"a": ' * 5000 + "1" + "}" * 5000, "JSON nested 5000 deep"),
+    (None, "an event step of Infinity"),
+    ("", "not valid JSON"),
+    ('{"env": "paladin_v0"', "not valid JSON"),
+    ("[1, 2]", "a game record is a JSON object"),
+])
+def test_malformed_files_are_one_line(paladin_record: dict, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture, text: str | None,
+                                      match: str) -> None:
+    source = tmp_path / "bad.json"
+    if text is None:  # Python's json writes Infinity, which JSON does not have
+        record = _with(paladin_record, ("events", 0, "step"), float("inf"))
+        source.write_text(json.dumps(record))
+        match = "Infinity is not a JSON number"
+    else:
+        source.write_text(text)
+    with pytest.raises(ValueError) as caught:
+        load_record(source)
+    assert match in str(caught.value) and str(source) in str(caught.value)
+    assert main(["replay", str(source), "--html", str(tmp_path / "out.html")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err
+
+
+def test_a_huge_record_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    source = tmp_path / "huge.json"
+    with source.open("w") as handle:
+        handle.write('{"pad": "')
+        handle.write("x" * record_module.MAX_RECORD_BYTES)
+        handle.write('"}')
+    with pytest.raises(ValueError, match="larger than 67,108,864 bytes"):
+        load_record(source)
+
+
+def test_null_rules_and_options_mean_none(paladin_record: dict) -> None:
+    """A record's ``rules`` and ``options`` may be null: no rule options, no rigged deck."""
+    for key in ("rules", "options"):
+        record = _with(paladin_record, (key,), None)
+        check_record(record)
+        assert replay(record).record()["actions"] == record["actions"]
+
+
+def test_a_valid_record_passes_unchanged(paladin_record: dict, tmp_path: Path) -> None:
+    source = tmp_path / "good.json"
+    source.write_text(json.dumps(paladin_record))
+    assert load_record(source) == paladin_record
+    assert main(["replay", str(source), "--html", str(tmp_path / "good.html")]) == 0
