@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 SOAK_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all demo test test-fast test-rllib bench soak lint golden docs clean
+.PHONY: all demo test test-fast test-rllib bench soak fuzz lint golden docs clean
 
 all: test
 
@@ -50,6 +50,14 @@ bench: $(STAMP)
 # invariant checked; about 70 CPU minutes in all. SOAK_ARGS="--games 2000" shrinks it.
 soak: $(STAMP)
 	$(BIN)/python scripts/soak.py --workers $(SOAK_WORKERS) $(SOAK_ARGS)
+
+# Not in CI: the fuzz suite (tests/fuzz/, tests/test_bombardment.py) with fresh random
+# examples, FUZZ_SCALE times its CI example counts, in rounds until FUZZ_MINUTES have passed;
+# it stops at the first finding (docs/testing.md, "Fuzzing").
+FUZZ_MINUTES ?= 30
+FUZZ_SCALE ?= 20
+fuzz: $(STAMP)
+	$(BIN)/python scripts/fuzz.py --minutes $(FUZZ_MINUTES) --scale $(FUZZ_SCALE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -180,12 +180,13 @@ def _changed_type(value: Any, draw: Callable) -> Any:
 def mutated_json(draw: Callable, base: Any, max_mutations: int = 3) -> Any:
     """``base`` (a JSON value, not changed) with 1 to ``max_mutations`` mutations: a value
     replaced by one of another type or a random value, a key or item removed, an extra key, a
-    deeper nesting, a list repeated or cut."""
+    deeper nesting, a list repeated or cut, nasty text put inside a string."""
     value = json.loads(json.dumps(base))
     for _ in range(draw(st.integers(1, max_mutations))):
         path = draw(st.sampled_from(paths_of(value)))
         target = _get(value, path)
-        op = draw(st.sampled_from(["replace", "retype", "delete", "extra", "nest", "resize"]))
+        op = draw(st.sampled_from(["replace", "retype", "delete", "extra", "nest", "resize",
+                                   "inject"]))
         if op == "delete" and path:
             parent = _get(value, path[:-1])
             del parent[path[-1]]
@@ -202,6 +203,9 @@ def mutated_json(draw: Callable, base: Any, max_mutations: int = 3) -> Any:
             new = target
             for _ in range(depth):
                 new = [new]
+        elif op == "inject" and isinstance(target, str):
+            cut = draw(st.integers(0, len(target)))
+            new = target[:cut] + draw(st.sampled_from(NASTY_TEXT)) + target[cut:]
         elif op == "retype":
             new = _changed_type(target, draw)
         else:

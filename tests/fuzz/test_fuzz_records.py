@@ -15,6 +15,7 @@ import contextlib
 import functools
 import io
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from hypothesis import strategies as st
 from envs.core.record import load_record, replay
 from envs.core.registry import GAMES
 from tests.fuzz.support import (
+    NASTY_TEXT,
     bounded,
     folder_state,
     fuzz_settings,
@@ -56,7 +58,9 @@ def short_record(game: str, players: int, steps: int) -> dict[str, Any]:
         if env.engine.over:
             break
         env.step(random_legal(env, chooser))
-    return json.loads(json.dumps(env.record()))
+    record = json.loads(json.dumps(env.record()))
+    record["players"] = {agent: "random" for agent in env.possible_agents}  # as --save-games
+    return record
 
 
 @st.composite
@@ -116,6 +120,23 @@ def _run_replay_command(record_path: Path, out: Path) -> tuple[int, str]:
     return status, stderr.getvalue()
 
 
+_DATA_BLOCK = re.compile(r'<script[^>]*id="replay-data"[^>]*>(.*?)</script>', re.DOTALL)
+
+
+def _check_page(page: str, record: dict[str, Any]) -> None:
+    """The page holds the game's data in one intact JSON block: nothing in it can end the
+    block or switch the HTML parser's script state (``</``, ``<!--``, ``<script``)."""
+    assert page.startswith("<!DOCTYPE html>")
+    found = _DATA_BLOCK.findall(page)
+    assert len(found) == 1, "the page's data block is not found whole"
+    block = found[0]
+    for marker in ("</", "<!--", "<script"):
+        assert marker not in block.lower(), f"{marker!r} inside the page's data block"
+    data = json.loads(block)
+    assert data["meta"]["num_players"] == record["num_players"]
+    assert len(data["frames"]) == len(record["actions"]) + 1
+
+
 def _check_replay_command(payload: bytes) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -125,8 +146,8 @@ def _check_replay_command(payload: bytes) -> None:
         with unchanged(record_path), bounded(seconds=60):
             status, stderr = _run_replay_command(record_path, out)
         if status == 0:
-            assert out.is_file() and "<!DOCTYPE html>" in out.read_text(encoding="utf-8")
             assert stderr == ""
+            _check_page(out.read_text(encoding="utf-8"), json.loads(payload))
         else:
             assert status == 2, f"exit status {status}: {stderr}"
             lines = stderr.strip().splitlines()
@@ -144,3 +165,17 @@ def test_roundtable_replay_of_a_mutated_record_writes_the_page_or_exits_2(
     else:
         payload = data.draw(mutated_text(json.dumps(base))).encode("utf-8", "surrogatepass")
     _check_replay_command(payload)
+
+
+@fuzz_settings(20)
+@given(data=st.data(), text=st.one_of(st.sampled_from(NASTY_TEXT), st.text(max_size=20)))
+def test_any_text_in_a_record_leaves_the_replay_page_intact(data: st.DataObject,
+                                                            text: str) -> None:
+    """Player labels and event texts are the record's own strings, shown on the page; none
+    may end or comment out the page's data block (``<!--<script>`` once blanked the page)."""
+    record = json.loads(json.dumps(data.draw(base_records(short_only=True))))
+    seat = data.draw(st.integers(0, record["num_players"] - 1))
+    record["players"][f"player_{seat}"] = text
+    if record["events"] and data.draw(st.booleans()):
+        record["events"][data.draw(st.integers(0, len(record["events"]) - 1))]["text"] = text
+    _check_replay_command(json.dumps(record).encode())

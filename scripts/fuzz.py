@@ -1,0 +1,73 @@
+"""Run the fuzz suite long (``make fuzz``; docs/testing.md, section "Fuzzing").
+
+The fuzz tests (``tests/fuzz/``) run in CI derandomized with small example counts. Here they
+run under the hypothesis profile ``fuzz``: fresh random examples on every round, ``--scale``
+times the CI example counts, no deadline, every failing example saved in ``.hypothesis/`` and
+tried first on the next run. Rounds repeat until ``--minutes`` have passed; the first round
+with a finding stops the run, and the summary names the failing tests (hypothesis prints the
+smallest failing input and a ``@reproduce_failure`` line for each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTS = ["tests/fuzz", "tests/test_bombardment.py"]
+
+
+def run_round(scale: int, extra: list[str]) -> tuple[int, str]:
+    """One pass over the fuzz tests; (pytest's exit status, its summary line)."""
+    env = dict(os.environ, ROUNDTABLE_FUZZ_PROFILE="fuzz", ROUNDTABLE_FUZZ_SCALE=str(scale))
+    command = [sys.executable, "-m", "pytest", *TESTS, "-p", "no:xdist", "-q",
+               "-p", "no:cacheprovider", "--hypothesis-show-statistics", *extra]
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    summary = ""
+    assert process.stdout is not None
+    for line in process.stdout:
+        print(line, end="", flush=True)
+        if re.search(r"\d+ (passed|failed)", line):
+            summary = line.strip(" =\n")
+    return process.wait(), summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=30.0,
+                        help="keep starting rounds until this long has passed (default 30)")
+    parser.add_argument("--scale", type=int, default=20,
+                        help="examples per test, as a multiple of the CI count (default 20)")
+    parser.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. -k records)")
+    args = parser.parse_args(argv)
+    if args.scale < 1 or args.minutes < 0:
+        parser.error("--scale must be at least 1 and --minutes at least 0")
+    start = time.monotonic()
+    rounds: list[str] = []
+    status = 0
+    while True:
+        index = len(rounds) + 1
+        elapsed = (time.monotonic() - start) / 60
+        print(f"\n== fuzz round {index} (scale {args.scale}, {elapsed:.1f} of "
+              f"{args.minutes:g} minutes gone) ==", flush=True)
+        status, summary = run_round(args.scale, args.pytest_args)
+        rounds.append(f"round {index}: {summary or f'pytest exit status {status}'}")
+        if status != 0 or time.monotonic() - start >= args.minutes * 60:
+            break
+    minutes = (time.monotonic() - start) / 60
+    print(f"\n== fuzz summary: {len(rounds)} round(s) in {minutes:.1f} minutes ==")
+    print("\n".join(rounds))
+    print("no finding" if status == 0 else
+          "FINDING: see the failing tests above (the smallest input hypothesis found, and a "
+          "@reproduce_failure line to replay it); .hypothesis/ replays it first next time")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
