@@ -147,3 +147,32 @@ def _in_space(action: Any, num_actions: int) -> bool:
     from envs.core.errors import integer_action
 
     return integer_action(action, num_actions) is not None
+
+
+# -- docs/interop.md, "PettingZoo's bombardment_test": the two upstream bugs it reports ----------
+def _classic(name: str) -> Any:
+    classic = pytest.importorskip("pettingzoo.classic")
+    return getattr(classic, name).env()
+
+
+def test_pettingzoo_bombardment_test_still_crashes_on_a_classic_env_with_dict_observations(
+        ) -> None:
+    """Bug 1 of the page. When this fails, PettingZoo fixed it: update docs/interop.md."""
+    from pettingzoo.test import bombardment_test
+
+    with pytest.raises(AttributeError, match="'dict' object has no attribute 'shape'"):
+        bombardment_test(_classic("connect_four_v3"), cycles=10)
+
+
+@pytest.mark.parametrize("name", ["connect_four_v3", "tictactoe_v3"])
+def test_pettingzoo_bombardment_test_still_checks_what_step_returns(name: str,
+                                                                   monkeypatch) -> None:
+    """Bug 2 of the page (seen with bug 1 patched out). When this fails, update the page."""
+    import sys
+
+    from pettingzoo.test import bombardment_test
+
+    module = sys.modules["pettingzoo.test.bombardment_test"]
+    monkeypatch.setattr(module, "test_observation", lambda *args, **kwargs: None)
+    with pytest.raises(AssertionError, match="outside of its observation space"):
+        bombardment_test(_classic(name), cycles=10)
