@@ -122,3 +122,36 @@ def test_any_seed_and_table_size_play_or_are_refused(game: str, players: Any, se
             _play_on(env, 0)
         else:
             assert "seed" in str(err)
+
+
+def _int_options(game: str, players: int) -> list[tuple[str, Any]]:
+    """(option, a way to set it to an int) for every integer rule option of the game: plain
+    ints, and per-card lists (White Knight) with one card set."""
+    defaults = game_module(game).raw_env(num_players=players).rules.as_dict()
+    found: list[tuple[str, Any]] = []
+    for name, value in defaults.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            found.append((name, lambda v, name=name: {name: v}))
+        elif isinstance(value, list) and value and isinstance(value[0], int):
+            found.append((name, lambda v, name=name, value=value: {name: [v, *value[1:]]}))
+    return found
+
+
+@fuzz_settings(60)
+@given(data=st.data(), value=st.one_of(
+    st.integers(), st.integers(min_value=-2, max_value=2_000),
+    st.sampled_from([10**4, 10**6, 10**7, 10**9, 10**12, 10**18, 10**400, -(10**400)])))
+def test_any_int_rule_option_makes_a_bounded_game_or_is_refused(data: st.DataObject,
+                                                                value: int) -> None:
+    """Found by the fuzzer: ``zeros=10**9`` (Paladin) or ``attack_counts`` of 10**7 (White
+    Knight) took gigabytes and minutes before the first move, and ``max_hp=10**400`` ended in
+    ``OverflowError``: every int option is bounded (``MAX_RULE_COUNT``, ``MAX_RULE_NUMBER``)."""
+    game = data.draw(st.sampled_from(list(GAMES)))
+    players = data.draw(st.sampled_from(GAMES[game].players))
+    _, rules = data.draw(st.sampled_from(_int_options(game, players)))
+    with bounded(seconds=20, memory_mb=200):
+        env, _ = outcome(lambda: game_module(game).raw_env(num_players=players, **rules(value)),
+                         ValueError)
+        if env is not None:
+            env.reset(seed=1)
+            _play_on(env, 1)
