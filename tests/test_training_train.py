@@ -177,3 +177,45 @@ def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(
     _, card = load_actor(tmp_path / "run" / "best.zip", "paladin")  # finite: it loads
     assert card["training"]["steps"] == 64
     assert not (tmp_path / "run" / "final.zip").exists()
+
+
+@pytest.mark.parametrize(("text", "args", "match"), [
+    # a key given twice: PyYAML kept the last one silently
+    ("seed: 1\nseed: 2\n", [], "line 4, column 1: key 'seed' appears twice (lines 3 and 4)"),
+    ("env: {reward: win, reward: rank}\n", [], "key 'reward' appears twice"),
+    # torch_threads: 1e11 overflowed inside torch
+    ("torch_threads: 100000000000\n", [], "torch_threads must be at most 1024"),
+    # a network too large reported an allocation failure in section 'ppo'
+    ("policy: {net_arch: [200000, 200000]}\n", [],
+     r"policy.net_arch [200000, 200000] makes a network of 80,377,800,125 parameters"),
+    # a top-level typo said "in ''"
+    ("n_env: 3\n", [], "unknown key(s) 'n_env' at the top level (did you mean 'n_envs'?)"),
+    ("env: {tables: [3]}\n", [], "unknown key(s) 'tables' in 'env'"),
+    # a bad file value passed when the command line overrode it
+    ("total_steps: 160k\n", ["--steps", "10"], "total_steps must be a positive integer, got "
+                                                "'160k' (the command line overrides this key"),
+    ("seed: -3\n", ["--seed", "1"], "seed must be a non-negative integer"),
+    # backend: rllib without Ray printed a ModuleNotFoundError traceback (main venv: no Ray)
+    ("backend: rllib\n", [], "backend: rllib needs Ray, which is not installed"),
+])
+def test_config_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                      monkeypatch: pytest.MonkeyPatch, text: str,
+                                      args: list[str], match: str) -> None:
+    """Issue 18 item 6: each of these was a traceback, a misleading message or silent."""
+    import importlib.util
+
+    import training.train
+
+    def no_run(*args: object, **kwargs: object) -> None:
+        raise ValueError("the run started: the config was not refused")
+
+    monkeypatch.setattr(training.train, "check_run_dir", no_run)
+
+    if "rllib" in text and importlib.util.find_spec("ray") is not None:
+        pytest.skip("Ray is installed here")
+    path = tmp_path / "c.yaml"
+    path.write_text(f"game: paladin\nrun_dir: {tmp_path / 'run'}\n{text}")
+    assert main(["train", "--config", str(path), *args]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err, err
+    assert not (tmp_path / "run").exists()

@@ -65,6 +65,14 @@ def _run_train(args: argparse.Namespace) -> int:
                                    ("seed", args.seed), ("init", args.init)) if v is not None}
     cfg = load_config(args.config, overrides)
     if cfg.backend == "rllib":  # the [rllib] extra: training/rllib/, docs/scale-out.md
+        import importlib.util
+
+        if importlib.util.find_spec("ray") is None:
+            raise ValueError(
+                f"{args.config}: backend: rllib needs Ray, which is not installed in this "
+                "Python; use the RLlib venv (python3 -m venv .venv-rllib && .venv-rllib/bin/pip "
+                "install -e '.[train,dev,rllib]', then .venv-rllib/bin/roundtable train ...; "
+                "docs/scale-out.md) or backend: sb3")
         from training.rllib.train import train
     else:
         from training.train import train

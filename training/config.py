@@ -1,13 +1,17 @@
 """Training configs (``configs/<game>.yaml``): typed, validated, with clear errors.
 
 A config is a YAML mapping whose sections mirror the dataclasses below. Unknown keys are
-errors (a typo must not silently fall back to a default), and every value is checked where
-it is read, so a bad config fails before any training starts.
+errors (a typo must not silently fall back to a default; the error suggests the nearest
+key), a key given twice in one mapping is an error (YAML would keep the last one silently),
+and every value is checked where it is read, so a bad config fails before any training
+starts. Command-line overrides (``--steps``) replace a key's value, but the file's own value
+must still be valid: a config that only works with an override is a broken file.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +20,8 @@ from envs.core.registry import GAMES, game_entry
 
 ACTIVATIONS = ("tanh", "relu")
 BACKENDS = ("sb3", "rllib")
+#: The most torch threads a config may ask for (torch takes a C int; no machine has more cores).
+MAX_TORCH_THREADS = 1024
 PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
             "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "target_kl",
             "normalize_advantage")
@@ -139,9 +145,12 @@ def _build(cls: type, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
         raise ValueError(f"config section {where!r} must be a mapping, got {data!r}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields))
+    unknown = sorted(set(data) - set(fields), key=str)
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} in {where!r}; "
+        place = f"in {where!r}" if where else "at the top level"
+        near = [m for k in unknown for m in difflib.get_close_matches(str(k), fields, 1)]
+        hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
+        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} {place}{hint}; "
                          f"allowed: {', '.join(fields)}")
     kwargs = {}
     for name, value in data.items():
@@ -264,6 +273,9 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
     for name in ("total_steps", "n_envs", "torch_threads"):
         _positive_int(getattr(cfg, name), name)
+    if cfg.torch_threads > MAX_TORCH_THREADS:
+        raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS}, got "
+                         f"{cfg.torch_threads!r} (one thread per core is the most that helps)")
     if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {cfg.seed!r}")
     if cfg.env.table_sizes is not None:
@@ -294,6 +306,11 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"policy.net_arch must be a list of layer widths, got {p.net_arch!r}")
     for width in p.net_arch:
         _positive_int(width, "policy.net_arch entries")
+    from training.checkpoint import check_network_size, game_sizes
+
+    obs_size, num_actions, _ = game_sizes(cfg.game)
+    inputs = obs_size + (num_actions if cfg.env.include_mask is True else 0)
+    check_network_size(inputs, p.net_arch, num_actions, "policy.net_arch")
     if p.activation not in ACTIVATIONS:
         raise ValueError(f"policy.activation must be one of {', '.join(ACTIVATIONS)}, "
                          f"got {p.activation!r}")
@@ -338,7 +355,44 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     p = Path(path)
     if not p.exists():
         raise ValueError(f"no config file {p}")
-    data = load_yaml_file(p)  # bounded: size, nesting, aliases; one-line errors
+    # bounded (size, nesting, aliases), one-line errors, and a key given twice is refused
+    data = load_yaml_file(p, loader=_unique_key_loader(), max_bytes=MAX_CONFIG_BYTES)
     if isinstance(data, dict) and overrides:
+        # the file's own values must be valid too (``total_steps: 160k`` with ``--steps``):
+        # check them with the overrides filling in only what the file lacks
+        try:
+            config_from_dict({**overrides, **data}, str(p))
+        except ValueError as err:
+            raise ValueError(f"{p}: {err} (the command line overrides this key, but the "
+                             "file's own value must be valid too)") from None
         data = {**data, **overrides}
     return config_from_dict(data, str(p))
+
+
+#: A config file is a few KB; anything this large is not one.
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _unique_key_loader() -> type:
+    """A ``yaml.SafeLoader`` that refuses a key given twice in one mapping, naming its lines
+    (PyYAML keeps the last value silently, so a second ``seed:`` would win unseen)."""
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    first = seen.get(key)
+                    seen[key] = line
+                except TypeError:  # an unhashable key: PyYAML reports it below
+                    continue
+                if first is not None:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} appears twice (lines {first} and {line}); "
+                        "give each key once", key_node.start_mark)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader

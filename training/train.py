@@ -294,8 +294,12 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path) -> tuple[Any, Any, dict[s
     try:
         try:
             model = build_model(cfg, vec_env, tensorboard_dir)
-        except (AssertionError, TypeError, ValueError, RuntimeError) as err:
+        except (AssertionError, TypeError, ValueError) as err:
             raise ValueError(f"config section 'ppo': {err}") from None
+        except (RuntimeError, MemoryError) as err:  # torch: e.g. memory for the network
+            raise ValueError(f"cannot build the network of policy.net_arch "
+                             f"{cfg.policy.net_arch} with these ppo settings: "
+                             f"{' '.join(str(err).split())[:300]}") from None
         if init_zip is not None:
             try:
                 model.set_parameters(str(init_zip), exact_match=True, device="cpu")

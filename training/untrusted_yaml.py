@@ -63,8 +63,9 @@ def one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def parse_yaml(text: str, what: str) -> Any:
-    """``yaml.safe_load(text)`` within the bounds; ``ValueError`` starting with ``what``."""
+def parse_yaml(text: str, what: str, loader: type | None = None) -> Any:
+    """``yaml.load(text, loader)`` (default ``yaml.SafeLoader``; pass a subclass of it) within
+    the bounds; ``ValueError`` starting with ``what``."""
     import yaml
 
     depth = flow_depth(text)
@@ -72,9 +73,12 @@ def parse_yaml(text: str, what: str) -> Any:
         raise ValueError(f"{what}: YAML nested {depth} deep; at most {MAX_YAML_DEPTH} levels "
                          "are allowed")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=loader or yaml.SafeLoader)
     except yaml.YAMLError as err:
-        raise ValueError(f"{what}: not valid YAML: {one_line(err)}") from None
+        mark, problem = getattr(err, "problem_mark", None), getattr(err, "problem", None)
+        detail = (f"line {mark.line + 1}, column {mark.column + 1}: {problem}" if mark and problem
+                  else str(err))
+        raise ValueError(f"{what}: not valid YAML: {one_line(detail)}") from None
     except RecursionError:  # a safety net: the depth check should make this unreachable
         raise ValueError(f"{what}: YAML nested too deep") from None
     if count_nodes(data, MAX_YAML_NODES) > MAX_YAML_NODES:
@@ -83,8 +87,9 @@ def parse_yaml(text: str, what: str) -> Any:
     return data
 
 
-def load_yaml_file(path: str | Path, what: str | None = None) -> Any:
-    """Read and parse a YAML file of at most :data:`MAX_YAML_BYTES` bytes.
+def load_yaml_file(path: str | Path, what: str | None = None, *, loader: type | None = None,
+                   max_bytes: int = MAX_YAML_BYTES) -> Any:
+    """Read and parse a YAML file of at most ``max_bytes`` bytes (see :func:`parse_yaml`).
 
     A missing file or a folder stays the ``OSError`` that names it; everything wrong with the
     content is a ``ValueError`` starting with ``what`` (default: the path).
@@ -92,11 +97,11 @@ def load_yaml_file(path: str | Path, what: str | None = None) -> Any:
     p = Path(path)
     what = what or str(p)
     with p.open("rb") as handle:
-        data = handle.read(MAX_YAML_BYTES + 1)
-    if len(data) > MAX_YAML_BYTES:
-        raise ValueError(f"{what}: larger than {MAX_YAML_BYTES:,} bytes, the most allowed")
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise ValueError(f"{what}: larger than {max_bytes:,} bytes; a config is a few KB")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{what}: not YAML text (not UTF-8)") from None
-    return parse_yaml(text, what)
+    return parse_yaml(text, what, loader)
