@@ -57,7 +57,8 @@ def parse_seat(value: Any, num_players: int, what: str) -> int:
     allowed = f"'player_0' … 'player_{num_players - 1}'"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         seat = int(value)
-    elif isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
+    elif (isinstance(value, str) and value.startswith("player_") and value[7:].isascii()
+          and value[7:].isdigit() and len(value) < 20):  # not 'player_²' nor 5,000 digits
         seat = int(value[7:])
     else:
         raise ValueError(f"{what} must name a seat ({allowed}), got {value!r}")

@@ -155,3 +155,18 @@ def test_any_int_rule_option_makes_a_bounded_game_or_is_refused(data: st.DataObj
         if env is not None:
             env.reset(seed=1)
             _play_on(env, 1)
+
+
+def test_a_seat_name_with_unicode_or_endless_digits_is_refused_naming_the_option() -> None:
+    """Found while fuzzing: ``first_dealer="player_²"`` failed in ``int()`` ("invalid
+    literal"), 5,000 digits in Python's integer-string limit, and ``"player_١"`` (an
+    Arabic-Indic one) was silently seat 1."""
+    for value in ("player_²", "player_" + "9" * 5000, "player_١"):
+        env = game_module("paladin").raw_env(num_players=3)
+        options = {"first_dealer": value}
+        _, err = outcome(lambda env=env, options=options: env.reset(seed=0, options=options),
+                         ValueError)
+        assert err is not None and "first_dealer must name a seat" in str(err), err
+        _, err = outcome(lambda value=value: game_module("quests").raw_env(
+            num_players=3, start_player=value), ValueError)
+        assert err is not None and "start_player must name a seat" in str(err), err
