@@ -53,7 +53,7 @@ soak: $(STAMP)
 
 # Not in CI: the fuzz suite (tests/fuzz/, tests/test_bombardment.py) with fresh random
 # examples, FUZZ_SCALE times its CI example counts, in rounds until FUZZ_MINUTES have passed;
-# it stops at the first finding (docs/testing.md, "Fuzzing").
+# the summary lists every finding (docs/testing.md, "Fuzzing").
 FUZZ_MINUTES ?= 30
 FUZZ_SCALE ?= 20
 fuzz: $(STAMP)

@@ -3,9 +3,10 @@
 The fuzz tests (``tests/fuzz/``) run in CI derandomized with small example counts. Here they
 run under the hypothesis profile ``fuzz``: fresh random examples on every round, ``--scale``
 times the CI example counts, no deadline, every failing example saved in ``.hypothesis/`` and
-tried first on the next run. Rounds repeat until ``--minutes`` have passed; the first round
-with a finding stops the run, and the summary names the failing tests (hypothesis prints the
-smallest failing input and a ``@reproduce_failure`` line for each).
+tried first on the next run. Rounds repeat until ``--minutes`` have passed (``--stop`` ends
+the run after the first round with a finding); the summary lists every round and the tests
+that failed in it (hypothesis prints the smallest failing input and a ``@reproduce_failure``
+line for each, above).
 """
 
 from __future__ import annotations
@@ -22,20 +23,23 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTS = ["tests/fuzz", "tests/test_bombardment.py"]
 
 
-def run_round(scale: int, extra: list[str]) -> tuple[int, str]:
-    """One pass over the fuzz tests; (pytest's exit status, its summary line)."""
+def run_round(scale: int, extra: list[str]) -> tuple[int, str, list[str]]:
+    """One pass over the fuzz tests; (pytest's exit status, its summary line, the failed
+    tests)."""
     env = dict(os.environ, ROUNDTABLE_FUZZ_PROFILE="fuzz", ROUNDTABLE_FUZZ_SCALE=str(scale))
     command = [sys.executable, "-m", "pytest", *TESTS, "-p", "no:xdist", "-q",
                "-p", "no:cacheprovider", "--hypothesis-show-statistics", *extra]
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
-    summary = ""
+    summary, failed = "", []
     assert process.stdout is not None
     for line in process.stdout:
         print(line, end="", flush=True)
         if re.search(r"\d+ (passed|failed)", line):
             summary = line.strip(" =\n")
-    return process.wait(), summary
+        if line.startswith("FAILED "):
+            failed.append(line.split()[1])
+    return process.wait(), summary, failed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,29 +48,42 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep starting rounds until this long has passed (default 30)")
     parser.add_argument("--scale", type=int, default=20,
                         help="examples per test, as a multiple of the CI count (default 20)")
+    parser.add_argument("--stop", action="store_true",
+                        help="stop after the first round with a finding")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. -k records)")
     args = parser.parse_args(argv)
     if args.scale < 1 or args.minutes < 0:
         parser.error("--scale must be at least 1 and --minutes at least 0")
     start = time.monotonic()
     rounds: list[str] = []
-    status = 0
+    findings: dict[str, int] = {}
+    worst = 0
     while True:
         index = len(rounds) + 1
         elapsed = (time.monotonic() - start) / 60
         print(f"\n== fuzz round {index} (scale {args.scale}, {elapsed:.1f} of "
               f"{args.minutes:g} minutes gone) ==", flush=True)
-        status, summary = run_round(args.scale, args.pytest_args)
-        rounds.append(f"round {index}: {summary or f'pytest exit status {status}'}")
-        if status != 0 or time.monotonic() - start >= args.minutes * 60:
+        round_start = time.monotonic()
+        status, summary, failed = run_round(args.scale, args.pytest_args)
+        worst = worst or status
+        rounds.append(f"round {index} ({(time.monotonic() - round_start) / 60:.1f} min): "
+                      f"{summary or f'pytest exit status {status}'}")
+        for test in failed:
+            findings[test] = findings.get(test, 0) + 1
+        if (status != 0 and args.stop) or time.monotonic() - start >= args.minutes * 60:
             break
     minutes = (time.monotonic() - start) / 60
     print(f"\n== fuzz summary: {len(rounds)} round(s) in {minutes:.1f} minutes ==")
     print("\n".join(rounds))
-    print("no finding" if status == 0 else
-          "FINDING: see the failing tests above (the smallest input hypothesis found, and a "
-          "@reproduce_failure line to replay it); .hypothesis/ replays it first next time")
-    return status
+    if worst == 0:
+        print("no finding")
+    else:
+        print("FINDINGS (failed in how many rounds; the smallest failing input and a "
+              "@reproduce_failure line are printed above, and .hypothesis/ replays them first "
+              "next time):")
+        for test, count in findings.items():
+            print(f"  {test}: {count} of {len(rounds)}")
+    return worst
 
 
 if __name__ == "__main__":
