@@ -16,6 +16,8 @@ behind it (curve.png, curve.csv; through every ``--init`` run before it) is writ
 docs/agents.md, unless a spec is given; bar: fair share) over ``--search-games`` games: search
 costs hundredths of a second per decision at that budget, up to a second at larger ones.
 Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not shipped.
+A checkpoint already shipped in ``--dest`` is replaced only with ``--overwrite``; the
+destination is checked before the evaluation starts.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from training.evaluate import (
     evaluation_summary,
     format_result,
 )
+from training.outputs import announce, check_new_file
 from training.policies import heuristic_styles, parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +86,17 @@ def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]
 
 
 def main(argv: list[str]) -> int:
+    """Ship (see the module docstring); bad input is one line on stderr and status 2."""
+    try:
+        return _ship(argv)
+    except (ValueError, OSError) as err:  # FileExistsError and CheckpointError included
+        text = f"{err.strerror}: {err.filename}" if isinstance(err, OSError) and err.strerror \
+            else str(err)
+        print(f"ship_checkpoint: error: {' '.join(text.split())}", file=sys.stderr)
+        return 2
+
+
+def _ship(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("checkpoint")
     parser.add_argument("--games", type=int, default=2000)
@@ -95,6 +109,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dest", default=str(ROOT / "checkpoints"))
     parser.add_argument("--force", action="store_true", help="ship even if a bar is missed")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the checkpoint already shipped in DEST/<game>/")
     parser.add_argument("--search", nargs="?", const=SEARCH_BASELINE, metavar="SPEC",
                         help=f"also evaluate against the search player ({SEARCH_BASELINE} "
                              "unless SPEC is given)")
@@ -106,6 +122,13 @@ def main(argv: list[str]) -> int:
     game = card["game"]
     if args.search:
         parse_spec(args.search, game)  # a bad spec fails before the long evaluation
+    target = Path(args.dest) / game / game
+    outputs = [target.with_suffix(s) for s in (".zip", ".json")]
+    outputs += [target.parent / "curve.csv", target.parent / "curve.png"]
+    for path in outputs:  # before the long evaluation, not after it
+        check_new_file(path, "--dest", overwrite=args.overwrite, make_parents=True)
+    announce("ship_checkpoint", [("the shipped checkpoint and its curve",
+                                  f"{target.with_suffix('.zip')}, .json, curve.csv, curve.png")])
     rules = card["config"]["env"].get("rules") or {}
     learner = parse_spec(str(zip_path), game)
     start = time.perf_counter()
@@ -131,7 +154,6 @@ def main(argv: list[str]) -> int:
     if not passes and not args.force:
         print("not shipped: a bar is missed (use --force to ship anyway)")
         return 1
-    target = Path(args.dest) / game / game
     card["evaluation"] = {"seed": args.seed, "games_per_line": args.games,
                           **({"style_games": style_games} if styles else {}),
                           **({"search_games": args.search_games} if args.search else {}),

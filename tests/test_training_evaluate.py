@@ -140,3 +140,23 @@ def test_cli_eval_errors(capsys: pytest.CaptureFixture) -> None:
     assert "unknown policy spec 'nobody'" in capsys.readouterr().err
     assert main(["eval", "chess", "--players", "random"]) == 2
     assert "unknown game 'chess'" in capsys.readouterr().err
+
+
+def test_eval_shows_progress_on_a_terminal_only(capsys: pytest.CaptureFixture,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 18: ``roundtable eval`` printed nothing for a 71 s run."""
+    import training.cli
+    from training.cli import main
+
+    argv = ["eval", "paladin", "--players", "random", "--games", "6", "--workers", "1"]
+    assert main(argv) == 0  # stderr is not a terminal here: no bar in a log
+    assert "game" not in capsys.readouterr().err
+    monkeypatch.setattr(training.cli, "stderr_is_terminal", lambda: True)
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "eval paladin 3p" in err and "6/6" in err and "game" in err, err
+    # 26 deals: two chunks, played by two worker processes, the bar fed as each one ends
+    assert main([*argv[:4], "--games", "78", "--workers", "2"]) == 0
+    assert "78/78" in capsys.readouterr().err
+    assert main([*argv, "--no-progress"]) == 0
+    assert "eval paladin" not in capsys.readouterr().err

@@ -116,7 +116,9 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) 
     assert "| paladin |" in table and "Cross-table" in table
     assert "| paladin | `heuristic:cautious` |" in table
     # --no-styles: the two historical bars only
-    assert ship.main([*args, "--force", "--no-styles"]) == 0
+    # a second ship replaces the first only with --overwrite, checked before the evaluation
+    assert ship.main([*args, "--force", "--no-styles"]) == 2
+    assert ship.main([*args, "--force", "--no-styles", "--overwrite"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
 
@@ -170,7 +172,7 @@ def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: 
     write_csv([point(s) for s in (50, 100)], tmp_path / "league" / "curve.csv")
 
     args = [str(model), "--games", "3", "--workers", "1", "--no-styles", "--force",
-            "--dest", str(tmp_path / "checkpoints")]
+            "--overwrite", "--dest", str(tmp_path / "checkpoints")]
     assert ship.main(args) == 0  # ships over the checkpoint its card names as init
     steps = [p.step for p in read_csv(shipped.parent / "curve.csv")]
     assert steps == [100, 200, 250, 300]

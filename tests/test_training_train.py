@@ -177,6 +177,15 @@ def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(
     _, card = load_actor(tmp_path / "run" / "best.zip", "paladin")  # finite: it loads
     assert card["training"]["steps"] == 64
     assert not (tmp_path / "run" / "final.zip").exists()
+    # replacing a run: the previous run comes back, the diverged one is kept aside with its
+    # finite checkpoint
+    before = (tmp_path / "run" / "best.zip").read_bytes()
+    assert main(["train", "--config", str(path), "--no-progress", "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert "best.zip of the unfinished run, which is moved aside" in err
+    assert (tmp_path / "run" / "best.zip").read_bytes() == before
+    aside = next(tmp_path.glob("run.failed-*"))
+    load_actor(aside / "best.zip", "paladin")
 
 
 @pytest.mark.parametrize(("text", "args", "match"), [

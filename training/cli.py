@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from training.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
-from training.outputs import check_new_file
+from training.outputs import announce, check_editable_file, check_new_file
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
@@ -77,6 +77,11 @@ def _run_train(args: argparse.Namespace) -> int:
     else:
         from training.train import train
 
+    from training.rundir import check_run_dir
+
+    check_run_dir(Path(cfg.run_dir), args.overwrite)
+    announce("roundtable train", [("the run (checkpoints, curves, TensorBoard logs)",
+                                   f"{cfg.run_dir}/")])
     result = train(cfg, overwrite=args.overwrite, progress=not args.no_progress)
     print(f"trained {result.steps} steps in {result.wall_s:.0f} s "
           f"({result.steps / result.wall_s:.0f} steps/s)")
@@ -111,7 +116,10 @@ def _add_eval(parser: argparse.ArgumentParser) -> None:
                         help="records kept per table size with --save-games (default: the "
                              "table size, i.e. every seat rotation of the first deal)")
     parser.add_argument("--overwrite", action="store_true",
-                        help="replace existing record files in the --save-games folder")
+                        help="replace an existing --json file and existing record files in the "
+                             "--save-games folder")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (shown only when stderr is a terminal)")
 
 
 def check_save_games(folder: str, names: list[str], overwrite: bool) -> None:
@@ -119,6 +127,9 @@ def check_save_games(folder: str, names: list[str], overwrite: bool) -> None:
     (a file in its place, a missing parent, no write permission) or records that would replace
     existing files without --overwrite."""
     target = Path(folder)
+    if target.is_symlink() and not target.exists():
+        raise ValueError(f"--save-games {folder}: is a symbolic link to {os.readlink(target)}, "
+                         "which does not exist; remove the link or name another folder")
     if target.exists() and not target.is_dir():
         raise ValueError(f"--save-games {folder}: is a file, not a folder")
     if not target.exists() and not target.parent.is_dir():
@@ -133,17 +144,9 @@ def check_save_games(folder: str, names: list[str], overwrite: bool) -> None:
                          f"pass --overwrite to replace the records")
 
 
-def check_output_file(path: str, option: str) -> None:
-    """Refuse, before any work, an output path that could not be written afterwards."""
-    target = Path(path)
-    if target.is_dir():
-        raise ValueError(f"{option} {path}: is a folder; give a file path such as "
-                         f"{target / 'results.json'}")
-    parent = target.parent
-    if not parent.is_dir():
-        raise ValueError(f"{option} {path}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        raise ValueError(f"{option} {path}: not writable")
+def stderr_is_terminal() -> bool:
+    """Whether a progress bar on stderr would be seen (not a log file or a pipe)."""
+    return sys.stderr.isatty()
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -158,7 +161,7 @@ def _run_eval(args: argparse.Namespace) -> int:
             raise ValueError(f"--table-sizes: {entry.game} is played by "
                              f"{', '.join(map(str, entry.players))} players, not {n}")
     if args.json:
-        check_output_file(args.json, "--json")
+        check_new_file(args.json, "--json", overwrite=args.overwrite, example="results.json")
     specs = [parse_spec(s, args.game) for s in args.players]
     sizes = args.table_sizes or [default_table_size(args.game, len(specs))]
     for n in sizes:
@@ -168,10 +171,16 @@ def _run_eval(args: argparse.Namespace) -> int:
     names = {n: saved_game_names(args.game, n, args.games, keep[n], args.seed) for n in sizes}
     if args.save_games:
         check_save_games(args.save_games, [f for n in sizes for f in names[n]], args.overwrite)
+    outputs = [("the results as JSON", args.json)] if args.json else []
+    if args.save_games:
+        outputs.append((f"{sum(len(v) for v in names.values())} game records",
+                        f"{args.save_games}/"))
+    announce("roundtable eval", outputs)
+    progress = stderr_is_terminal() and not args.no_progress
     results = []
     for n in sizes:
         result = evaluate(args.game, specs, args.games, n, seed=args.seed, workers=args.workers,
-                          keep_records=keep[n])
+                          keep_records=keep[n], progress=progress)
         results.append(result)
         print(format_result(result))
         print()
@@ -201,7 +210,7 @@ def _add_leaderboard(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
-    from training.leaderboard import leaderboard_table, shipped_cards, update_readme
+    from training.leaderboard import check_markers, leaderboard_table, shipped_cards, update_readme
 
     folder = Path(args.checkpoints)
     if not folder.is_dir():
@@ -209,11 +218,10 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     if not shipped_cards(folder):
         raise ValueError(f"--checkpoints {folder}: holds no checkpoints "
                          "(<game>/<name>.zip with its <name>.json card)")
-    if not args.print_only:
-        readme = Path(args.readme)
-        if not readme.is_file():
-            raise ValueError(f"--readme {readme}: no such file (looked in {Path.cwd()})")
-        check_output_file(args.readme, "--readme")
+    if not args.print_only:  # the README is edited in place, between its markers only
+        readme = check_editable_file(args.readme, "--readme")
+        check_markers(readme)
+        announce("roundtable leaderboard", [("the leaderboard block", readme)])
     table = leaderboard_table(folder)
     if args.print_only:
         print(table)
@@ -328,6 +336,9 @@ def _add_replay(parser: argparse.ArgumentParser) -> None:
 def _run_replay(args: argparse.Namespace) -> int:
     from training.replay_viewer import write_viewer
 
+    check_new_file(args.html, "--html", overwrite=args.overwrite, example="replay.html",
+                   make_parents=True)
+    announce("roundtable replay", [("the viewer page", args.html)])
     out = write_viewer(args.record, args.html, overwrite=args.overwrite)
     print(f"wrote {out}")
     if args.open:

@@ -176,7 +176,14 @@ def _stop_pool(pool: Any) -> None:
         stopper.join(STOP_TIMEOUT)
 
 
-def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) -> list[Any]:
+def _call(task: tuple[Callable[..., Any], tuple]) -> Any:
+    """``func(*job)`` for ``Pool.imap`` (which passes one argument)."""
+    func, job = task
+    return func(*job)
+
+
+def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int,
+                   on_result: Callable[[Any], None] | None = None) -> list[Any]:
     """``[func(*job) for job in jobs]`` in ``workers`` processes, in order.
 
     Fork where available: workers start at once with everything imported, and they run numpy
@@ -184,7 +191,8 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
     anything interrupts the parent (Ctrl-C, SIGTERM turned into an exception by the CLI, an
     error), every worker is terminated and reaped before the exception goes on, so none is
     left running. Signals are blocked while the workers start, so none of them runs the
-    parent's handlers before :func:`_worker_signals` has replaced them.
+    parent's handlers before :func:`_worker_signals` has replaced them. ``on_result`` is
+    called with each result as it arrives, in order (a progress bar).
     """
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
@@ -196,7 +204,13 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
         # A Ctrl-C that came while the workers started is raised here, inside the try, so the
         # workers are still stopped (it used to escape from a finally with the pool running).
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        results = pool.starmap(func, jobs, chunksize=1)
+        if on_result is None:
+            results = pool.starmap(func, jobs, chunksize=1)
+        else:
+            results = []
+            for result in pool.imap(_call, [(func, job) for job in jobs], chunksize=1):
+                results.append(result)
+                on_result(result)
     except BaseException:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         if pool is not None:
@@ -209,9 +223,11 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int) ->
 
 def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
              table_size: int | None = None, *, seed: int = 0, workers: int = 1,
-             rules: dict[str, Any] | None = None, keep_records: int = 0) -> EvalResult:
+             rules: dict[str, Any] | None = None, keep_records: int = 0,
+             progress: bool = False) -> EvalResult:
     """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats;
-    the first ``keep_records`` games' records are in ``result.records``."""
+    the first ``keep_records`` games' records are in ``result.records``. ``progress`` shows
+    a tqdm bar of games played on stderr (``roundtable eval`` turns it on at a terminal)."""
     entry = game_entry(game)
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry.game) for s in specs]
     n = default_table_size(entry.game, len(parsed)) if table_size is None else table_size
@@ -232,10 +248,27 @@ def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
     chunks = [deal_seeds[i : i + CHUNK_DEALS] for i in range(0, num_deals, CHUNK_DEALS)]
     jobs = [(entry.game, parsed, positions, n, chunk, [seed, n, k], dict(rules or {}),
              max(0, keep_records - k * CHUNK_DEALS * n)) for k, chunk in enumerate(chunks)]
-    if workers <= 1 or len(jobs) == 1:
-        rows = [row for job in jobs for row in _play_chunk(*job)]
-    else:
-        rows = [row for part in run_in_workers(_play_chunk, jobs, workers) for row in part]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=num_deals * n, unit="game", smoothing=0.1,
+                   desc=f"eval {entry.game} {n}p")
+    advance = (lambda part: bar.update(len(part))) if bar is not None else None
+    try:
+        if workers <= 1 or len(jobs) == 1:
+            rows = []
+            for job in jobs:
+                part = _play_chunk(*job)
+                rows.extend(part)
+                if advance:
+                    advance(part)
+        else:
+            rows = [row for part in run_in_workers(_play_chunk, jobs, workers, advance)
+                    for row in part]
+    finally:
+        if bar is not None:
+            bar.close()
     wins, scores, ranks = (np.array([r[i] for r in rows], dtype=float) for i in range(3))
     records = [r[3] for r in rows if r[3] is not None]
     ratings = _ratings(ranks)

@@ -227,10 +227,18 @@ def leaderboard_table(folder: Path) -> str:
     return "\n".join(lines) + (f"\n\n{cross}" if cross else "")
 
 
-def update_readme(readme: Path, table: str) -> None:
-    """Replace the text between the leaderboard markers (and nothing else)."""
+def check_markers(readme: Path) -> tuple[str, int, int]:
+    """(text, start, end) of a README holding the leaderboard markers, else ``ValueError``
+    (checked before the table is built, so nothing is half done)."""
     text = readme.read_text()
     start, end = text.find(START), text.find(END)
     if start < 0 or end < start:
-        raise ValueError(f"{readme} lacks the markers {START} … {END}")
+        raise ValueError(f"--readme {readme}: lacks the markers {START} … {END} between which "
+                         "the leaderboard is written")
+    return text, start, end
+
+
+def update_readme(readme: Path, table: str) -> None:
+    """Replace the text between the leaderboard markers (and nothing else)."""
+    text, start, end = check_markers(readme)
     readme.write_text(text[: start + len(START)] + "\n" + table + "\n" + text[end:])

@@ -160,6 +160,7 @@ class SelfPlayCallback(BaseCallback):
         self.bar: Any = None
         self.postfix: dict[str, str] = {}
         self.best_step: int | None = None  # the step of the saved best checkpoint
+        self.replacing = False  # the run replaces another (--overwrite): a failure moves it
 
     def _on_training_start(self) -> None:
         if self.progress:
@@ -215,7 +216,9 @@ class SelfPlayCallback(BaseCallback):
         if self.bar is not None:
             self.bar.close()
         best = self.run_dir / "best.zip"
-        kept = (f"the last finite checkpoint is {best} (from step {self.best_step:,})"
+        where = ("best.zip of the unfinished run, which is moved aside (see the line above)"
+                 if self.replacing else str(best))
+        kept = (f"the last finite checkpoint is {where} (from step {self.best_step:,})"
                 if self.best_step is not None else
                 "no checkpoint was saved before it (the first evaluation comes at step "
                 f"{self.cfg.eval.every:,}, eval.every)")
@@ -325,11 +328,13 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()  # numpy opponents and evaluation (see numpy_net)
     vec_env, model, prior = build_run(cfg, run_dir / "tb")
+    replacing = overwrite and run_dir.is_dir() and any(run_dir.iterdir())
     try:
         with fresh_run_dir(run_dir, overwrite):
             (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
             start = time.perf_counter()
             callback = SelfPlayCallback(cfg, run_dir, progress, start, prior)
+            callback.replacing = replacing
             model.learn(total_timesteps=cfg.total_steps, callback=callback, tb_log_name="ppo")
             callback.check_finite()  # the last PPO update, after the last rollout
             if not callback.points or callback.points[-1].step != model.num_timesteps:
