@@ -72,14 +72,11 @@ def check_figures(card: dict[str, Any], card_path: Path) -> None:
     """``CheckpointError`` naming the field if the evaluation results, training figures or
     exploitability that the leaderboard reads are malformed (a hand-edited card)."""
     def bad(field: str, what: str) -> CheckpointError:
-        return CheckpointError(f"checkpoint card {card_path}: {field} must be {what}, got "
-                               f"{json.dumps(card_or_none(field))[:80]}")
-
-    def card_or_none(field: str) -> Any:
         value: Any = card
         for key in field.split("."):
             value = value.get(key) if isinstance(value, dict) else None
-        return value
+        return CheckpointError(f"checkpoint card {card_path}: {field} must be {what}, got "
+                               f"{json.dumps(value)[:80]}")
 
     evaluation = card.get("evaluation", {})
     if not isinstance(evaluation, dict):
