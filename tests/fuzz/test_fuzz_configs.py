@@ -54,6 +54,8 @@ def _holds(cfg: Any, data: Any, where: str = "") -> None:
         have = cfg.get(key) if isinstance(cfg, dict) else getattr(cfg, key)
         if key == "game" and not where:
             continue  # normalised: "paladin_v0" -> "paladin"
+        if value is None and dataclasses.is_dataclass(have):
+            continue  # an empty section (``env:`` with nothing under it) means its defaults
         if isinstance(value, dict) and dataclasses.is_dataclass(have):
             _holds(have, value, f"{where}{key}.")
         else:
