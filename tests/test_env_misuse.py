@@ -324,7 +324,7 @@ def test_a_record_whose_actions_are_not_a_list_is_refused() -> None:
     env.reset(seed=0)
     record = env.record()
     for bad in (None, "012", 3):
-        with pytest.raises(ValueError, match="actions are a list of action ids"):
+        with pytest.raises(ValueError, match="'actions' must be a list of action ids"):
             replay(dict(record, actions=bad))
 
 
