@@ -49,8 +49,9 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _check_row(row: Any, where: str, card_path: Path) -> None:
-    """One result row: ``win_rate``, ``ci95`` [low, high], ``games``, optional ``bar``."""
+def _check_row(row: Any, where: str, card_path: Path, games: bool = True) -> None:
+    """One result row: ``win_rate``, ``ci95`` [low, high], ``games`` (an evaluation's, which
+    the cross-table shows), optional ``bar``."""
     problem = None
     if not isinstance(row, dict):
         problem = "must be an object"
@@ -59,8 +60,8 @@ def _check_row(row: Any, where: str, card_path: Path) -> None:
     elif not (isinstance(row.get("ci95"), list) and len(row["ci95"]) == 2
               and all(map(_is_number, row["ci95"]))):
         problem = "needs 'ci95' as [low, high]"
-    elif "games" in row and not _is_int(row["games"]):
-        problem = "has a non-integer 'games'"
+    elif (games or "games" in row) and not _is_int(row.get("games")):
+        problem = "needs an integer 'games'"
     elif "bar" in row and not _is_number(row["bar"]):
         problem = "has a non-number 'bar'"
     if problem:
@@ -105,7 +106,7 @@ def check_figures(card: dict[str, Any], card_path: Path) -> None:
     if isinstance(exploit, dict) and "players" in exploit:
         if not _is_int(exploit.get("steps")):
             raise bad("exploitability.steps", "an integer")
-        _check_row(exploit, "exploitability", card_path)
+        _check_row(exploit, "exploitability", card_path, games=False)
 
 
 def _cell(row: dict[str, Any] | None) -> str:

@@ -62,16 +62,19 @@ def test_a_mutated_card_makes_the_leaderboard_or_a_one_line_error(data: st.DataO
 
 
 def test_a_card_with_a_malformed_result_is_named_in_one_line(tmp_path: Path) -> None:
-    """Found by the fuzzer: ``"ci95": null`` in a card's results (or ``win_rate`` text, an
-    ``exploitability`` without steps) ended ``roundtable leaderboard`` in a TypeError."""
+    """Found by the fuzzer: a card's result without ``ci95`` (or ``"ci95": null``, text for a
+    win rate, an ``exploitability`` without steps) ended ``roundtable leaderboard`` in a
+    TypeError, and one without ``games`` (found by make fuzz) in a KeyError."""
     source = CARDS[0]
-    card = json.loads(source.read_text())
-    spec = next(iter(card["evaluation"]["results"]))
-    size = next(iter(card["evaluation"]["results"][spec]))
-    card["evaluation"]["results"][spec][size]["ci95"] = None
-    folder = tmp_path / "checkpoints" / source.parent.name
-    folder.mkdir(parents=True)
-    (folder / source.name).write_text(json.dumps(card))
-    (folder / source.name).with_suffix(".zip").write_bytes(b"")
-    status, _, err = _leaderboard(tmp_path / "checkpoints")
-    assert status == 2 and "needs 'ci95' as [low, high]" in err and source.name in err
+    for key, message in (("ci95", "needs 'ci95' as [low, high]"),
+                         ("games", "needs an integer 'games'")):
+        card = json.loads(source.read_text())
+        spec = next(iter(card["evaluation"]["results"]))
+        size = next(iter(card["evaluation"]["results"][spec]))
+        del card["evaluation"]["results"][spec][size][key]
+        folder = tmp_path / key / "checkpoints" / source.parent.name
+        folder.mkdir(parents=True)
+        (folder / source.name).write_text(json.dumps(card))
+        (folder / source.name).with_suffix(".zip").write_bytes(b"")
+        status, _, err = _leaderboard(folder.parent)
+        assert status == 2 and message in err and source.name in err, err
