@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 SOAK_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all demo test test-fast test-rllib bench soak mutants lint golden docs clean
+.PHONY: all demo test test-fast test-rllib bench soak fuzz mutants lint golden docs clean
 
 all: test
 
@@ -62,6 +62,14 @@ $(MUTANTS_STAMP): $(STAMP)
 
 mutants: $(MUTANTS_STAMP)
 	nice -n 5 $(BIN)/python scripts/mutants.py $(MUTANTS)
+
+# Not in CI: the fuzz suite (tests/fuzz/, tests/test_bombardment.py) with fresh random
+# examples, FUZZ_SCALE times its CI example counts, in rounds until FUZZ_MINUTES have passed;
+# the summary lists every finding (docs/testing.md, "Fuzzing").
+FUZZ_MINUTES ?= 30
+FUZZ_SCALE ?= 20
+fuzz: $(STAMP)
+	$(BIN)/python scripts/fuzz.py --minutes $(FUZZ_MINUTES) --scale $(FUZZ_SCALE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

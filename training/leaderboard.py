@@ -15,10 +15,11 @@ cross-table lists every baseline of every card at every table size.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from training.checkpoint import read_card
+from training.checkpoint import CheckpointError, read_card
 from training.policies import PIMC_PREFIX, STYLE_PREFIX
 
 START = "<!-- leaderboard:start -->"
@@ -29,9 +30,83 @@ def shipped_cards(folder: Path) -> list[tuple[Path, dict[str, Any]]]:
     """(card path, card) of every checkpoint under ``folder``, sorted by game.
 
     A checkpoint whose card cannot be read raises ``CheckpointError`` instead of being left
-    out: a leaderboard silently missing a shipped checkpoint would go unnoticed."""
-    return [(card_path, read_card(card_path)) for card_path in sorted(folder.glob("*/*.json"))
-            if card_path.with_suffix(".zip").exists()]
+    out: a leaderboard silently missing a shipped checkpoint would go unnoticed. So does a card
+    whose figures the table reads are malformed (:func:`check_figures`)."""
+    cards = []
+    for card_path in sorted(folder.glob("*/*.json")):
+        if card_path.with_suffix(".zip").exists():
+            card = read_card(card_path)
+            check_figures(card, card_path)
+            cards.append((card_path, card))
+    return cards
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_row(row: Any, where: str, card_path: Path, games: bool = True) -> None:
+    """One result row: ``win_rate``, ``ci95`` [low, high], ``games`` (an evaluation's, which
+    the cross-table shows), optional ``bar``."""
+    problem = None
+    if not isinstance(row, dict):
+        problem = "must be an object"
+    elif not _is_number(row.get("win_rate")):
+        problem = "needs a number 'win_rate'"
+    elif not (isinstance(row.get("ci95"), list) and len(row["ci95"]) == 2
+              and all(map(_is_number, row["ci95"]))):
+        problem = "needs 'ci95' as [low, high]"
+    elif (games or "games" in row) and not _is_int(row.get("games")):
+        problem = "needs an integer 'games'"
+    elif "bar" in row and not _is_number(row["bar"]):
+        problem = "has a non-number 'bar'"
+    if problem:
+        raise CheckpointError(f"checkpoint card {card_path}: {where} {problem}, got "
+                              f"{json.dumps(row)[:80]}")
+
+
+def check_figures(card: dict[str, Any], card_path: Path) -> None:
+    """``CheckpointError`` naming the field if the evaluation results, training figures or
+    exploitability that the leaderboard reads are malformed (a hand-edited card)."""
+    def bad(field: str, what: str) -> CheckpointError:
+        value: Any = card
+        for key in field.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        return CheckpointError(f"checkpoint card {card_path}: {field} must be {what}, got "
+                               f"{json.dumps(value)[:80]}")
+
+    evaluation = card.get("evaluation", {})
+    if not isinstance(evaluation, dict):
+        raise bad("evaluation", "an object")
+    results = evaluation.get("results", {})
+    if not isinstance(results, dict):
+        raise bad("evaluation.results", "an object {baseline: {table size: result}}")
+    for spec, by_size in results.items():
+        if not isinstance(by_size, dict) or not all(
+                isinstance(n, str) and n.isascii() and n.isdigit() and len(n) < 4
+                for n in by_size):
+            raise CheckpointError(f"checkpoint card {card_path}: evaluation.results[{spec!r}] "
+                                  f"must map table sizes ('3', '4', ...) to results")
+        for n, row in by_size.items():
+            _check_row(row, f"evaluation.results[{spec!r}][{n!r}]", card_path)
+    training = card.get("training", {})
+    if not isinstance(training, dict):
+        raise bad("training", "an object")
+    for key in ("steps", "total_steps"):
+        if key in training and not _is_int(training[key]):
+            raise bad(f"training.{key}", "an integer")
+    for key in ("wall_time_s", "total_wall_time_s"):
+        if key in training and not _is_number(training[key]):
+            raise bad(f"training.{key}", "a number")
+    exploit = card.get("exploitability")
+    if isinstance(exploit, dict) and "players" in exploit:
+        if not _is_int(exploit.get("steps")):
+            raise bad("exploitability.steps", "an integer")
+        _check_row(exploit, "exploitability", card_path, games=False)
 
 
 def _cell(row: dict[str, Any] | None) -> str:

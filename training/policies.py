@@ -175,7 +175,13 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
                              f"{', '.join(known)}")
         return PolicySpec(text, "heuristic", game, style=style)
     path = Path(text)
-    if not path.exists() and not path.with_suffix(".zip").exists():
+    try:
+        exists = path.exists() or path.with_suffix(".zip").exists()
+    except OSError as err:  # e.g. a name longer than the file system allows (ENAMETOOLONG)
+        shown = repr(text if len(text) <= 60 else text[:57] + "...")
+        raise ValueError(f"unknown policy spec {shown}: not a policy name, and not a path this "
+                         f"system can look up ({err.strerror})") from None
+    if not exists:
         # A relative path is looked up from the working directory, which is the usual
         # surprise ("checkpoints/quests" from another folder): name it.
         where = f"(looked in {Path.cwd()})" if not path.is_absolute() else ""

@@ -36,8 +36,8 @@ def choose(legal: list[int], names: list[str], answer: str) -> tuple[int | None,
     text = " ".join(answer.strip().lower().split())
     if not text:
         return None, "type the number or the name of a move"
-    if text.isdigit():
-        k = int(text)
+    if text.isdigit():  # '²' and '١' are digits too; int() refuses the first
+        k = int(text) if text.isascii() and len(text) <= 9 else 0
         if 1 <= k <= len(legal):
             return legal[k - 1], ""
         return None, f"no move number {k}; choose 1 to {len(legal)}"

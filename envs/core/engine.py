@@ -32,6 +32,21 @@ from envs.core.cards import CardCatalog
 from envs.core.events import EventLog
 from envs.core.obs_layout import ObsLayout
 
+#: Upper bounds of integer rule options, in every game. Card counts (copies, hand sizes, deck
+#: sizes) become list entries, so ``zeros=10**9`` took 7 GB and minutes before the first move;
+#: other numbers (hit points, points, thresholds, turn limits) are stored as floats in
+#: observations and scores, so ``max_hp=10**400`` ended in ``OverflowError``. Both bounds are
+#: far beyond any sensible variant (the spec's decks hold at most 104 cards).
+MAX_RULE_COUNT = 1_000
+MAX_RULE_NUMBER = 1_000_000_000
+
+
+def check_rule_max(name: str, value: int, high: int) -> None:
+    """``ValueError`` naming rule option ``name`` if the int ``value`` exceeds ``high``."""
+    if value > high:
+        shown = f"{value:,}" if value < 10**15 else f"an int of {value.bit_length()} bits"
+        raise ValueError(f"rule option {name} must be at most {high:,}, got {shown}")
+
 
 def agent_name(seat: int) -> str:
     return f"player_{seat}"
@@ -42,7 +57,8 @@ def parse_seat(value: Any, num_players: int, what: str) -> int:
     allowed = f"'player_0' … 'player_{num_players - 1}'"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         seat = int(value)
-    elif isinstance(value, str) and value.startswith("player_") and value[7:].isdigit():
+    elif (isinstance(value, str) and value.startswith("player_") and value[7:].isascii()
+          and value[7:].isdigit() and len(value) < 20):  # not 'player_²' nor 5,000 digits
         seat = int(value[7:])
     else:
         raise ValueError(f"{what} must name a seat ({allowed}), got {value!r}")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.engine import RuleOptions, parse_seat
+from envs.core.engine import (
+    MAX_RULE_COUNT,
+    MAX_RULE_NUMBER,
+    RuleOptions,
+    check_rule_max,
+    parse_seat,
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,7 @@ class PaladinRules(RuleOptions):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"rule option {name} must be a non-negative int, got {value!r}")
+            check_rule_max(name, value, MAX_RULE_NUMBER if name == "red_bonus" else MAX_RULE_COUNT)
         if self.reds_per_value > self.copies_per_value:
             raise ValueError(
                 f"reds_per_value={self.reds_per_value} exceeds copies_per_value="

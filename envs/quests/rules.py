@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.engine import RuleOptions, parse_seat
+from envs.core.engine import MAX_RULE_NUMBER, RuleOptions, check_rule_max, parse_seat
 
 #: option name -> allowed values (the first is the default)
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -89,6 +89,7 @@ class QuestsRules(RuleOptions):
             or self.max_turns < 1
         ):
             raise ValueError(f"rule option max_turns must be an int >= 1, got {self.max_turns!r}")
+        check_rule_max("max_turns", self.max_turns, MAX_RULE_NUMBER)
         if not isinstance(self.recognition_stacks, bool):
             raise ValueError(
                 f"rule option recognition_stacks must be True or False, "

@@ -13,7 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from envs.core.engine import RuleOptions, parse_seat
+from envs.core.engine import (
+    MAX_RULE_COUNT,
+    MAX_RULE_NUMBER,
+    RuleOptions,
+    check_rule_max,
+    parse_seat,
+)
 from envs.white_knight import cards as C
 
 #: [design] VP threshold T for 2, 3, 4, 5 players
@@ -30,6 +36,9 @@ PER_KIND: dict[str, tuple[tuple[str, ...], tuple[int, ...], int]] = {
     "treasure_counts": (C.TREASURE_NAMES, C.TREASURE_COUNTS, 0),
     "treasure_vp": (C.TREASURE_NAMES, C.TREASURE_VP, 0),
 }
+#: options that count cards (each card is a list entry): bounded by MAX_RULE_COUNT, the
+#: others by MAX_RULE_NUMBER
+COUNTS = ("attack_counts", "monster_counts", "treasure_counts", "hand_size")
 #: scalar option -> smallest allowed value
 SCALARS: dict[str, int] = {
     "potion_heal": 0,
@@ -92,11 +101,13 @@ class WhiteKnightRules(RuleOptions):
 
     def validate(self, num_players: int) -> None:
         for name, (names, _, low) in PER_KIND.items():
+            high = MAX_RULE_COUNT if name in COUNTS else MAX_RULE_NUMBER
             for card, value in zip(names, getattr(self, name)):
-                _check_int(f"{name}[{card!r}]", value, low)
+                _check_int(f"{name}[{card!r}]", value, low, high)
         for name, low in SCALARS.items():
-            _check_int(name, getattr(self, name), low)
-        _check_int("vp_threshold", self.vp_threshold, 1)
+            _check_int(name, getattr(self, name), low,
+                       MAX_RULE_COUNT if name in COUNTS else MAX_RULE_NUMBER)
+        _check_int("vp_threshold", self.vp_threshold, 1, MAX_RULE_NUMBER)
         if sum(self.monster_counts) < 1:
             raise ValueError("monster_counts: the action deck needs at least one monster")
         needed = num_players * self.hand_size
@@ -130,9 +141,10 @@ class WhiteKnightRules(RuleOptions):
         }.get(treasure, 0)
 
 
-def _check_int(name: str, value: Any, low: int) -> None:
+def _check_int(name: str, value: Any, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise ValueError(f"rule option {name} must be an int >= {low}, got {value!r}")
+    check_rule_max(name, value, high)
 
 
 def _per_kind(
