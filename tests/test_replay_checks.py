@@ -116,10 +116,18 @@ def test_an_illegal_move_end_by_the_wrong_agent_or_after_the_end_names_who_acts(
 
 def test_a_bad_action_met_step_by_step_names_the_record_and_its_index() -> None:
     record = _finished_record("paladin")
-    bad = dict(record, actions=[*record["actions"][:2], 999])
+    # an action id the game knows but that is illegal at step 2 (an id out of range is refused
+    # before the replay starts, by check_record)
+    env = raw("paladin", record["num_players"])
+    env.reset(seed=record["seed"])
+    for action in record["actions"][:2]:
+        env.step(action)
+    illegal = next(a for a in range(env.action_space(env.agent_selection).n)
+                   if a not in env.legal_actions())
+    bad = dict(record, actions=[*record["actions"][:2], illegal])
     with pytest.raises(ReplayMismatchError, match=(
-            r"^paladin_v0 record \(3 players, seed 3\): recorded action #2 \(999\) does not "
-            r"replay")):
+            rf"^paladin_v0 record \(3 players, seed 3\): recorded action #2 \({illegal}\) "
+            r"does not replay")):
         for _ in replay_steps(bad):
             pass
 
