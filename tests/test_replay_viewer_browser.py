@@ -130,6 +130,11 @@ def test_viewer_in_the_browser(driver, tmp_path: Path, game: str, n: int, seed: 
     # the final scores at the last step (the walk ended there)
     rows = driver.find_elements("css selector", "#results tr")
     assert driver.find_element("id", "results").is_displayed() and len(rows) == n + 1
+    # and how each score is made (e.g. White Knight's monster VP lost when the city falls)
+    told = [li.text for li in driver.find_elements("css selector", "#scoreTexts li")]
+    assert told == [f"{label}: {text}" for label, text in
+                    zip(data["meta"]["players"], data["meta"]["final"]["explained"]) if text]
+    assert told, "no score explained at the end"
 
     # controls: first, next, prev, arrow keys, last
     driver.find_element("id", "first").click()

@@ -59,7 +59,14 @@ function drawNarration() {
   const results = document.getElementById("results");
   const atEnd = step === LAST && Boolean(META.final);
   results.classList.toggle("hidden", !atEnd);
-  if (atEnd) drawResults(document.getElementById("resultsTable"), META.final, META.players);
+  if (atEnd) {
+    drawResults(document.getElementById("resultsTable"), META.final, META.players);
+    const how = document.getElementById("scoreTexts");  // how each score is made
+    how.replaceChildren();
+    (META.final.explained || []).forEach((text, s) => {
+      if (text) how.appendChild(el("li", null, META.players[s] + ": " + text));
+    });
+  }
 }
 function show(k) {
   document.getElementById("privateNote").classList.toggle(
