@@ -220,6 +220,8 @@ def test_second_person_narration_reads_right(game: str, n: int) -> None:
             for line in narration(env.engine.events.visible(seat), seat):
                 assert not re.search(r"\byou (has|is|was|[a-z]+[^s]s)\b", line), line
                 assert "you chose you" not in line
+                # the reflexive: "you dealt 5 cards to yourself", never "... to you"
+                assert not re.match(r"you\b[^;]*\bto you\b", line), line
                 assert not (line.startswith("you ") and re.search(r"\b(has|is|draws)\b", line))
 
 

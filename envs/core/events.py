@@ -333,6 +333,9 @@ def second_person(text: str, seat: int) -> str:
     name = SEAT[seat]
     text = re.sub(rf"\b{name}'s\b", "your", text)
     text = re.sub(rf"\b{name}\b", "you", text)
+    if text.startswith("you "):  # the seat is the subject: "you dealt 5 cards to yourself"
+        clause, sep, rest = text.partition(";")
+        text = re.sub(r"\bto you\b", "to yourself", clause) + sep + rest
     return re.sub(r"\byou was\b", "you were", text)
 
 
