@@ -104,6 +104,30 @@ def engine_states(engine: Any, seeds: range, every: int = 1) -> Iterator[Any]:
         yield engine
 
 
+def move_pairs(engine: Any, seeds: range,
+               max_steps: int) -> Iterator[tuple[Any, int, int, Any, Any]]:
+    """Along seeded random games of a raw engine, at every decision with two or more legal
+    moves: ``(engine, x, y, first, second)``, two distinct legal moves and copies of the
+    engine after each. For "a seat that cannot tell two moves apart must be told the same"
+    tests (names, snapshots); the caller must not apply moves to ``engine`` itself."""
+    from envs.core.engine import Setup
+
+    for seed in seeds:
+        engine.reset(np.random.default_rng(seed), Setup())
+        chooser = random.Random(seed)
+        steps = 0
+        while not engine.over and steps < max_steps:
+            legal = [int(a) for a in np.flatnonzero(engine.legal_mask())]
+            if len(legal) >= 2:
+                x, y = chooser.sample(legal, 2)
+                first, second = copy.deepcopy(engine), copy.deepcopy(engine)
+                first.apply(x)
+                second.apply(y)
+                yield engine, x, y, first, second
+            engine.apply(legal[chooser.randrange(len(legal))])
+            steps += 1
+
+
 def observations(env: CardGameEnv) -> list[np.ndarray]:
     return [env.observe(a)["observation"] for a in env.possible_agents]
 

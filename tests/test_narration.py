@@ -8,22 +8,19 @@ and a White Knight VP total that drops at the end without a word.
 
 from __future__ import annotations
 
-import copy
 import io
-import random
 import re
 
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
 from envs.core.events import narration
 from envs.core.text import ordinal, phase_text, plural
 from envs.paladin.engine import PHASE_NAMES as PALADIN_PHASES
 from envs.quests.cards import KIND_NAMES as QUEST_CARDS
 from envs.quests.table import PHASE_NAMES as QUESTS_PHASES
 from envs.white_knight.engine import PHASE_NAMES as WHITE_KNIGHT_PHASES
-from tests.helpers import engine_states, play_random, raw
+from tests.helpers import engine_states, move_pairs, play_random, raw
 from ui.replay_viewer import snapshot_module
 from ui.terminal import play
 
@@ -138,32 +135,18 @@ def test_move_names_leak_nothing(game: str, n: int) -> None:
     """Two moves that leave another seat's observation and events equal get the same name for
     that seat, and a hidden Quests card is never named to another seat."""
     module = snapshot_module(game)
-    engine = raw(game, n).engine
     checked = 0
-    for seed in range(2):
-        engine.reset(np.random.default_rng(seed), Setup())
-        chooser = random.Random(seed)
-        steps = 0
-        while not engine.over and steps < 300:
-            legal = [int(a) for a in np.flatnonzero(engine.legal_mask())]
-            if len(legal) >= 2:
-                x, y = chooser.sample(legal, 2)
-                first, second = copy.deepcopy(engine), copy.deepcopy(engine)
-                first.apply(x)
-                second.apply(y)
-                for other in range(n):
-                    if other != engine.current_player and np.array_equal(
-                            first.observation(other), second.observation(other)) and [
-                            e.text for e in first.events.visible(other)] == [
-                            e.text for e in second.events.visible(other)]:
-                        assert (module.move_name(engine, x, other)
-                                == module.move_name(engine, y, other))
-                        checked += 1
-                        if game == "quests" and "face down" in module.move_name(engine, x, other):
-                            assert not any(card in module.move_name(engine, x, other)
-                                           for card in QUEST_CARDS)
-            engine.apply(legal[chooser.randrange(len(legal))])
-            steps += 1
+    for engine, x, y, first, second in move_pairs(raw(game, n).engine, range(2), 300):
+        for other in range(n):
+            if other != engine.current_player and np.array_equal(
+                    first.observation(other), second.observation(other)) and [
+                    e.text for e in first.events.visible(other)] == [
+                    e.text for e in second.events.visible(other)]:
+                assert module.move_name(engine, x, other) == module.move_name(engine, y, other)
+                checked += 1
+                if game == "quests" and "face down" in module.move_name(engine, x, other):
+                    assert not any(card in module.move_name(engine, x, other)
+                                   for card in QUEST_CARDS)
     assert checked > 20
 
 

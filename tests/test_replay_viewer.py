@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import json
-import random
 
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
-from tests.helpers import play_random, raw
+from tests.helpers import move_pairs, play_random, raw
 from training.cli import main
 from ui.replay_viewer import build_replay, snapshot_module
 
@@ -22,27 +19,13 @@ def test_snapshot_follows_the_observation(game: str, n: int) -> None:
     """Two different moves of the actor that leave another seat's observation equal must leave
     that seat's snapshot equal too (face-down choices, hidden stage cards, hands)."""
     module = snapshot_module(game)
-    engine = raw(game, n).engine
     checked = 0
-    for seed in range(3):
-        engine.reset(np.random.default_rng(seed), Setup())
-        chooser = random.Random(seed)
-        steps = 0
-        while not engine.over and steps < 400:
-            legal = [int(a) for a in np.flatnonzero(engine.legal_mask())]
-            if len(legal) >= 2:
-                x, y = chooser.sample(legal, 2)
-                first, second = copy.deepcopy(engine), copy.deepcopy(engine)
-                first.apply(x)
-                second.apply(y)
-                for other in range(n):
-                    if other == engine.current_player:
-                        continue
-                    if np.array_equal(first.observation(other), second.observation(other)):
-                        assert module.snapshot(first, other) == module.snapshot(second, other)
-                        checked += 1
-            engine.apply(legal[chooser.randrange(len(legal))])
-            steps += 1
+    for engine, _, _, first, second in move_pairs(raw(game, n).engine, range(3), 400):
+        for other in range(n):
+            if other != engine.current_player and np.array_equal(
+                    first.observation(other), second.observation(other)):
+                assert module.snapshot(first, other) == module.snapshot(second, other)
+                checked += 1
     assert checked > 20
 
 
