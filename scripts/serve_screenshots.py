@@ -11,15 +11,15 @@ and takes the picture. Run again after a change to the page or the snapshots::
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.serve_support import running_server
-from ui.browser import browser_missing, make_driver
+from ui.browser import screenshots_main
 
 #: game, players, decisions to click before the picture
 SHOTS = [("paladin", 4, 9), ("white_knight", 4, 6), ("quests", 3, 14)]
@@ -63,25 +63,16 @@ def shoot(driver, url: str, game: str, n: int, clicks: int, out: Path) -> Path:
     return path
 
 
+def shoot_all(driver: Any, out: Path) -> None:
+    with running_server() as (url, _):
+        for game, n, clicks in SHOTS:
+            print(f"wrote {shoot(driver, url, game, n, clicks, out)}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "docs"))
-    args = parser.parse_args(argv)
-    reason = browser_missing()
-    if reason:
-        print(f"serve_screenshots: {reason}", file=sys.stderr)
-        return 1
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    driver = make_driver(1400, 1000)
-    driver.set_script_timeout(60)
-    try:
-        with running_server() as (url, _):
-            for game, n, clicks in SHOTS:
-                print(f"wrote {shoot(driver, url, game, n, clicks, out)}")
-    finally:
-        driver.quit()
-    return 0
+    return screenshots_main(argv, description=__doc__.split("\n\n")[0],
+                            default_out=str(Path(__file__).resolve().parent.parent / "docs"),
+                            width=1400, shoot_all=shoot_all, script_timeout=60)
 
 
 if __name__ == "__main__":

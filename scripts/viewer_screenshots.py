@@ -12,16 +12,16 @@ hands face down). Run again after a change to the page or the snapshots::
 
 from __future__ import annotations
 
-import argparse
 import io
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from envs.core.arena import play_match
 from envs.core.record import save_record
 from training.policies import parse_spec
-from ui.browser import browser_missing, make_driver
+from ui.browser import screenshots_main
 from ui.replay_viewer import write_viewer
 
 #: game, players, deal seed, step as a fraction of the game, "seen by" (0: the whole truth,
@@ -81,29 +81,20 @@ def _small_png(png: bytes) -> bytes:
     return buffer.getvalue()
 
 
+def shoot_all(driver: Any, out: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        for game, n, seed, fraction, view in SHOTS:
+            record_path = Path(tmp) / f"{game}.json"
+            save_record(heuristic_record(game, n, seed), record_path)
+            page = write_viewer(record_path, Path(tmp) / f"{game}.html")
+            png = out / f"viewer_{game}.png"
+            step = shoot(driver, page, png, fraction, view)
+            print(f"wrote {png} ({game}, {n} players, deal {seed}, step {step})")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="docs", help="folder for viewer_<game>.png (docs)")
-    args = parser.parse_args(argv)
-    reason = browser_missing()
-    if reason:
-        print(f"viewer_screenshots: {reason}", file=sys.stderr)
-        return 2
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    driver = make_driver(WIDTH, 1000)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for game, n, seed, fraction, view in SHOTS:
-                record_path = Path(tmp) / f"{game}.json"
-                save_record(heuristic_record(game, n, seed), record_path)
-                page = write_viewer(record_path, Path(tmp) / f"{game}.html")
-                png = out / f"viewer_{game}.png"
-                step = shoot(driver, page, png, fraction, view)
-                print(f"wrote {png} ({game}, {n} players, deal {seed}, step {step})")
-    finally:
-        driver.quit()
-    return 0
+    return screenshots_main(argv, description=__doc__.splitlines()[0], default_out="docs",
+                            width=WIDTH, shoot_all=shoot_all)
 
 
 if __name__ == "__main__":

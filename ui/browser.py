@@ -11,9 +11,12 @@ check that a page printed no errors and made no request other than loading itsel
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +90,28 @@ def requested_urls(driver: Any) -> list[str]:
         if message.get("method") == "Network.requestWillBeSent":
             urls.append(message["params"]["request"]["url"])
     return urls
+
+
+def screenshots_main(argv: list[str] | None, *, description: str, default_out: str,
+                     width: int, shoot_all: Callable[[Any, Path], None],
+                     script_timeout: float | None = None) -> int:
+    """The command line of the screenshot scripts: ``--out DIR``, a clear exit (2) when no
+    browser can start, one headless driver for every shot, and the driver closed whatever
+    happens. ``shoot_all(driver, out)`` takes the pictures and says what it wrote."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", default=default_out, help=f"folder for the PNGs ({default_out})")
+    args = parser.parse_args(argv)
+    reason = browser_missing()
+    if reason:
+        print(f"{parser.prog}: {reason}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    driver = make_driver(width, 1000)
+    if script_timeout is not None:
+        driver.set_script_timeout(script_timeout)
+    try:
+        shoot_all(driver, out)
+    finally:
+        driver.quit()
+    return 0
