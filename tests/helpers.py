@@ -77,6 +77,19 @@ def play_random(
     return env
 
 
+def advanced(game: str, players: int, steps: int) -> CardGameEnv:
+    """A raw env reset with seed ``steps`` after up to ``steps`` random legal moves (fewer if
+    the game ends): a reproducible mid-game state for fuzzing what is read from it."""
+    env = raw(game, players)
+    env.reset(seed=steps)
+    chooser = random.Random(steps)
+    for _ in range(steps):
+        if env.engine.over:
+            break
+        env.step(random_legal(env, chooser))
+    return env
+
+
 def iter_states(env: CardGameEnv, seed: int) -> Iterator[CardGameEnv]:
     """Yield the env before every decision of one random game."""
     env.reset(seed=seed)

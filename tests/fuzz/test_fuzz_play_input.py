@@ -8,7 +8,6 @@ whose name it was given, or raises ``ValueError`` with one line.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from hypothesis import given
@@ -16,25 +15,10 @@ from hypothesis import strategies as st
 
 from envs.core.registry import GAMES
 from tests.fuzz.support import NASTY_TEXT, bounded, fuzz_settings, outcome
-from tests.helpers import random_legal, raw
-
-try:  # the terminal player moves to ui/ (issue 17)
-    from ui.terminal import choose
-except ImportError:
-    from training.play import choose
+from tests.helpers import advanced
+from ui.terminal import choose
 
 EXTRA = ["²", "١", "３", "0", "00", "-1", "1" * 5000, "9" * 12, " ", "\x00", "?", "q"]
-
-
-def _state(game: str, players: int, steps: int) -> Any:
-    env = raw(game, players)
-    env.reset(seed=steps)
-    chooser = random.Random(steps)
-    for _ in range(steps):
-        if env.engine.over:
-            break
-        env.step(random_legal(env, chooser))
-    return env
 
 
 @st.composite
@@ -59,7 +43,7 @@ def answers(draw: Any, names: list[str]) -> str:
 @given(data=st.data())
 def test_a_typed_answer_picks_a_legal_move_or_gets_a_one_line_hint(data: st.DataObject) -> None:
     game = data.draw(st.sampled_from(list(GAMES)))
-    env = _state(game, GAMES[game].players[0], data.draw(st.sampled_from([0, 3, 9])))
+    env = advanced(game, GAMES[game].players[0], data.draw(st.sampled_from([0, 3, 9])))
     legal = env.legal_actions()
     names = [env.action_name(a) for a in legal]
     answer = data.draw(answers(names))
@@ -79,7 +63,7 @@ def test_a_typed_answer_picks_a_legal_move_or_gets_a_one_line_hint(data: st.Data
 @given(data=st.data())
 def test_action_from_name_inverts_action_name_or_refuses(data: st.DataObject) -> None:
     game = data.draw(st.sampled_from(list(GAMES)))
-    env = _state(game, GAMES[game].players[-1], data.draw(st.sampled_from([0, 5])))
+    env = advanced(game, GAMES[game].players[-1], data.draw(st.sampled_from([0, 5])))
     names = [env.action_name(a) for a in range(env.action_space(env.agent_selection).n)]
     name = data.draw(answers(names))
     with bounded(seconds=10):

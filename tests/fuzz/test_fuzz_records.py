@@ -35,7 +35,7 @@ from tests.fuzz.support import (
     outcome,
     unchanged,
 )
-from tests.helpers import play_random, random_legal, raw
+from tests.helpers import advanced, play_random, raw
 
 GAME_NAMES = list(GAMES)
 
@@ -49,15 +49,7 @@ def finished_record(game: str) -> dict[str, Any]:
 @functools.cache
 def short_record(game: str, players: int, steps: int) -> dict[str, Any]:
     """The record of a seeded game stopped after ``steps`` random legal moves."""
-    import random
-
-    env = raw(game, players)
-    env.reset(seed=steps)
-    chooser = random.Random(steps)
-    for _ in range(steps):
-        if env.engine.over:
-            break
-        env.step(random_legal(env, chooser))
+    env = advanced(game, players, steps)
     record = json.loads(json.dumps(env.record()))
     record["players"] = {agent: "random" for agent in env.possible_agents}  # as --save-games
     return record
