@@ -11,7 +11,12 @@ import pytest
 
 from envs.paladin.engine import PaladinEngine
 from envs.paladin.observation import LAYOUT
-from tests.helpers import PALADIN_TWIN_SCRIPT, engine_states, paladin_twins
+from tests.helpers import (
+    PALADIN_TWIN_SCRIPT,
+    check_against_reference,
+    engine_states,
+    paladin_twins,
+)
 from tests.paladin_reference import reference_observation
 
 
@@ -23,15 +28,7 @@ def random_states(n: int, seeds: range, every: int = 1):
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [3, 4, 5])
 def test_incremental_observation_equals_the_reference_encoder(n: int) -> None:
-    for engine in random_states(n, range(25)):
-        for viewer in range(n):
-            got = engine.observation(viewer)
-            want = reference_observation(engine, viewer)
-            if not np.array_equal(got, want):
-                diff = np.flatnonzero(got != want)
-                pieces = {p.name for p in LAYOUT.pieces for i in diff if p.offset <= i < p.stop}
-                pytest.fail(f"player_{viewer} observation differs in {sorted(pieces)} "
-                            f"(phase {engine.phase_name()})")
+    check_against_reference(random_states(n, range(25)), LAYOUT, reference_observation)
 
 
 STATE = ("num_players", "phase", "current_player", "num_rounds", "rounds_played", "dealer",

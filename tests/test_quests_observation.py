@@ -30,7 +30,7 @@ from envs.quests.cards import (
 from envs.quests.engine import QuestsEngine
 from envs.quests.observation import LAYOUT, PHASES
 from envs.quests.rules import QuestsRules
-from tests.helpers import engine_states
+from tests.helpers import check_against_reference, engine_states
 
 HAND_LIMIT, TEST_DISCARD, CALL_TO_ARMS = (PHASES.index(p) for p in
                                           ("hand_limit", "test_discard", "call_to_arms"))
@@ -115,19 +115,8 @@ def random_states(n: int, seeds: range):
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_incremental_observation_equals_the_reference_encoder(n: int) -> None:
-    steps = 0
-    for engine in random_states(n, range(12)):
-        steps += 1
-        for viewer in range(n):
-            got = engine.observation(viewer)
-            want = reference_observation(engine, viewer)
-            if not np.array_equal(got, want):
-                diff = np.flatnonzero(got != want)
-                pieces = sorted({p.name for p in LAYOUT.pieces for i in diff
-                                 if p.offset <= i < p.stop})
-                pytest.fail(f"player_{viewer} observation differs in {pieces} "
-                            f"(phase {engine.phase_name()}, step {steps})")
-    assert steps > 1000
+    assert check_against_reference(random_states(n, range(12)), LAYOUT,
+                                   reference_observation) > 1000
 
 
 def perturb_hidden(engine: QuestsEngine, viewer: int, rng: random.Random) -> QuestsEngine:

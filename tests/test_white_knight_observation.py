@@ -33,7 +33,7 @@ from envs.white_knight.engine import (
     WhiteKnightEngine,
 )
 from envs.white_knight.observation import LAYOUT
-from tests.helpers import engine_states
+from tests.helpers import check_against_reference, engine_states
 
 
 def new_engine(n: int) -> WhiteKnightEngine:
@@ -130,15 +130,7 @@ def reference_observation(e, viewer: int) -> np.ndarray:
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4, 5])
 def test_incremental_observation_equals_the_reference_encoder(n: int) -> None:
-    for engine in random_states(n, range(50)):
-        for viewer in range(n):
-            got = engine.observation(viewer)
-            want = reference_observation(engine, viewer)
-            if not np.array_equal(got, want):
-                diff = np.flatnonzero(got != want)
-                pieces = {p.name for p in LAYOUT.pieces for i in diff if p.offset <= i < p.stop}
-                pytest.fail(f"player_{viewer} observation differs in {sorted(pieces)} "
-                            f"(phase {engine.phase_name()})")
+    check_against_reference(random_states(n, range(50)), LAYOUT, reference_observation)
 
 
 # -- scrambling what a viewer may not know ---------------------------------------------------------
