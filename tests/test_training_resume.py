@@ -10,8 +10,8 @@ equal the reference's bit for bit.
 from __future__ import annotations
 
 import os
-import random
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -149,15 +149,15 @@ def tensorboard_steps(tb: Path) -> list[tuple[str, int]]:
     return pairs
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "known race, open in issue 19: a SIGKILL at some points leaves TensorBoard steps written "
-    "after the state (seen once: rollout/ep_len_mean step 64 after 1024 on resume)"))
-def test_sigkill_at_a_random_point_then_resume_equals_uninterrupted(
-        reference: dict[str, Any]) -> None:
-    run_dir = reference["base"] / "killed"
+@pytest.mark.parametrize("delay", [0.0, 0.6, 1.3])
+def test_sigkill_at_several_points_then_resume_equals_uninterrupted(
+        reference: dict[str, Any], delay: float) -> None:
+    """SIGKILL ``delay`` seconds after the first state: at once (the kill and the resume then
+    often fall within the second the killed run's event file was opened, which once put the
+    resumed run's TensorBoard steps before the killed run's), and later, mid-run."""
+    run_dir = reference["base"] / f"killed_{delay}"
     proc = start_training(write_config(reference["data"], run_dir))
     wait_for_state(proc, run_dir)
-    delay = random.Random().uniform(0.0, 2.0)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
@@ -181,6 +181,42 @@ def test_sigkill_at_a_random_point_then_resume_equals_uninterrupted(
     assert_same_run(run_dir, result, reference)
     assert result.state_writes  # the resumed run went on writing states
     assert not [name for name in seen[0] if "tmp-99999" in name or "snapshot_99" in name]
+
+
+def test_a_resume_within_the_second_of_the_killed_runs_event_file_writes_after_it(
+        reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """TensorBoard reads event files in the order of their names, which start with the whole
+    second each file was opened, then host and pid. Resumed in that same second (the clock
+    set back to it) on a host whose name sorts first, the resumed run must still put its
+    steps after the killed run's: none out of order, none twice."""
+    from training.config import config_from_dict
+
+    run_dir = reference["base"] / "same_second"
+    cfg = config_from_dict({**reference["data"], "run_dir": str(run_dir)})
+    fsync, writes = resumable._fsync, []
+
+    def failing_fsync(f: Any) -> None:
+        if ".pkl.tmp-" in f.name:
+            writes.append(f.name)
+            if len(writes) == 2:
+                raise OSError("injected")
+        fsync(f)
+
+    monkeypatch.setattr(resumable, "_fsync", failing_fsync)
+    with pytest.raises(OSError, match="injected"):
+        train(cfg, progress=False)
+    monkeypatch.setattr(resumable, "_fsync", fsync)
+    [killed] = list((run_dir / "tb").rglob("events.out.tfevents.*"))
+    opened = int(killed.name.split(".")[3])
+    offset = time.time() - (opened + 0.5)
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() - offset)
+    monkeypatch.setattr(socket, "gethostname", lambda: "")  # '.' sorts before any host name
+    result = resume_run(run_dir, progress=False)
+    monkeypatch.undo()
+    assert_same_run(run_dir, result, reference)
+    files = sorted(p.name for p in (run_dir / "tb").rglob("events.out.tfevents.*"))
+    assert len(files) == 2 and files[0] == killed.name, files
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
