@@ -13,24 +13,27 @@ from __future__ import annotations
 import contextlib
 import signal
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 pytestmark = pytest.mark.rllib
 pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (the [rllib] extra; "
                     "run `make test-rllib`)")
 
-from training import resume as resumable  # noqa: E402
+from tests.resume_support import (  # noqa: E402
+    assert_steps_increase,
+    failing_state_write,
+    start_training,
+    tensorboard_steps,
+    wait_for_state,
+    write_config,
+)
 from training.config import config_from_dict  # noqa: E402
 from training.curves import read_csv  # noqa: E402
 from training.resume import StateStore, resume_run  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 1200
 EVERY = 400
 SNAPSHOT_EVERY = 300
@@ -47,30 +50,6 @@ def config_data(run_dir: Path) -> dict[str, Any]:
         "rllib": {"num_env_runners": 1, "num_envs_per_env_runner": 2, "train_batch_size": 400,
                   "num_cpus": 2},
     }).to_dict()
-
-
-def start_training(data: dict[str, Any], run_dir: Path) -> subprocess.Popen:
-    path = run_dir.parent / f"{run_dir.name}.yaml"
-    path.write_text(yaml.safe_dump({**data, "run_dir": str(run_dir)}, sort_keys=False))
-    return subprocess.Popen([sys.executable, "-m", "training.cli", "train", "--config",
-                             str(path), "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def wait_for_state(proc: subprocess.Popen, run_dir: Path, steps: int = 1,
-                   timeout: float = 300.0) -> None:
-    """Until the run has a state at ``steps`` or later."""
-    deadline = time.monotonic() + timeout
-    while True:
-        state = run_dir / "resume" / "state.pkl"
-        if state.exists() and StateStore(run_dir).read()["steps"] >= steps:
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"training ended before the state: {proc.stderr.read()}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError("no resumable state written in time")
-        time.sleep(0.2)
 
 
 def kill_tree(proc: subprocess.Popen) -> None:
@@ -98,8 +77,6 @@ def schedule(every: int, steps: list[int]) -> list[int]:
 
 
 def assert_continues(run_dir: Path, result: Any, state: dict[str, Any]) -> None:
-    from tests.test_training_resume import assert_steps_increase, tensorboard_steps
-
     assert result.steps >= TOTAL
     points = read_csv(run_dir / "curve.csv")
     # the killed run's curve up to the state, then the resumed run's
@@ -135,8 +112,8 @@ def expected_league(state: dict[str, Any]) -> tuple[int, list[str]]:
 
 def test_rllib_sigkill_then_resume(tmp_path: Path) -> None:
     run_dir = tmp_path / "killed"
-    proc = start_training(config_data(run_dir), run_dir)
-    wait_for_state(proc, run_dir, steps=SNAPSHOT_EVERY)
+    proc = start_training(write_config(config_data(run_dir), run_dir))
+    wait_for_state(proc, run_dir, steps=SNAPSHOT_EVERY, timeout=300, poll=0.2)
     kill_tree(proc)
     state = StateStore(run_dir).read()
     assert 0 < state["steps"] < TOTAL and not (run_dir / "final.json").exists()
@@ -147,11 +124,10 @@ def test_rllib_sigkill_then_resume(tmp_path: Path) -> None:
     assert result.state_writes
 
 
-def test_rllib_sigterm_writes_a_state_and_a_fault_keeps_the_previous(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rllib_sigterm_writes_a_state_and_a_fault_keeps_the_previous(tmp_path: Path) -> None:
     run_dir = tmp_path / "stopped"
-    proc = start_training(config_data(run_dir), run_dir)
-    wait_for_state(proc, run_dir)
+    proc = start_training(write_config(config_data(run_dir), run_dir))
+    wait_for_state(proc, run_dir, steps=1, timeout=300, poll=0.2)
     first = StateStore(run_dir).read()["steps"]
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=300)
@@ -159,18 +135,8 @@ def test_rllib_sigterm_writes_a_state_and_a_fault_keeps_the_previous(
     state = StateStore(run_dir).read()
     assert state["steps"] > first and f"resumable state at step {state['steps']}" in err
     # a fault inside the next state write: the state of the SIGTERM stays, and resumes
-    fsync, writes = resumable._fsync, []
-
-    def failing_fsync(f: Any) -> None:
-        if ".pkl.tmp-" in f.name:
-            writes.append(f.name)
-            raise OSError("injected fault inside the state write")
-        fsync(f)
-
-    monkeypatch.setattr(resumable, "_fsync", failing_fsync)
-    with pytest.raises(OSError, match="injected"):
+    with failing_state_write() as writes, pytest.raises(OSError, match="injected"):
         resume_run(run_dir, progress=False)
-    monkeypatch.setattr(resumable, "_fsync", fsync)
     assert writes and StateStore(run_dir).read()["steps"] == state["steps"]
     assert not [p for p in (run_dir / "resume").iterdir() if ".tmp-" in p.name]
     result = resume_run(run_dir, progress=False)

@@ -1,7 +1,7 @@
 """`roundtable train --resume`: a killed run continues as if it had never stopped.
 
 One uninterrupted run (in this process, every resumable state it writes recorded) is the
-reference; other runs of the same config are killed (SIGKILL at a random point, SIGTERM,
+reference; other runs of the same config are killed (SIGKILL at several points, SIGTERM,
 SIGINT, a fault inside the state write) and resumed. With one env and one torch thread
 everything the learner does is a deterministic function of the state, so the final weights must
 equal the reference's bit for bit.
@@ -10,10 +10,8 @@ equal the reference's bit for bit.
 from __future__ import annotations
 
 import os
-import random
 import signal
-import subprocess
-import sys
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,14 @@ import pytest
 import torch
 import yaml
 
+from tests.resume_support import (
+    assert_steps_increase,
+    failing_state_write,
+    start_training,
+    tensorboard_steps,
+    wait_for_state,
+    write_config,
+)
 from tests.training_support import tiny_config
 from training import resume as resumable
 from training.checkpoint import read_policy_state
@@ -30,7 +36,6 @@ from training.curves import read_csv
 from training.resume import StateStore, resume_run
 from training.train import train
 
-ROOT = Path(__file__).resolve().parent.parent
 TOTAL = 1024
 
 
@@ -82,32 +87,6 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"base": base, "data": data, "result": result, "states": states}
 
 
-def write_config(data: dict[str, Any], run_dir: Path) -> Path:
-    path = run_dir.parent / f"{run_dir.name}.yaml"
-    # in the config's own key order: the order of opponents.weights is the pool's draw order
-    path.write_text(yaml.safe_dump({**data, "run_dir": str(run_dir)}, sort_keys=False))
-    return path
-
-
-def start_training(config: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "training.cli", "train", "--config",
-                             str(config), "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-
-def wait_for_state(proc: subprocess.Popen, run_dir: Path, timeout: float = 120.0) -> None:
-    path = run_dir / "resume" / "state.pkl"
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if proc.poll() is not None:
-            raise AssertionError(f"training ended before its first state: {proc.stderr.read()}")
-        if time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError("no resumable state written in time")
-        time.sleep(0.05)
-
-
 def assert_same_run(run_dir: Path, result: Any, reference: dict[str, Any]) -> None:
     """Final steps, the curve's step column (and values), the final weights bit for bit, and
     TensorBoard's (tag, step) pairs: equal to the uninterrupted run's, none duplicated."""
@@ -127,37 +106,16 @@ def assert_same_run(run_dir: Path, result: Any, reference: dict[str, Any]) -> No
     assert set(tb_ours) == set(tb_ref)
 
 
-def assert_steps_increase(pairs: list[tuple[str, int]]) -> None:
-    """Each tag's steps, in the order the event files hold them, strictly increase: nothing
-    written twice, nothing from after the state left in front of the resumed run's."""
-    last: dict[str, int] = {}
-    for tag, step in pairs:
-        assert step > last.get(tag, -1), f"{tag}: step {step} after step {last[tag]}"
-        last[tag] = step
-
-
-def tensorboard_steps(tb: Path) -> list[tuple[str, int]]:
-    """(tag, step) of every scalar, file by file in the order they were started."""
-    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
-
-    pairs = []
-    for path in sorted(tb.rglob("events.out.tfevents.*")):
-        for event in EventFileLoader(str(path)).Load():
-            for value in event.summary.value:
-                if not value.tag.startswith("time/"):
-                    pairs.append((value.tag, int(event.step)))
-    return pairs
-
-
-@pytest.mark.xfail(strict=False, reason=(
-    "known race, open in issue 19: a SIGKILL at some points leaves TensorBoard steps written "
-    "after the state (seen once: rollout/ep_len_mean step 64 after 1024 on resume)"))
-def test_sigkill_at_a_random_point_then_resume_equals_uninterrupted(
-        reference: dict[str, Any]) -> None:
-    run_dir = reference["base"] / "killed"
+@pytest.mark.parametrize("delay", [0.0, pytest.param(0.6, marks=pytest.mark.slow),
+                                   pytest.param(1.3, marks=pytest.mark.slow)])
+def test_sigkill_at_several_points_then_resume_equals_uninterrupted(
+        reference: dict[str, Any], delay: float) -> None:
+    """SIGKILL ``delay`` seconds after the first state: at once (the kill and the resume then
+    often fall within the second the killed run's event file was opened, which once put the
+    resumed run's TensorBoard steps before the killed run's), and later, mid-run."""
+    run_dir = reference["base"] / f"killed_{delay}"
     proc = start_training(write_config(reference["data"], run_dir))
     wait_for_state(proc, run_dir)
-    delay = random.Random().uniform(0.0, 2.0)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
@@ -183,6 +141,31 @@ def test_sigkill_at_a_random_point_then_resume_equals_uninterrupted(
     assert not [name for name in seen[0] if "tmp-99999" in name or "snapshot_99" in name]
 
 
+def test_a_resume_within_the_second_of_the_killed_runs_event_file_writes_after_it(
+        reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """TensorBoard reads event files in the order of their names, which start with the whole
+    second each file was opened, then host and pid. Resumed in that same second (the clock
+    set back to it) on a host whose name sorts first, the resumed run must still put its
+    steps after the killed run's: none out of order, none twice."""
+    from training.config import config_from_dict
+
+    run_dir = reference["base"] / "same_second"
+    cfg = config_from_dict({**reference["data"], "run_dir": str(run_dir)})
+    with failing_state_write(at=2), pytest.raises(OSError, match="injected"):
+        train(cfg, progress=False)
+    [killed] = list((run_dir / "tb").rglob("events.out.tfevents.*"))
+    opened = int(killed.name.split(".")[3])
+    offset = time.time() - (opened + 0.5)
+    real_time = time.time
+    monkeypatch.setattr(time, "time", lambda: real_time() - offset)
+    monkeypatch.setattr(socket, "gethostname", lambda: "")  # '.' sorts before any host name
+    result = resume_run(run_dir, progress=False)
+    monkeypatch.undo()
+    assert_same_run(run_dir, result, reference)
+    files = sorted(p.name for p in (run_dir / "tb").rglob("events.out.tfevents.*"))
+    assert len(files) == 2 and files[0] == killed.name, files
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_writes_a_final_state_and_exits_128_plus_signal(
         reference: dict[str, Any], signum: int) -> None:
@@ -204,24 +187,14 @@ def test_a_signal_writes_a_final_state_and_exits_128_plus_signal(
 
 
 def test_a_fault_inside_the_state_write_leaves_the_previous_state_resumable(
-        reference: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+        reference: dict[str, Any]) -> None:
     from training.config import config_from_dict
 
     run_dir = reference["base"] / "fault"
     cfg = config_from_dict({**reference["data"], "run_dir": str(run_dir)})
-    fsync, writes = resumable._fsync, []
-
-    def failing_fsync(f: Any) -> None:
-        if ".pkl.tmp-" in f.name:
-            writes.append(f.name)
-            if len(writes) == 3:  # the third state: written, not yet renamed into place
-                raise OSError("injected fault inside the state write")
-        fsync(f)
-
-    monkeypatch.setattr(resumable, "_fsync", failing_fsync)
-    with pytest.raises(OSError, match="injected"):
+    # the third state: written, not yet renamed into place
+    with failing_state_write(at=3), pytest.raises(OSError, match="injected"):
         train(cfg, progress=False)
-    monkeypatch.setattr(resumable, "_fsync", fsync)
     leftovers = [p.name for p in (run_dir / "resume").iterdir() if ".tmp-" in p.name]
     assert leftovers == []
     state = StateStore(run_dir).read()
@@ -317,8 +290,7 @@ def test_changed_key_names_the_first_difference() -> None:
     assert resumable.changed_key(a, {**a, "ppo": {}}).startswith("ppo.n_steps (64")
 
 
-def test_several_batched_envs_resume_bit_for_bit_too(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_several_batched_envs_resume_bit_for_bit_too(tmp_path: Path) -> None:
     """Two envs in the batched vec env (as the shipped configs): stopped by a fault after the
     second state, resumed, the same weights and curve as uninterrupted."""
     from training.config import config_from_dict
@@ -326,22 +298,30 @@ def test_several_batched_envs_resume_bit_for_bit_too(tmp_path: Path,
     data = {**resume_config_data(tmp_path / "whole"), "n_envs": 2, "total_steps": 768}
     whole = train(config_from_dict(data), progress=False)
     cut = tmp_path / "cut"
-    fsync, writes = resumable._fsync, []
-
-    def failing_fsync(f: Any) -> None:
-        if ".pkl.tmp-" in f.name:
-            writes.append(f.name)
-            if len(writes) == 3:
-                raise OSError("injected")
-        fsync(f)
-
-    monkeypatch.setattr(resumable, "_fsync", failing_fsync)
-    with pytest.raises(OSError, match="injected"):
+    with failing_state_write(at=3), pytest.raises(OSError, match="injected"):
         train(config_from_dict({**data, "run_dir": str(cut)}), progress=False)
-    monkeypatch.setattr(resumable, "_fsync", fsync)
     result = resume_run(cut, progress=False)
     assert result.steps == whole.steps == 768
     assert ([(p.step, p.win_rate) for p in read_csv(result.curve_csv)]
             == [(p.step, p.win_rate) for p in read_csv(whole.curve_csv)])
     a, b = read_policy_state(result.final), read_policy_state(whole.final)
     assert all(torch.equal(a[k], b[k]) for k in b)
+
+
+def test_the_wait_for_a_later_event_second(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture) -> None:
+    """No event file: no wait. One opened this second: back once the clock is past it. One
+    far ahead of the clock: no wait, a one-line note."""
+    tb = tmp_path / "tb" / "ppo_1"
+    tb.mkdir(parents=True)
+    assert resumable.wait_for_a_later_event_second(tb.parent)
+    now = int(time.time())
+    (tb / f"events.out.tfevents.{now:010d}.host.1.0").write_bytes(b"")
+    assert resumable.wait_for_a_later_event_second(tb.parent)
+    assert int(time.time()) > now
+    (tb / f"events.out.tfevents.{now + 100:010d}.host.1.0").write_bytes(b"")
+    start = time.monotonic()
+    assert not resumable.wait_for_a_later_event_second(tb.parent)
+    assert time.monotonic() - start < 0.5
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the clock is behind TensorBoard event files" in err

@@ -35,6 +35,8 @@ import pickle
 import random
 import re
 import shutil
+import sys
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -337,7 +339,8 @@ def rewind_tensorboard(tb: Path, sizes: Mapping[str, int]) -> None:
     """Cut the event files back to the sizes of the state (what the killed run wrote after
     it), and delete event files started after it: the resumed run writes those steps again.
     Event files are sequences of length-prefixed records, flushed whole at every dump, so a
-    recorded size is always a record boundary."""
+    recorded size is always a record boundary. Then wait, if need be, until a new event file
+    sorts after the ones left (:func:`wait_for_a_later_event_second`)."""
     for path in list(tb.rglob("events.out.tfevents.*")) if tb.is_dir() else []:
         size = sizes.get(str(path.relative_to(tb)))
         if size is None:
@@ -345,6 +348,39 @@ def rewind_tensorboard(tb: Path, sizes: Mapping[str, int]) -> None:
         elif path.stat().st_size > size:
             with path.open("r+b") as f:
                 f.truncate(size)
+    wait_for_a_later_event_second(tb)
+
+
+_EVENT_SECOND = re.compile(r"events\.out\.tfevents\.(\d+)\.")
+#: The longest wait for the clock to pass the newest event file's second; beyond it the clock
+#: was set back (or the run moved to a machine whose clock is behind) and no short wait helps.
+MAX_EVENT_WAIT_S = 3.0
+
+
+def wait_for_a_later_event_second(tb: Path, max_wait: float = MAX_EVENT_WAIT_S) -> bool:
+    """Return once a new event file's name sorts after every event file under ``tb``; False
+    (with a one-line note) when that would take more than ``max_wait`` seconds.
+
+    TensorBoard reads a run's event files in the order of their names, and a writer names its
+    file ``events.out.tfevents.<whole seconds>.<host>.<pid>.<n>``. A resumed run opened within
+    the same second as the killed run's file (a short run, killed and resumed at once) got the
+    same seconds, so the order fell to host and pid: the resumed run's steps could come first,
+    then the killed run's from step 0 again (duplicated, out-of-order steps, which TensorBoard
+    purges as orphaned). Waiting for the next second (under a second in that case) makes the
+    new file's name sort last whatever the host and pid."""
+    seconds = [int(m.group(1)) for p in (tb.rglob("events.out.tfevents.*") if tb.is_dir()
+                                         else ()) if (m := _EVENT_SECOND.match(p.name))]
+    if not seconds:
+        return True
+    newest = max(seconds)
+    if newest + 1 - time.time() > max_wait:
+        print(f"note: the clock is behind TensorBoard event files in {tb} (created at "
+              f"{newest}, now {time.time():.0f}); TensorBoard may show the resumed run's steps "
+              "before the earlier ones", file=sys.stderr)
+        return False
+    while int(time.time()) <= newest:
+        time.sleep(max(newest + 1 - time.time(), 0.001))
+    return True
 
 
 # -- what `--resume` checks first ----------------------------------------------------------------

@@ -20,6 +20,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from envs.core.untrusted_text import read_text_file
+
 MAX_YAML_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 64
 #: Values a loaded document may hold, counting every alias at each place it is used.
@@ -94,14 +96,7 @@ def load_yaml_file(path: str | Path, what: str | None = None, *, loader: type | 
     A missing file or a folder stays the ``OSError`` that names it; everything wrong with the
     content is a ``ValueError`` starting with ``what`` (default: the path).
     """
-    p = Path(path)
-    what = what or str(p)
-    with p.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise ValueError(f"{what}: larger than {max_bytes:,} bytes; a config is a few KB")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{what}: not YAML text (not UTF-8)") from None
+    what = what or str(Path(path))
+    text = read_text_file(path, what, max_bytes=max_bytes, kind="YAML",
+                          too_large="; a config is a few KB")
     return parse_yaml(text, what, loader)

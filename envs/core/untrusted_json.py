@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.untrusted_text import read_text_file
+
 #: A JSON string literal (escapes included), blanked before brackets are counted.
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _OPEN = np.frombuffer(b"[{", dtype=np.uint8)
@@ -60,13 +62,6 @@ def read_json_file(path: str | Path, what: str, *, max_bytes: int, max_depth: in
     A missing file or a folder stays the ``OSError`` that names it; everything wrong with the
     content is a ``ValueError`` starting with ``what``.
     """
-    p = Path(path)
-    with p.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise ValueError(f"{what}: larger than {max_bytes:,} bytes, the most allowed")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{what}: not JSON text (not UTF-8)") from None
+    text = read_text_file(path, what, max_bytes=max_bytes, kind="JSON",
+                          too_large=", the most allowed")
     return parse_json(text, what, max_depth=max_depth)

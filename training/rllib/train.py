@@ -453,6 +453,21 @@ class RLlibRun:
                                   for k, v in wins.items() if k.startswith("win_vs_")},
                                  refresh=False)
 
+    def run_to_end(self) -> TrainResult:
+        """Open the logs, train to ``total_steps``, write ``final``, then drop the resumable
+        state (nothing is left to resume) and close TensorBoard (its files complete before the
+        run directory is put in place)."""
+        self.start_logging()
+        self.train()
+        wall = time.perf_counter() - self.start
+        final = self.save("final", wall)
+        self.store.discard()
+        self.writer.close()
+        run_dir = self.run_dir
+        return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
+                           run_dir / "curve.png", self.steps, wall, float(self.best_score),
+                           list(self.points), list(self.state_writes))
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
@@ -534,22 +549,9 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
         run = RLlibRun(cfg, run_dir, progress)
         with fresh_run_dir(run_dir, overwrite):
             (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-            run.start_logging()
-            run.train()
-            wall = time.perf_counter() - run.start
-            final = run.save("final", wall)
-            run.store.discard()  # finished: nothing left to resume
-            run.writer.close()  # TensorBoard files complete before the run is in place
+            return run.run_to_end()
     finally:
-        if run is not None:
-            run.close()
-        if started:
-            import ray
-
-            ray.shutdown()
-    return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
-                       run_dir / "curve.png", run.steps, wall, float(run.best_score),
-                       list(run.points), list(run.state_writes))
+        _shut_down(run, started)
 
 
 def _best_at(run_dir: Path, steps: int) -> bool:
@@ -576,19 +578,17 @@ def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
         run = RLlibRun(cfg, run_dir, progress, load_init=False)
         run.store = store
         run.restore(state)
-        run.start_logging()
-        run.train()
-        wall = time.perf_counter() - run.start
-        final = run.save("final", wall)
-        run.store.discard()
-        run.writer.close()
+        return run.run_to_end()
     finally:
-        if run is not None:
-            run.close()
-        if started:
-            import ray
+        _shut_down(run, started)
 
-            ray.shutdown()
-    return TrainResult(run_dir, run_dir / "best.zip", final, run_dir / "curve.csv",
-                       run_dir / "curve.png", run.steps, wall, float(run.best_score),
-                       list(run.points), list(run.state_writes))
+
+def _shut_down(run: RLlibRun | None, started: bool) -> None:
+    """Close the run (progress bar, TensorBoard, algorithm) and Ray, if this process started
+    it."""
+    if run is not None:
+        run.close()
+    if started:
+        import ray
+
+        ray.shutdown()
