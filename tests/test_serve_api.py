@@ -289,10 +289,26 @@ def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
         assert answer.status_code == 200 and answer.json()["max_search_worlds"] == 8
         page = httpx.get(f"http://127.0.0.1:{port}/")
         assert page.status_code == 200 and "/static/play.js" in page.text
+        # the command (not only create_app) guards against DNS rebinding
+        rebound = httpx.get(f"http://127.0.0.1:{port}/api/catalog",
+                            headers={"host": f"evil.example:{port}"})
+        assert rebound.status_code == 421
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     assert f"http://127.0.0.1:{port}/" in out
+
+
+@pytest.mark.parametrize(("host", "url"), [("::1", "http://[::1]:8123/"),
+                                         ("::", "http://[::1]:8123/"),
+                                         ("0.0.0.0", "http://127.0.0.1:8123/")])
+def test_serve_prints_a_url_that_opens(host: str, url: str, monkeypatch, capsys) -> None:
+    """An IPv6 address goes in brackets (``http://::1:8123/`` is no URL)."""
+    import ui.server
+
+    monkeypatch.setattr(ui.server.uvicorn, "run", lambda app, **kw: None)
+    assert ui.server.serve(host, 8123) == 0
+    assert capsys.readouterr().out.split()[2] == url
 
 
 @pytest.mark.parametrize(("args", "says"), [(["--port", "70000"], "0 to 65535"),

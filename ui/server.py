@@ -154,7 +154,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
     store = GameStore(Catalog(max_worlds=max_worlds), max_games=max_games,
                       idle_s=idle_minutes * 60)
     app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None)
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
+    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"  # an IPv6 URL: [::1]
     print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, idle ones end "
           f"after {idle_minutes:g} min, search up to {max_worlds} worlds per move)")
     if host not in ("127.0.0.1", "localhost", "::1"):
