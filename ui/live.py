@@ -332,10 +332,6 @@ class GameStore:
             live.run_opponents()
         return live
 
-    def drop(self, game_id: str) -> None:
-        with self._lock:
-            self._games.pop(game_id, None)
-
 
 def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec], seed: int,
               hint: PolicySpec | None) -> LiveGame:
