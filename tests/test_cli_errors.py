@@ -179,6 +179,7 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     ({"ppo": {"batch_size": 0}}, "ppo.batch_size must be a positive integer, got 0"),
     ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be a number from 0 to 1"),
     ({"seed": -1}, "seed must be a non-negative integer"),
+    ({"seed": 2**32}, "seed must be a non-negative integer below 2**32 (4294967296), got 42949"),
     ({"game": 3}, "game must be one of"),
     ({"opponents": {"weights": {"robot": 1.0}}}, "unknown policy spec 'robot'"),
     ({"eval": {"baselines": ["robot"], "select": "robot"}}, "unknown policy spec 'robot'"),

@@ -279,8 +279,11 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.torch_threads > MAX_TORCH_THREADS:
         raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS}, got "
                          f"{cfg.torch_threads!r} (one thread per core is the most that helps)")
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {cfg.seed!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
+        # SB3 seeds numpy's global generator with it, which takes 32 bits: a larger seed
+        # failed after the run had started, as "config section 'ppo': Seed must be between..."
+        raise ValueError(f"seed must be a non-negative integer below 2**32 (4294967296), got "
+                         f"{cfg.seed!r}")
     if cfg.env.table_sizes is not None:
         _check_table_sizes(cfg.env.table_sizes, players, cfg.game, "env.table_sizes")
     if not isinstance(cfg.env.rules, dict):
