@@ -180,6 +180,8 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be a number from 0 to 1"),
     ({"seed": -1}, "seed must be a non-negative integer"),
     ({"seed": 2**32}, "seed must be a non-negative integer below 2**32 (4294967296), got 42949"),
+    ({"n_envs": 10**6}, "n_envs must be at most 1024, got 1,000,000"),
+    ({"ppo": {"n_steps": 10**9}}, "ppo.n_steps × n_envs is 2,000,000,000 transitions per update"),
     ({"game": 3}, "game must be one of"),
     ({"opponents": {"weights": {"robot": 1.0}}}, "unknown policy spec 'robot'"),
     ({"eval": {"baselines": ["robot"], "select": "robot"}}, "unknown policy spec 'robot'"),
