@@ -77,6 +77,7 @@ def test_catalog_offers_only_the_servers_own_opponents() -> None:
     ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "random", "seed": -1}, 422,
      "seed"),
     ({"game": "paladin", "num_players": True, "seat": 0, "opponents": "random"}, 422, "not True"),
+    ({"game": "paladin", "num_players": 3.0, "seat": 0, "opponents": "random"}, 422, "not 3.0"),
     ({"game": "paladin", "num_players": 3, "seat": 0, "opponents": "random", "x": 1}, 422,
      "unknown field"),
     ([1, 2], 400, "JSON object"),
@@ -89,7 +90,14 @@ def test_bad_new_games_are_refused(body, status: int, says: str) -> None:
 
 def test_bad_bodies_are_refused() -> None:
     c = client()
-    assert "not JSON" in one_line_error(c.post("/api/games", content=b"{"), 400)
+    assert "not valid JSON" in one_line_error(c.post("/api/games", content=b"{"), 400)
+    # nested past what json.loads recurses through (a RecursionError, a 500, before)
+    deep = b"[" * 2000 + b"]" * 2000
+    assert "nested 2000 deep" in one_line_error(c.post("/api/games", content=deep), 400)
+    assert "not a JSON number" in one_line_error(c.post("/api/games", content=b"[NaN]"), 400)
+    assert "UTF-8" in one_line_error(c.post("/api/games", content=b"\xff{}"), 400)
+    gid = start(c)["id"]
+    assert "nested" in one_line_error(c.post(f"/api/games/{gid}/moves", content=deep), 400)
     assert "at most" in one_line_error(c.post("/api/games", content=b" " * 5000), 413)
     assert one_line_error(c.get("/api/nothing"), 404)
     assert one_line_error(c.delete("/api/catalog"), 405)
@@ -110,6 +118,7 @@ def test_bad_moves_leave_the_game_intact() -> None:
         ({"step": step, "action": 1.0 * legal[0]}, 422, "not legal"),
         ({"step": step + 1, "action": legal[0]}, 409, "stale step"),
         ({"step": step - 1, "action": legal[0]}, 409, "stale step"),
+        ({"step": 10**4000, "action": legal[0]}, 409, "stale step 10000000000000000000:"),
         ({"step": str(step), "action": legal[0]}, 422, "integer"),
         ({"action": legal[0]}, 400, "a move is"),
         ({"step": step, "action": legal[0], "also": 1}, 400, "a move is"),
@@ -280,10 +289,26 @@ def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
         assert answer.status_code == 200 and answer.json()["max_search_worlds"] == 8
         page = httpx.get(f"http://127.0.0.1:{port}/")
         assert page.status_code == 200 and "/static/play.js" in page.text
+        # the command (not only create_app) guards against DNS rebinding
+        rebound = httpx.get(f"http://127.0.0.1:{port}/api/catalog",
+                            headers={"host": f"evil.example:{port}"})
+        assert rebound.status_code == 421
     finally:
         proc.send_signal(signal.SIGINT)
         out, _ = proc.communicate(timeout=30)
     assert f"http://127.0.0.1:{port}/" in out
+
+
+@pytest.mark.parametrize(("host", "url"), [("::1", "http://[::1]:8123/"),
+                                         ("::", "http://[::1]:8123/"),
+                                         ("0.0.0.0", "http://127.0.0.1:8123/")])
+def test_serve_prints_a_url_that_opens(host: str, url: str, monkeypatch, capsys) -> None:
+    """An IPv6 address goes in brackets (``http://::1:8123/`` is no URL)."""
+    import ui.server
+
+    monkeypatch.setattr(ui.server.uvicorn, "run", lambda app, **kw: None)
+    assert ui.server.serve(host, 8123) == 0
+    assert capsys.readouterr().out.split()[2] == url
 
 
 @pytest.mark.parametrize(("args", "says"), [(["--port", "70000"], "0 to 65535"),

@@ -58,6 +58,17 @@ def test_update_rewrites_only_the_marked_region(shipped: Path, tmp_path: Path) -
     assert readme.read_text() == f"{before}{START}\nNEWER\n{END}{after}"
 
 
+def test_a_failed_update_leaves_the_readme_whole(tmp_path: Path) -> None:
+    """A write that fails part way (here a table UTF-8 cannot encode; a full disk alike) left
+    an empty README when it was rewritten in place."""
+    readme = tmp_path / "README.md"
+    text = f"# Title\n{START}\nold table\n{END}\nmore\n"
+    readme.write_text(text)
+    with pytest.raises(UnicodeEncodeError):
+        update_readme(readme, "bad \ud800 table")
+    assert readme.read_text() == text and [p.name for p in tmp_path.iterdir()] == ["README.md"]
+
+
 def test_missing_markers(tmp_path: Path) -> None:
     readme = tmp_path / "README.md"
     readme.write_text("no markers here\n")

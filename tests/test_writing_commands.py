@@ -232,3 +232,13 @@ def test_every_writing_command_is_walked() -> None:
     walked = {w.name.split()[0] for w in WRITERS if w.runner == "cli"}
     assert walked | READ_ONLY == set(COMMANDS), "a new roundtable command: list it above"
     assert not walked & READ_ONLY
+
+
+def test_a_folder_given_with_its_slash_is_named_once(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture) -> None:
+    """``--save-games games/`` (the README's own command) was announced as ``games//``."""
+    folder = tmp_path / "games"
+    assert main(["eval", "paladin", "--players", "random", "--games", "3", "--table-sizes", "3",
+                 "--save-games", f"{folder}/"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"roundtable eval: writes 3 game records to {folder}/"

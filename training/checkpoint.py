@@ -33,6 +33,7 @@ import numpy as np
 from envs.core.registry import game_entry, game_module
 from envs.core.untrusted_json import read_json_file
 from training.numpy_net import NumpyActor
+from training.outputs import write_text_atomic
 
 CARD_FORMAT = "roundtable-checkpoint/1"
 REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
@@ -403,9 +404,10 @@ def save(model: Any, path: str | Path, card: dict[str, Any]) -> Path:
 
 
 def write_card(zip_path: Path, card: dict[str, Any]) -> Path:
-    """(Re)write the card beside ``zip_path``, stamping the zip's name and SHA-256."""
+    """(Re)write the card beside ``zip_path``, stamping the zip's name and SHA-256; atomically,
+    since ``exploit --record`` rewrites a shipped card in place."""
     card = dict(card, model_file=zip_path.name, sha256=sha256_of(zip_path))
-    card_path_for(zip_path).write_text(json.dumps(card, indent=2, sort_keys=False) + "\n")
+    write_text_atomic(card_path_for(zip_path), json.dumps(card, indent=2, sort_keys=False) + "\n")
     return zip_path
 
 

@@ -202,7 +202,7 @@ def _run_eval(args: argparse.Namespace) -> int:
     outputs = [("the results as JSON", args.json)] if args.json else []
     if args.save_games:
         outputs.append((f"{sum(len(v) for v in names.values())} game records",
-                        f"{args.save_games}/"))
+                        f"{Path(args.save_games)}/"))  # "games/" given: not "games//"
     announce("roundtable eval", outputs)
     progress = stderr_is_terminal() and not args.no_progress
     results = []

@@ -22,6 +22,11 @@ ACTIVATIONS = ("tanh", "relu")
 BACKENDS = ("sb3", "rllib")
 #: The most torch threads a config may ask for (torch takes a C int; no machine has more cores).
 MAX_TORCH_THREADS = 1024
+#: The most envs a config may run, and the most transitions one rollout may hold (ppo.n_steps ×
+#: n_envs; the buffer keeps each with its observation and mask): 1,000 times the shipped
+#: configs' 4 envs × 1,024 steps. ``n_envs: 1000000`` built a million envs until memory ran out.
+MAX_N_ENVS = 1024
+MAX_ROLLOUT_STEPS = 4_194_304
 PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
             "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "target_kl",
             "normalize_advantage")
@@ -228,8 +233,13 @@ def _check_ppo(cfg: TrainConfig) -> None:
     if cfg.ppo.get("normalize_advantage", True) and cfg.ppo.get("batch_size", 64) < 2:
         raise ValueError("ppo.batch_size must be at least 2 while ppo.normalize_advantage is "
                          "true (advantages are normalised over a batch)")
-    if cfg.ppo.get("n_steps", 2048) * cfg.n_envs < 2:
+    rollout = cfg.ppo.get("n_steps", 2048) * cfg.n_envs
+    if rollout < 2:
         raise ValueError("ppo.n_steps × n_envs must be at least 2")
+    if rollout > MAX_ROLLOUT_STEPS:
+        raise ValueError(f"ppo.n_steps × n_envs is {rollout:,} transitions per update; at most "
+                         f"{MAX_ROLLOUT_STEPS:,} fit the rollout buffer's bound (the shipped "
+                         "configs use 4,096)")
 
 
 def _check_table_sizes(sizes: Any, players: tuple[int, ...], game: str, what: str) -> None:
@@ -276,11 +286,17 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
     for name in ("total_steps", "checkpoint_every", "n_envs", "torch_threads"):
         _positive_int(getattr(cfg, name), name)
+    if cfg.n_envs > MAX_N_ENVS:
+        raise ValueError(f"n_envs must be at most {MAX_N_ENVS}, got {cfg.n_envs:,} (the shipped "
+                         "configs run 4)")
     if cfg.torch_threads > MAX_TORCH_THREADS:
         raise ValueError(f"torch_threads must be at most {MAX_TORCH_THREADS}, got "
                          f"{cfg.torch_threads!r} (one thread per core is the most that helps)")
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {cfg.seed!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or not 0 <= cfg.seed < 2**32:
+        # SB3 seeds numpy's global generator with it, which takes 32 bits: a larger seed
+        # failed after the run had started, as "config section 'ppo': Seed must be between..."
+        raise ValueError(f"seed must be a non-negative integer below 2**32 (4294967296), got "
+                         f"{cfg.seed!r}")
     if cfg.env.table_sizes is not None:
         _check_table_sizes(cfg.env.table_sizes, players, cfg.game, "env.table_sizes")
     if not isinstance(cfg.env.rules, dict):

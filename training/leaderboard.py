@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from training.checkpoint import CheckpointError, read_card
+from training.outputs import write_text_atomic
 from training.policies import PIMC_PREFIX, STYLE_PREFIX
 
 START = "<!-- leaderboard:start -->"
@@ -239,4 +240,4 @@ def check_markers(readme: Path) -> tuple[str, int, int]:
 def update_readme(readme: Path, table: str) -> None:
     """Replace the text between the leaderboard markers (and nothing else)."""
     text, start, end = check_markers(readme)
-    readme.write_text(text[: start + len(START)] + "\n" + table + "\n" + text[end:])
+    write_text_atomic(readme, text[: start + len(START)] + "\n" + table + "\n" + text[end:])

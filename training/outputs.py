@@ -10,7 +10,9 @@ user's file is never replaced without ``--overwrite``:
   (the nearest existing folder above it is a file or is not writable);
 - :func:`check_editable_file` — a file the command edits in place on purpose (the README's
   leaderboard block, a checkpoint card with ``--record``): it must exist and be writable;
-- :func:`announce` — the line that names the outputs before the work starts.
+- :func:`announce` — the line that names the outputs before the work starts;
+- :func:`write_text_atomic` — how the in-place edits write: a failure part way (a full disk,
+  Ctrl-C) leaves the old file whole, never a truncated README or card.
 
 Errors are ``ValueError`` (``FileExistsError`` for a file that exists), one line naming the
 option, the path, what is wrong and what to do; the CLI prints them with exit status 2.
@@ -19,6 +21,7 @@ option, the path, what is wrong and what to do; the CLI prints them with exit st
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -82,3 +85,22 @@ def announce(prog: str, outputs: Iterable[tuple[str, str | Path]]) -> None:
     """Print, before the work starts, what the command will write and where."""
     for what, path in outputs:
         print(f"{prog}: writes {what} to {path}", flush=True)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to a temporary file beside ``path``, flush it to disk and rename
+    it over ``path`` (through a symbolic link, to its target, keeping the file's mode): a
+    failure at any point leaves ``path`` as it was and no temporary file behind."""
+    target = Path(path).resolve()
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            shutil.copymode(target, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

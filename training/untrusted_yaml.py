@@ -27,8 +27,18 @@ MAX_YAML_DEPTH = 64
 #: Values a loaded document may hold, counting every alias at each place it is used.
 MAX_YAML_NODES = 100_000
 
-#: Quoted YAML scalars and comments, blanked before brackets are counted.
-_QUOTED_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\n]|\'\')*\'|(?:^|(?<=\s))#[^\n]*')
+#: Quoted YAML scalars and comments, blanked before brackets are counted. The closing ``"`` is
+#: optional (group 1 is empty when none closes the quote on its line; :func:`_blank` keeps such
+#: text): a required one made each ``"`` of ``"\"\"\"...`` rescan the rest of the line, which
+#: is quadratic (hours for a 1 MB line).
+_QUOTED_OR_COMMENT = re.compile(r'"(?:[^"\\\n]|\\.)*("?)'
+                                r"|'(?:[^'\n]|'')*'|(?:^|(?<=\s))#[^\n]*")
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A quoted scalar or comment goes; a ``"`` that nothing closes stays, brackets and all
+    (counted, as when the pattern did not match it)."""
+    return match.group(0) if match.group(1) == "" else ""
 
 
 def flow_depth(text: str) -> int:
@@ -38,7 +48,7 @@ def flow_depth(text: str) -> int:
     (``key: a[b``) does, which can only overestimate: a real config nests a few levels.
     """
     depth = deepest = 0
-    for char in _QUOTED_OR_COMMENT.sub("", text):
+    for char in _QUOTED_OR_COMMENT.sub(_blank, text):
         if char in "[{":
             depth += 1
             deepest = max(deepest, depth)

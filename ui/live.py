@@ -171,8 +171,8 @@ class LiveGame:
         if isinstance(step, bool) or not isinstance(step, int):
             raise ApiError(422, f"'step' must be an integer, got {type(step).__name__}")
         if step != self.step:
-            raise ApiError(409, f"stale step {step}: the game is at step {self.step}; fetch the "
-                                "view and move from there")
+            raise ApiError(409, f"stale step {str(step)[:20]}: the game is at step {self.step}; "
+                                "fetch the view and move from there")
         if self.engine.current_player != self.seat:  # cannot happen between requests
             raise ApiError(409, "it is not your turn")
         legal = [int(a) for a in np.flatnonzero(self.engine.legal_mask())]
@@ -300,7 +300,7 @@ class GameStore:
                                 f"{', '.join(self.catalog.games())}")
         sizes = game_entry(game).players
         n = body.get("num_players")
-        if isinstance(n, bool) or n not in sizes:
+        if isinstance(n, bool) or not isinstance(n, int) or n not in sizes:
             raise ApiError(422, f"{game} is played by {', '.join(map(str, sizes))} players, "
                                 f"not {str(n)[:20]}")
         seat = body.get("seat", 0)
@@ -331,10 +331,6 @@ class GameStore:
         with live.lock:
             live.run_opponents()
         return live
-
-    def drop(self, game_id: str) -> None:
-        with self._lock:
-            self._games.pop(game_id, None)
 
 
 def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec], seed: int,

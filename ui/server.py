@@ -16,7 +16,6 @@ Every refusal is a 4xx with ``{"error": "<one line>"}`` and leaves the game unch
 are bounded (:data:`MAX_BODY`) and checked field by field (:class:`ui.live.GameStore`).
 """
 
-import json
 import threading
 import webbrowser
 from pathlib import Path
@@ -30,6 +29,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from envs.core.untrusted_json import parse_json
 from training.numpy_net import limit_blas_threads
 from ui.live import ApiError, Catalog, GameStore
 from ui.replay_page import render_page
@@ -37,6 +37,7 @@ from ui.replay_viewer import build_replay
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096  # bytes: the largest request body the API reads
+MAX_BODY_DEPTH = 4  # nesting levels a body may have (a new game's is 2: {"opponents": [...]})
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -87,9 +88,11 @@ def create_app(store: GameStore | None = None,
             if len(raw) > MAX_BODY:
                 raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
         try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise ApiError(400, "the body is not JSON") from None
+            return parse_json(raw.decode("utf-8"), "the body", max_depth=MAX_BODY_DEPTH)
+        except UnicodeDecodeError:
+            raise ApiError(400, "the body: not JSON text (not UTF-8)") from None
+        except ValueError as err:  # bad JSON, NaN, or nested deeper than an API body needs
+            raise ApiError(400, str(err)) from None
 
     def locked(game_id: str, action: Any) -> Any:
         game = store.get(game_id)
@@ -151,7 +154,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
     store = GameStore(Catalog(max_worlds=max_worlds), max_games=max_games,
                       idle_s=idle_minutes * 60)
     app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None)
-    url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
+    shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"  # an IPv6 URL: [::1]
     print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, idle ones end "
           f"after {idle_minutes:g} min, search up to {max_worlds} worlds per move)")
     if host not in ("127.0.0.1", "localhost", "::1"):

@@ -21,8 +21,11 @@ import numpy as np
 
 from envs.core.untrusted_text import read_text_file
 
-#: A JSON string literal (escapes included), blanked before brackets are counted.
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+#: A JSON string literal (escapes included), blanked before brackets are counted. The closing
+#: quote is optional: an unterminated string (invalid JSON: ``json.loads`` refuses it) runs to
+#: the end. A required one made every ``"`` rescan the rest of the text when none closes it:
+#: quadratic, an hour for a 1 MB card of ``"\"\"\"...``.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
 _OPEN = np.frombuffer(b"[{", dtype=np.uint8)
 _CLOSE = np.frombuffer(b"]}", dtype=np.uint8)
 
