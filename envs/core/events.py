@@ -85,10 +85,11 @@ def _register(kind: Spec | Twin) -> None:
 class Spec:
     """One kind of event, declared once per engine so that emitting passes raw values only.
 
-    ``fields`` name the values given to :meth:`EventLog.note` (in order); ``decode``, if any,
-    turns those raw values (card ids, tuples) into the event's JSON-friendly ``data`` when the
-    event is read, so the hot path never builds names or lists; ``text`` is a ``str.format``
-    template over ``data`` or a function of it.
+    ``fields`` name the keys of the event's ``data``; without ``decode`` they also name the raw
+    values recorded (:meth:`EventLog.note`, :attr:`EventLog.add`), in order. ``decode``, if
+    any, turns the raw values (card ids, tuples; its own arguments) into the JSON-friendly
+    ``data`` when the event is read, so the hot path never builds names or lists; ``text`` is a
+    ``str.format`` template over ``data`` or a function of it.
     """
 
     kind: str
@@ -150,9 +151,10 @@ class EventLog:
 
     The cheapest way, for the frequent events, is :attr:`add`: the log's own ``list.append``,
     given one flat tuple ``(log.step, kind number, to, *raw values)`` (``kind number`` a
-    :class:`Spec`'s or :class:`Twin`'s ``.number``; a twin's ``to`` is its seat). It costs
-    about half a Python method call (the calls of the previous ``note`` were most of the cost
-    of events); :meth:`note` and :meth:`twin` store the same entry for the rarer ones.
+    :class:`Spec`'s or :class:`Twin`'s ``.number``; a twin's ``to`` is its seat). Counted in
+    CPU instructions it costs about half of a call of :meth:`note`, whose Python-level call
+    was most of what recording an event cost; :meth:`note` and :meth:`twin` store the same
+    entry for the rarer kinds.
     :meth:`emit` and :meth:`emit_lazy` take ready texts or templates and keyword data.
     """
 
