@@ -700,6 +700,40 @@ def test_positions_count_events_a_twin_is_two() -> None:
     assert [e.kind for e in share] == ["deal", "raise", "pass"] and len(share) == 3
 
 
+def test_the_hot_path_entry_reads_as_note_and_twin_and_copies_keep_their_own_list() -> None:
+    """``log.add((step, number, to, *values))`` (what engines append) reads exactly as
+    ``note``/``twin``; twins are counted when ``len()`` is asked, also after a mark was read;
+    a deep copy's or an unpickled log's ``add`` appends to that log, never to the original."""
+    import pickle
+
+    from envs.core.events import Spec, Twin
+
+    pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
+                Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
+                ("player", "card"))
+    passed = Spec("pass", "player_{player} passed", ("player",))
+    slow, fast = EventLog(), EventLog()
+    for log in (slow, fast):
+        log.step = 4
+    slow.twin(pair, 1, 1, "A3")
+    slow.note(passed, None, 2)
+    fast.add((fast.step, pair.number, 1, 1, "A3"))
+    assert len(fast) == 2 and fast.entries() == 1  # counted now; the next twin after this
+    fast.add((fast.step, passed.number, None, 2))
+    fast.add((fast.step, pair.number, 3, 3, "A4"))
+    slow.twin(pair, 3, 3, "A4")
+    assert list(fast) == list(slow) and len(fast) == len(slow) == 5
+    assert fast.visible(1) == slow.visible(1) and fast.visible(0, 2) == slow.visible(0, 2)
+    assert [e.kind for e in fast.visible_since(1, 1)] == ["pass", "raise"]
+    for copied in (copy.deepcopy(fast), pickle.loads(pickle.dumps(fast))):
+        copied.add((copied.step, passed.number, None, 0))
+        assert len(copied) == 6 and len(fast) == 5 and copied.visible(None)[-1].text == (
+            "player_0 passed")
+    fast.clear()
+    fast.add((0, passed.number, None, 1))
+    assert len(fast) == 1 and [e.text for e in fast] == ["player_1 passed"]
+
+
 @pytest.mark.parametrize("game", ["paladin", "white_knight", "quests"])
 def test_render_tells_what_the_last_move_set_off(game: str) -> None:
     """The text view ends with the last step's public events (render shows public information)."""

@@ -156,6 +156,13 @@ def test_a_game_without_events_is_not_narrated(monkeypatch) -> None:
     record.pop("events")
     for record_one in ("note", "twin", "emit", "emit_lazy"):  # an engine that emits nothing
         monkeypatch.setattr(EventLog, record_one, lambda self, *args, **kwargs: None)
+    init = EventLog.__init__
+
+    def silent(self: EventLog, on: bool = True) -> None:  # nor through the hot path's add
+        init(self, on)
+        self.add = lambda entry: None
+
+    monkeypatch.setattr(EventLog, "__init__", silent)
     data = build_replay(record)
     assert data["meta"]["narrated"] is False and data["events"] == []
     assert len(data["frames"]) == len(record["actions"]) + 1

@@ -125,6 +125,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._options: dict[str, Any] = {}
         self._actions: list[int] = []
         self._illegal: dict[str, Any] | None = None
+        #: where each agent's events_since() starts: an EventLog.entries() mark of its last step
         self._event_cursor: dict[str, int] = dict.fromkeys(self.possible_agents, 0)
         self._started = False
 
@@ -290,7 +291,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         engine = self.engine
         events = engine.events
-        self._event_cursor[agent] = len(events._events) + events._twins  # len(events), inlined
+        self._event_cursor[agent] = len(events._events)  # events.entries(), inlined
         events.step = len(self._actions)
         engine.apply(action)
         self._actions.append(action)
@@ -371,7 +372,7 @@ class CardGameEnv(AECEnv, EzPickle):
         the kinds of each game are listed in ``docs/events.md``."""
         seat = self._seat_of(agent)
         self._require_reset("events_since()")
-        return self.engine.events.visible(seat, self._event_cursor[agent])
+        return self.engine.events.visible_since(seat, self._event_cursor[agent])
 
     def events(self, agent: str | None = None) -> list[Event]:
         """Every event of this game so far that ``agent`` may see (``None``: all of them)."""
@@ -434,7 +435,7 @@ class CardGameEnv(AECEnv, EzPickle):
         # The last mover's cursor (the highest: cursors only grow) is where its move's events
         # begin, so only those are built, not the whole game's; the deal's events share step 0.
         start = max(self._event_cursor.values()) if step else 0
-        events = self.engine.events.visible(None, start)
+        events = self.engine.events.visible_since(None, start)
         lines = [f"  {event.text}" for event in events if event.step == step and event.to is None]
         return "\nWhat happened:\n" + "\n".join(lines) if lines else ""
 

@@ -70,21 +70,26 @@ def _decoded(decode: Callable[..., Data] | None, fields: tuple[str, ...], values
 #: them) is one the garbage collector stops tracking at its first pass, so the events of a long
 #: game do not pile up in the older generations that full collections walk
 KINDS: list[Spec | Twin] = []
+#: ``IS_TWIN[k]``: whether ``KINDS[k]`` is a :class:`Twin` (two events per entry; counted when
+#: the log's length is asked for, not when recorded)
+IS_TWIN: list[bool] = []
 
 
 def _register(kind: Spec | Twin) -> None:
     object.__setattr__(kind, "number", len(KINDS))
     KINDS.append(kind)
+    IS_TWIN.append(isinstance(kind, Twin))
 
 
 @dataclass(frozen=True)
 class Spec:
     """One kind of event, declared once per engine so that emitting passes raw values only.
 
-    ``fields`` name the values given to :meth:`EventLog.note` (in order); ``decode``, if any,
-    turns those raw values (card ids, tuples) into the event's JSON-friendly ``data`` when the
-    event is read, so the hot path never builds names or lists; ``text`` is a ``str.format``
-    template over ``data`` or a function of it.
+    ``fields`` name the keys of the event's ``data``; without ``decode`` they also name the raw
+    values recorded (:meth:`EventLog.note`, :attr:`EventLog.add`), in order. ``decode``, if
+    any, turns the raw values (card ids, tuples; its own arguments) into the JSON-friendly
+    ``data`` when the event is read, so the hot path never builds names or lists; ``text`` is a
+    ``str.format`` template over ``data`` or a function of it.
     """
 
     kind: str
@@ -143,29 +148,42 @@ class EventLog:
     Emitting is on the engines' hot path. Engines emit only while :attr:`on` is true (the
     AEC env's ``events=False`` and the training envs turn it off), and the log stores plain
     tuples: :class:`Event` objects, texts and decoded data are built only when read.
-    :meth:`note` (a :class:`Spec` and raw values) and :meth:`twin` (a public event and its
-    private detail in one entry) are the cheap ways for frequent events; :meth:`emit` and
-    :meth:`emit_lazy` take ready texts or templates and keyword data for the rare ones.
+
+    The cheapest way, for the frequent events, is :attr:`add`: the log's own ``list.append``,
+    given one flat tuple ``(log.step, kind number, to, *raw values)`` (``kind number`` a
+    :class:`Spec`'s or :class:`Twin`'s ``.number``; a twin's ``to`` is its seat). Counted in
+    CPU instructions it costs about half of a call of :meth:`note`, whose Python-level call
+    was most of what recording an event cost; :meth:`note` and :meth:`twin` store the same
+    entry for the rarer kinds.
+    :meth:`emit` and :meth:`emit_lazy` take ready texts or templates and keyword data.
     """
 
-    __slots__ = ("_events", "_twins", "on", "step")
+    __slots__ = ("_counted", "_events", "_twins", "add", "on", "step")
 
     def __init__(self, on: bool = True) -> None:
-        #: entries: (step, Spec or Twin number in KINDS, to, raw values) or (step, kind, text
-        #: or template, to, data, whether text is a template); the raw values are the tuple
-        #: the emitting call packed its arguments into, stored as they are (no second tuple)
+        #: entries: (step, Spec or Twin number in KINDS, to, *raw values) or (step, kind, text
+        #: or template, to, data, whether text is a template), or ready :class:`Event` objects
         self._events: list[tuple | Event] = []
-        self._twins = 0  # twin entries (two events each): len() counts events
+        #: appends one entry: engines call it directly on their hot path (see the class doc)
+        self.add: Callable[[tuple], None] = self._events.append
+        self._twins = 0  # twin entries among the first ``_counted`` (two events each)
+        self._counted = 0
         self.step = 0
         #: whether engines emit at all: they test it before building an event's fields, so
         #: that training (which reads no events) pays nothing for them
         self.on = on
 
+    def _use(self, entries: list[tuple | Event]) -> None:
+        """Hold ``entries`` (a new list: :attr:`add` must append to the list held)."""
+        self._events = entries
+        self.add = entries.append
+        self._twins = self._counted = 0
+
     def __deepcopy__(self, memo: dict[int, Any]) -> EventLog:
         """Copies share the (never mutated) entries: cloning an engine for search stays cheap."""
         new = EventLog(self.on)
-        new._events = self._events[:]
-        new._twins = self._twins
+        new._use(self._events[:])
+        new._twins, new._counted = self._twins, self._counted
         new.step = self.step
         return new
 
@@ -180,24 +198,22 @@ class EventLog:
         return {"events": list(self), "on": self.on, "step": self.step}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._events = state["events"]
-        self._twins = 0
+        self._use(state["events"])
         self.on = state["on"]
         self.step = state["step"]
 
     def clear(self) -> None:
         self._events.clear()
-        self._twins = 0
+        self._twins = self._counted = 0
         self.step = 0
 
     def note(self, spec: Spec, to: int | None, *values: Any) -> None:
         """Record an event of ``spec`` from raw values (``to=None``: public)."""
-        self._events.append((self.step, spec.number, to, values))
+        self._events.append((self.step, spec.number, to, *values))
 
     def twin(self, twin: Twin, seat: int, *values: Any) -> None:
         """Record ``seat``'s hidden move: public without, private to ``seat`` with its card."""
-        self._events.append((self.step, twin.number, seat, values))
-        self._twins += 1
+        self._events.append((self.step, twin.number, seat, *values))
 
     def emit(self, kind: str, text: str, to: int | None = None, **data: Any) -> None:
         """Record an event whose text is ready (``to=None``: public; else private to ``to``)."""
@@ -217,8 +233,8 @@ class EventLog:
                 yield entry
             return
         number = entry[1]
-        if number.__class__ is int:  # (step, Spec | Twin number, to, raw values)
-            step, _, to, values = entry
+        if number.__class__ is int:  # (step, Spec | Twin number, to, *raw values)
+            step, to, values = entry[0], entry[2], entry[3:]
             spec = KINDS[number]
             if spec.__class__ is Twin:
                 yield from spec.events(step, to, values, seat is None or seat == to)
@@ -233,7 +249,21 @@ class EventLog:
 
     def __len__(self) -> int:
         """The number of events so far (the whole truth, as iteration yields them)."""
-        return len(self._events) + self._twins
+        entries = self._events
+        count = len(entries)
+        if self._counted != count:  # count the twins recorded since the last call
+            twins = self._twins
+            for index in range(self._counted, count):
+                entry = entries[index]
+                if entry.__class__ is tuple and _is_twin(entry[1]):
+                    twins += 1
+            self._twins, self._counted = twins, count
+        return count + self._twins
+
+    def entries(self) -> int:
+        """A cheap mark of where the log stands (its entry count, not its event count: a twin
+        is one entry), for :meth:`visible_since`. The AEC adapter takes one per step."""
+        return len(self._events)
 
     def __iter__(self) -> Iterator[Event]:
         for entry in self._events:
@@ -252,9 +282,12 @@ class EventLog:
     def visible(self, seat: int | None, start: int = 0) -> list[Event]:
         """Events from position ``start`` (a past ``len()``) on that ``seat`` may see
         (``None``: all of them)."""
+        return self.visible_since(seat, self._first_entry(start) if start > 0 else 0)
+
+    def visible_since(self, seat: int | None, mark: int) -> list[Event]:
+        """The events recorded since ``mark`` (a past :meth:`entries`) that ``seat`` may see."""
         expand = self._expand
-        first = self._first_entry(start) if start > 0 else 0
-        return [event for entry in self._events[first:] for event in expand(entry, seat)]
+        return [event for entry in self._events[mark:] for event in expand(entry, seat)]
 
     def share(self, seat: int) -> EventLog:
         """A new log holding what ``seat`` may see: its ``visible(None)`` is
@@ -278,9 +311,8 @@ class EventLog:
             if spec.__class__ is Twin:
                 if entry[2] == seat:
                     kept.append(entry)
-                    new._twins += 1
                 else:
-                    kept.extend(spec.events(entry[0], entry[2], entry[3], private=False))
+                    kept.extend(spec.events(entry[0], entry[2], entry[3:], private=False))
                 continue
             to = entry[2] if spec.__class__ is not str else entry[3]
             if to is None or to == seat:
@@ -295,7 +327,7 @@ class EventLog:
 def _is_twin(kind: Any) -> bool:
     """Whether an entry's kind (a :data:`KINDS` number or an :meth:`EventLog.emit` kind) is a
     :class:`Twin`'s."""
-    return kind.__class__ is int and KINDS[kind].__class__ is Twin
+    return kind.__class__ is int and IS_TWIN[kind]
 
 
 def seat_list(seats: Sequence[int]) -> str:

@@ -129,6 +129,11 @@ _MISSION_WON = Spec("mission_won", "player_{player} won mission {mission} (M{hon
                     lambda p, m, honour, kind, score: {"player": p, "mission": m,
                                                        "honour": honour,
                                                        "card": KIND_NAMES[kind], "score": score})
+# The frequent kinds' numbers, as the hot path stores them: ``log.add((log.step, number, to,
+# *values))`` (see envs.core.events.EventLog)
+_K_PLACE, _K_PEEK, _K_NO_PEEK = _PLACE.number, _PEEK.number, _NO_PEEK.number
+_K_REVEAL, _K_BEAT, _K_TAKE_BACK = _REVEAL.number, _BEAT.number, _TAKE_BACK.number
+_K_DISCARD, _K_MISSION_WON = _DISCARD.number, _MISSION_WON.number
 
 
 class PaladinEngine(GameEngine):
@@ -455,8 +460,9 @@ class PaladinEngine(GameEngine):
                 mission, rel = divmod(action - A.PEEK, A.MAX_PLAYERS - 1)
                 self._peek(mission, (self.current_player + rel + 1) % self.num_players)
             else:
-                if self.events.on:
-                    self.events.note(_NO_PEEK, None, self.current_player)
+                events = self.events
+                if events.on:
+                    events.add((events.step, _K_NO_PEEK, None, self.current_player))
             self._set_turn(PLACE, self.current_player)
         elif phase == RESOLVE:
             self._resolve_choice(action)
@@ -506,7 +512,7 @@ class PaladinEngine(GameEngine):
             self._no_leader[mission] = 0
         events = self.events
         if events.on:
-            events.twin(_PLACE, p, p, mission, lead, kind)
+            events.add((events.step, _K_PLACE, p, p, mission, lead, kind))
         self.placed += 1
         if self.placed == n * n:
             self.res_index = 0
@@ -523,7 +529,7 @@ class PaladinEngine(GameEngine):
         self._write_value(self.pw[peeker], mission, owner, kind)
         events = self.events
         if events.on:
-            events.twin(_PEEK, peeker, peeker, owner, mission, kind)
+            events.add((events.step, _K_PEEK, peeker, peeker, owner, mission, kind))
 
     def _open_mission(self) -> None:
         """Reveal the leader of the next mission and ask the first further card's owner."""
@@ -532,9 +538,10 @@ class PaladinEngine(GameEngine):
         leader = self.slot_order[mission][0]
         self.leader_pos = 0
         self._reveal(mission, leader)
-        if self.events.on:
-            self.events.note(_REVEAL, None, mission, self.mission_honour[mission], leader,
-                             self.slot_kind[mission][leader])
+        events = self.events
+        if events.on:
+            events.add((events.step, _K_REVEAL, None, mission, self.mission_honour[mission],
+                        leader, self.slot_kind[mission][leader]))
         self.res_pos = 1
         self._ask(mission)
 
@@ -573,18 +580,21 @@ class PaladinEngine(GameEngine):
             self._clear_slot(mission, old)
             self._reveal(mission, owner)
             self.leader_pos = self.res_pos
-            if self.events.on:
-                self.events.note(_BEAT, None, owner, kind, old, old_kind, mission)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_BEAT, None, owner, kind, old, old_kind, mission))
         elif action == A.TAKE_BACK:
             self._clear_slot(mission, owner)
             self._gain(owner, kind)
-            if self.events.on:
-                self.events.note(_TAKE_BACK, None, owner, mission)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_TAKE_BACK, None, owner, mission))
         else:  # discard, face down
             self.discard.append(kind)
             self._clear_slot(mission, owner)
-            if self.events.on:
-                self.events.note(_DISCARD, None, owner, mission)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_DISCARD, None, owner, mission))
         self.w[self.i_piles[1]] = len(self.discard) / float(self.paladin_cards.total)
         self.res_pos += 1
         if self.res_pos < len(self.slot_order[mission]):
@@ -618,8 +628,9 @@ class PaladinEngine(GameEngine):
         w[self.i_reds[winner]] = self.reds[winner] / 5.0
         score = self._score(winner)
         w[self.i_score[winner]] = score / 20.0
-        if self.events.on:
-            self.events.note(_MISSION_WON, None, winner, mission, honour, kind, score)
+        events = self.events
+        if events.on:
+            events.add((events.step, _K_MISSION_WON, None, winner, mission, honour, kind, score))
 
     def _end_round(self) -> None:
         n = self.num_players

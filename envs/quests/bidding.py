@@ -76,7 +76,7 @@ class TestFlow(Table):
             return
         amount = action - A.BID + 1
         if self.events.on:
-            self.events.note(EV_BID, None, seat, amount)
+            self.events.add((self.events.step, EV_BID.number, None, seat, amount))
         self.bids[seat] = amount
         self.highest, self.high_bidder = amount, seat
         self.w[self.i_bids[seat]] = amount / A.MAX_BID

@@ -137,7 +137,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         self._push(self._end_turn)
         kind = STORY_TYPE[story]
         if self.events.on:
-            self.events.note(_STORY, None, self.drawer, self.turn, story)
+            self.events.add((self.events.step, _STORY.number, None, self.drawer, self.turn, story))
         if kind == QUEST:
             self._start_quest()
         elif kind == EVENT:

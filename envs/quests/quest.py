@@ -144,11 +144,11 @@ class QuestFlow(Table):
         seat = self.current_player
         if action == A.SPONSOR:
             if self.events.on:
-                self.events.note(EV_SPONSOR, None, seat)
+                self.events.add((self.events.step, EV_SPONSOR.number, None, seat))
             self._begin_build(seat)
         else:
             if self.events.on:
-                self.events.note(EV_DECLINE_SPONSOR, None, seat)
+                self.events.add((self.events.step, EV_DECLINE_SPONSOR.number, None, seat))
             self._release()
             self._push(self._offer_sponsorship, self.offer_index + 1)
 
@@ -286,8 +286,8 @@ class QuestFlow(Table):
         """Public: the stage's card count (its type stays secret until the stage begins);
         private to the sponsor: the cards and BP."""
         if self.events.on:
-            self.events.twin(_BUILT, self.sponsor, self.sponsor, stage + 1,
-                             tuple(self.stages[stage]), self.stage_value[stage])
+            self.events.add((self.events.step, _BUILT.number, self.sponsor, self.sponsor,
+                             stage + 1, tuple(self.stages[stage]), self.stage_value[stage]))
 
     def _next_build_stage(self) -> None:
         self._emit_stage_built(self.cur_stage)
@@ -319,10 +319,10 @@ class QuestFlow(Table):
             self.w[self.i_joined[seat]] = 1.0
             self.w[self.i_in_quest[seat]] = 1.0
             if self.events.on:
-                self.events.note(EV_JOIN, None, seat)
+                self.events.add((self.events.step, EV_JOIN.number, None, seat))
         else:
             if self.events.on:
-                self.events.note(EV_DECLINE_JOIN, None, seat)
+                self.events.add((self.events.step, EV_DECLINE_JOIN.number, None, seat))
         self._release()
         self._push(self._offer_join, self.offer_index + 1)
 
@@ -352,9 +352,10 @@ class QuestFlow(Table):
         is_test = self.stage_test[stage] >= 0
         self.announced = stage + 1
         self.w[self.i_stage_type[stage][_TEST if is_test else _FOE]] = 1.0
-        if self.events.on:
-            self.events.note(_STAGE, None, stage + 1, self.num_stages, is_test,
-                             tuple(participants))
+        events = self.events
+        if events.on:
+            events.add((events.step, _STAGE.number, None, stage + 1, self.num_stages, is_test,
+                        tuple(participants)))
         tasks = []
         if self.rules.quest_draws == "each_stage":
             tasks.extend(self._draws(participants, 1))
@@ -456,8 +457,10 @@ class QuestFlow(Table):
                 w[self.i_in_quest[seat]] = 0.0
             self._emit_shown(seat, bp, bp >= target)
         self._discard_played_weapons(participants)
-        if self.events.on:
-            self.events.note(_STAGE_RESULT, None, stage + 1, tuple(passed), tuple(participants))
+        events = self.events
+        if events.on:
+            events.add((events.step, _STAGE_RESULT.number, None, stage + 1, tuple(passed),
+                        tuple(participants)))
         self.participants = passed
         if self.rules.quest_draws == "join_and_pass":
             self._then(*self._draws(passed, 1))

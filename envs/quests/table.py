@@ -512,7 +512,7 @@ class Table(GameEngine):
         self._lose(seat, kind)
         self._to_discard(kind)
         if self.events.on:
-            self.events.note(EV_DISCARD, None, seat, kind)
+            self.events.add((self.events.step, EV_DISCARD.number, None, seat, kind))
 
     def _draw_card(self) -> int:
         """Top adventure card, reshuffling the discard pile when the deck is empty (−1: none)."""
@@ -539,11 +539,12 @@ class Table(GameEngine):
                 break  # every card is in hands or in play: nothing left to draw
             self._gain(seat, kind)
             drawn.append(kind)
-        if self.events.on:
+        events = self.events
+        if events.on:
             if drawn:
-                self.events.twin(EV_DRAW, seat, seat, len(drawn), tuple(drawn))
+                events.add((events.step, EV_DRAW.number, seat, seat, len(drawn), tuple(drawn)))
             else:
-                self.events.note(EV_DRAW_COUNT, None, seat, 0)
+                events.add((events.step, EV_DRAW_COUNT.number, None, seat, 0))
         self.w[self.i_piles[0]] = len(self.deck) / 125.0
         if self.hand_n[seat] > HAND_LIMIT_SIZE:
             self._ask_hand_limit(seat)
@@ -597,23 +598,27 @@ class Table(GameEngine):
     def _emit_shown(self, seat: int, bp: int, *passed: bool) -> None:
         """A revealed face-down choice and its BP (cleared from the observation at the next
         stage or round, so the event keeps it)."""
-        if self.events.on:
-            self.events.note(EV_SHOWN, None, seat, tuple(self.shown[seat]), bp, *passed)
+        events = self.events
+        if events.on:
+            events.add((events.step, EV_SHOWN.number, None, seat, tuple(self.shown[seat]), bp,
+                        *passed))
 
     def _emit_face_down(self, seat: int) -> None:
         """A face-down choice is complete: public that it is (not how many cards: hand sizes
         count face-down cards until the reveal), the cards private."""
-        if not self.events.on:
+        events = self.events
+        if not events.on:
             return
         if self.played[seat]:
-            self.events.twin(EV_CHOSE, seat, seat, tuple(self.played[seat]))
+            events.add((events.step, EV_CHOSE.number, seat, seat, tuple(self.played[seat])))
         else:
-            self.events.note(EV_FACE_DOWN, None, seat)
+            events.add((events.step, EV_FACE_DOWN.number, None, seat))
 
     def _emit_stage_revealed(self, stage: int) -> None:
-        if self.events.on:
-            self.events.note(EV_STAGE_REVEALED, None, stage + 1, tuple(self.stages[stage]),
-                             self.stage_value[stage])
+        events = self.events
+        if events.on:
+            events.add((events.step, EV_STAGE_REVEALED.number, None, stage + 1,
+                        tuple(self.stages[stage]), self.stage_value[stage]))
 
     def _reveal_played(self, seats: list[int]) -> None:
         """Turn everyone's face-down cards up: allies and Amours go into play."""
@@ -722,7 +727,7 @@ class Table(GameEngine):
         self._write_rank(seat)
         events = self.events
         if events.on:
-            events.note(EV_SHIELDS, None, seat, amount, self.progress(seat))
+            events.add((events.step, EV_SHIELDS.number, None, seat, amount, self.progress(seat)))
             if rank != before:
                 events.emit_lazy("rank_up", "player_{player} became {rank_name}", player=seat,
                                  rank=rank, rank_name=RANK_NAMES[rank])

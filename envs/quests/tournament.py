@@ -50,10 +50,10 @@ class TournamentFlow(Table):
             self.entrants.append(seat)
             self.w[self.i_entrants[seat]] = 1.0
             if self.events.on:
-                self.events.note(EV_ENTER, None, seat)
+                self.events.add((self.events.step, EV_ENTER.number, None, seat))
         else:
             if self.events.on:
-                self.events.note(EV_DECLINE_ENTER, None, seat)
+                self.events.add((self.events.step, EV_DECLINE_ENTER.number, None, seat))
         self._release()
         self._push(self._offer_entry, self.offer_index + 1)
 

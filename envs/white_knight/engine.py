@@ -122,7 +122,7 @@ def _retired_text(d: dict[str, Any]) -> str:
             f"{' '.join(d['hand']) or '(empty)'} discarded face up")
 
 
-# -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
+# -- event kinds: raw values in, names decoded when read (see envs.core.events) -----------------
 def _attack_list(counts: Sequence[int]) -> list[str]:
     return [ATTACK_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
 
@@ -150,9 +150,9 @@ _JOINED = Spec("joined", _joined_text, ("players", "stayed_out"),
                lambda players, order: {"players": list(players),
                                        "stayed_out": [s for s in order if s not in players]})
 _REVEAL = Spec("reveal", _reveal_text, ("cards", "total", "hp", "monster"),
-               lambda cards, total, hp, m: {
-                   "cards": {SEAT[s]: _attack_list(c) for s, c in cards}, "total": total,
-                   "hp": hp, "monster": MONSTER_NAMES[m]})
+               lambda seats, counts, total, hp, m: {
+                   "cards": {SEAT[s]: _attack_list(c) for s, c in zip(seats, counts)},
+                   "total": total, "hp": hp, "monster": MONSTER_NAMES[m]})
 _DEFEATED = Spec("defeated", lambda d: f"{d['monster']} was defeated; {SEAT[d['mvp']]} was MVP "
                  f"and took it ({d['vp']} VP); {plural(d['treasures'], 'treasure')} for the draft",
                  ("monster", "mvp", "vp", "treasures"),
@@ -166,6 +166,29 @@ _DRAFT = Spec("draft", "player_{player} kept {treasure}", ("player", "treasure",
                                        "forced": forced})
 _HAND = Spec("hand", _dealt_text, ("player", "hand"),
              lambda p, counts: {"player": p, "hand": _attack_list(counts)})
+_DEAL = Spec("deal", "every player holds {hand_size} attack cards; city durability {city}; "
+             "player_{start} was chosen to draw first", ("hand_size", "city", "start"))
+_HEAL = Spec("heal", "player_{player} used {item}: now at {hp} HP", ("player", "item", "hp"),
+             lambda p, kind, hp: {"player": p, "item": TREASURE_NAMES[kind], "hp": hp})
+_NOBODY_COULD_JOIN = Spec("nobody_could_join",
+                          "nobody could join the battle (no attack cards in any hand)", ())
+_ITEM_DAMAGE = Spec("item_damage", "player_{player} used {item} for {amount} damage; total {total}",
+                    ("player", "item", "amount", "total"),
+                    lambda p, kind, amount, total: {"player": p, "item": TREASURE_NAMES[kind],
+                                                    "amount": amount, "total": total})
+_CITY_DAMAGE = Spec("city_damage", "{monster} attacked the city for {attack}; city durability "
+                    "{city}", ("monster", "attack", "city"),
+                    lambda m, attack, city: {"monster": MONSTER_NAMES[m], "attack": attack,
+                                             "city": city})
+_NOT_DEFEATED = Spec("not_defeated", _not_defeated_text, ("monster", "attack", "players"),
+                     lambda m, attack, players: {"monster": MONSTER_NAMES[m], "attack": attack,
+                                                 "players": list(players)})
+_RETIRED = Spec("retired", _retired_text, ("player", "hand"),
+                lambda p, counts: {"player": p, "hand": _attack_list(counts)})
+# Their numbers, as the hot path stores them: ``log.add((log.step, number, to, *values))``
+_K_DRAW, _K_JOIN, _K_RAISE, _K_PASS = _DRAW.number, _JOIN.number, _RAISE.number, _PASS.number
+_K_MONSTER, _K_JOINED, _K_REVEAL = _MONSTER.number, _JOINED.number, _REVEAL.number
+_K_DEFEATED, _K_OFFER, _K_DRAFT = _DEFEATED.number, _OFFER.number, _DRAFT.number
 
 #: observation pieces that describe the current battle (a contiguous block of the layout)
 BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
@@ -385,9 +408,7 @@ class WhiteKnightEngine(GameEngine):
         events = self.events
         events.clear()
         if events.on:
-            events.emit("deal", f"every player holds {self.rules.hand_size} attack cards; "
-                        f"city durability {self.city}; {SEAT[start]} was chosen to draw first",
-                        hand_size=self.rules.hand_size, city=self.city, start=start)
+            events.note(_DEAL, None, self.rules.hand_size, self.city, start)
             for seat in range(n):  # counts copied, named when read
                 events.note(_HAND, seat, seat, tuple(self.hands[seat]))
         self._turn(start)
@@ -597,8 +618,9 @@ class WhiteKnightEngine(GameEngine):
                     return
             else:
                 self._gain(seat, card)
-                if self.events.on:
-                    self.events.twin(_DRAW, seat, seat, not chosen, card)
+                events = self.events
+                if events.on:
+                    events.add((events.step, _K_DRAW, seat, seat, not chosen, card))
             seat = self._next_seat(seat)
 
     def _heal(self, action: int) -> None:
@@ -612,8 +634,7 @@ class WhiteKnightEngine(GameEngine):
                 self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
             self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
             if self.events.on:
-                self.events.emit_lazy("heal", "player_{player} used {item}: now at {hp} HP",
-                                      player=seat, item=TREASURE_NAMES[kind], hp=self.hp[seat])
+                self.events.note(_HEAL, None, seat, kind, self.hp[seat])
             if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
                 self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
                 return
@@ -632,17 +653,17 @@ class WhiteKnightEngine(GameEngine):
         w[stats[1]] = self.monster_attack[monster] / 10.0
         w[stats[2]] = self.monster_chests[monster] / 10.0
         w[stats[3]] = self.monster_vp[monster] / 10.0
-        if self.events.on:
-            self.events.note(_MONSTER, None, self.turn_player, monster, self.monster_hp[monster],
-                             self.monster_attack[monster], self.monster_chests[monster],
-                             self.monster_vp[monster])
+        events = self.events
+        if events.on:
+            events.add((events.step, _K_MONSTER, None, self.turn_player, monster,
+                        self.monster_hp[monster], self.monster_attack[monster],
+                        self.monster_chests[monster], self.monster_vp[monster]))
         self.join_order = [
             s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
         ]
         if not self.join_order:
-            if self.events.on:
-                self.events.emit("nobody_could_join", "nobody could join the battle (no attack "
-                                 "cards in any hand)")
+            if events.on:
+                events.note(_NOBODY_COULD_JOIN, None)
             self._not_defeated()
             return
         self.join_pos = 0
@@ -655,8 +676,10 @@ class WhiteKnightEngine(GameEngine):
         if action != A.STAY_OUT:
             self._commit(seat, action - A.COMMIT)
             self.w[self.p_joined[seat]] = 1.0
-        if self.events.on:
-            self.events.twin(_JOIN, seat, seat, -1 if action == A.STAY_OUT else action - A.COMMIT)
+        events = self.events
+        if events.on:
+            events.add((events.step, _K_JOIN, seat, seat,
+                        -1 if action == A.STAY_OUT else action - A.COMMIT))
         self.w[self.i_decided[seat]] = 1.0
         self.join_pos += 1
         if self.join_pos < len(self.join_order):
@@ -675,8 +698,8 @@ class WhiteKnightEngine(GameEngine):
                 w[self.i_joined[s]] = 1.0
                 w[self.i_ccount[s]] = 0.1
         self.participants = participants
-        if self.events.on:
-            self.events.note(_JOINED, None, tuple(participants), tuple(self.join_order))
+        if events.on:
+            events.add((events.step, _K_JOINED, None, tuple(participants), tuple(self.join_order)))
         if not participants:
             self._not_defeated()
             return
@@ -695,8 +718,9 @@ class WhiteKnightEngine(GameEngine):
                 return
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
-            if self.events.on:
-                self.events.note(_PASS, None, seat, True)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_PASS, None, seat, True))
             if self.passes >= count:
                 self._reveal()
                 return
@@ -713,16 +737,19 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
-            if self.events.on:
-                self.events.note(_PASS, None, seat, False)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_PASS, None, seat, False))
             if self.passes >= len(self.participants):
                 self._reveal()
                 return
         else:
             self._commit(seat, action - A.RAISE)
             self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
-            if self.events.on:
-                self.events.twin(_RAISE, seat, seat, self.committed_n[seat], action - A.RAISE)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_RAISE, seat, seat, self.committed_n[seat],
+                            action - A.RAISE))
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -753,11 +780,13 @@ class WhiteKnightEngine(GameEngine):
         self._next_item_user()
 
     def _emit_reveal(self, total: int) -> None:
-        if not self.events.on:
+        events = self.events
+        if not events.on:
             return
-        committed = self.committed
-        self.events.note(_REVEAL, None, tuple((s, tuple(committed[s])) for s in self.participants),
-                         total, self.monster_hp[self.monster], self.monster)
+        seats = self.participants  # the counts copied without a Python-level loop
+        events.add((events.step, _K_REVEAL, None, tuple(seats),
+                    tuple(map(tuple, map(self.committed.__getitem__, seats))), total,
+                    self.monster_hp[self.monster], self.monster))
 
     def _next_item_user(self) -> None:
         """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
@@ -779,8 +808,9 @@ class WhiteKnightEngine(GameEngine):
         if action == A.PASS:
             self.passes += 1
             self.w[self.i_passed[seat]] = 1.0
-            if self.events.on:
-                self.events.emit_lazy("pass", "player_{player} passed", player=seat, forced=False)
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_PASS, None, seat, False))
             if self.passes >= len(self.participants):
                 self._clear_passed()
                 self._not_defeated()
@@ -791,10 +821,8 @@ class WhiteKnightEngine(GameEngine):
             self.item_damage += self.item_amount[kind]
             self.w[self.i_battle[1]] = self.item_damage / 20.0
             if self.events.on:
-                self.events.emit_lazy(
-                    "item_damage", "player_{player} used {item} for {amount} damage; total {total}",
-                    player=seat, item=TREASURE_NAMES[kind], amount=self.item_amount[kind],
-                    total=self.card_total + self.item_damage)
+                self.events.note(_ITEM_DAMAGE, None, seat, kind, self.item_amount[kind],
+                                 self.card_total + self.item_damage)
             if self.passes:
                 self.passes = 0
                 self._clear_passed()
@@ -824,8 +852,10 @@ class WhiteKnightEngine(GameEngine):
         self._write_vp(best)
         deck = self.treasure_deck
         drawn = min(self.monster_chests[monster], len(deck))
-        if self.events.on:
-            self.events.note(_DEFEATED, None, monster, best, self.monster_vp[monster], drawn)
+        events = self.events
+        if events.on:
+            events.add((events.step, _K_DEFEATED, None, monster, best, self.monster_vp[monster],
+                        drawn))
         if drawn == 0:
             self._end_battle()
             return
@@ -856,8 +886,9 @@ class WhiteKnightEngine(GameEngine):
             cells = self.p_dhand[seat]
             for kind in kinds:
                 w[cells[kind]] = packet[kind] * 0.25
-            if self.events.on:
-                self.events.note(_OFFER, seat, seat, tuple(packet))
+            events = self.events
+            if events.on:
+                events.add((events.step, _K_OFFER, seat, seat, tuple(packet)))
             if self.seen_packet[seat] is None:
                 self.seen_packet[seat] = packet[:]
                 seen = self.p_dseen[seat]
@@ -882,8 +913,9 @@ class WhiteKnightEngine(GameEngine):
         if self.packet[kind] == 0:
             self.packet_bits &= ~(1 << kind)
         self._gain_treasure(seat, kind)
-        if self.events.on:
-            self.events.note(_DRAFT, None, seat, kind, forced)
+        events = self.events
+        if events.on:
+            events.add((events.step, _K_DRAFT, None, seat, kind, forced))
         self.w[self.i_dleft] = self.packet_n * 0.1
         self.pos = (self.pos + 1) % len(self.participants)
 
@@ -891,18 +923,15 @@ class WhiteKnightEngine(GameEngine):
         """Participants lose HP equal to the attack (the city, if nobody joined)."""
         attack = self.monster_attack[self.monster]
         w = self.w
-        name = MONSTER_NAMES[self.monster]
         if not self.participants:
             self.city = max(0, self.city - attack)
             w[self.i_city] = self.city * 0.1
             if self.events.on:
-                self.events.emit_lazy("city_damage", "{monster} attacked the city for {attack}; "
-                                      "city durability {city}", monster=name, attack=attack,
-                                      city=self.city)
+                self.events.note(_CITY_DAMAGE, None, self.monster, attack, self.city)
         else:
             if self.events.on:
-                self.events.emit_lazy("not_defeated", _not_defeated_text, monster=name,
-                                      attack=attack, players=list(self.participants))
+                self.events.note(_NOT_DEFEATED, None, self.monster, attack,
+                                 tuple(self.participants))
             for seat in self.participants:
                 self.hp[seat] = max(0, self.hp[seat] - attack)
                 w[self.i_hp[seat]] = self.hp[seat] * 0.1
@@ -915,8 +944,7 @@ class WhiteKnightEngine(GameEngine):
         """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
         self.retired[seat] = True
         if self.events.on:
-            self.events.emit_lazy("retired", _retired_text, player=seat,
-                                  hand=_attack_list(self.hands[seat]))
+            self.events.note(_RETIRED, None, seat, tuple(self.hands[seat]))
         w = self.w
         w[self.i_retired[seat]] = 1.0
         hand = self.hands[seat]
