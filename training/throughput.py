@@ -91,17 +91,22 @@ def trainer_fps(make_env: Callable[[int], gymnasium.Env], cfg: TrainConfig, step
     return model.num_timesteps / (time.perf_counter() - start)
 
 
-def env_us_per_step(env: gymnasium.Env, steps: int = 20000) -> float:
-    """The env alone: µs per learner step with a random legal learner."""
+def env_us_per_step(env: gymnasium.Env, steps: int = 20000, max_s: float = 20.0) -> float:
+    """The env alone: µs per learner step with a random legal learner, over ``steps`` steps or
+    ``max_s`` seconds, whichever ends first (a pool with live search costs ms per step)."""
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     start = time.perf_counter()
-    for _ in range(steps):
+    done_steps = 0
+    while done_steps < steps:
         action = rng.choice(np.flatnonzero(env.action_masks()))
         _, _, terminated, truncated, _ = env.step(action)
+        done_steps += 1
         if terminated or truncated:
             env.reset()
-    return (time.perf_counter() - start) / steps * 1e6
+            if time.perf_counter() - start > max_s:
+                break
+    return (time.perf_counter() - start) / done_steps * 1e6
 
 
 def _pool_weights(cfg: TrainConfig, opponents: str) -> dict[str, float]:
