@@ -165,7 +165,10 @@ def test_train_bench_measures_the_game_against_a_trivial_env(
                if line.startswith("| paladin | random |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert int(cells[2]) > 10  # learner steps per episode
-    assert float(cells[3].replace(",", "")) > 0 and float(cells[4].replace(",", "")) > 0
+    trivial, game = (float(c.replace(",", "")) for c in cells[3:5])
+    assert trivial > 0 and game > 0
+    # one repeat, one pair: the ratio is game / trivial (of the rounded figures, nearly)
+    assert float(cells[5].rstrip("×")) == pytest.approx(game / trivial, abs=0.02)
 
 
 def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(
