@@ -47,8 +47,15 @@ def test_smoke_run_curve_and_cards(run) -> None:
     assert card["training"]["steps"] in steps and card["policy"]["net_arch"] == [32, 32]
     results = card["evaluation"]["results"]
     assert set(results) == {"random", "heuristic"} and "3" in results["heuristic"]
+    # best names the rule that chose it (the default: the worst line), with the score that
+    # line gave, which the card's own evaluation repeats
+    assert card["training"]["selected_by"].startswith("worst of [random, heuristic] at 3 players")
+    worst = min(line["win_rate"] * int(n) for by_size in results.values()
+                for n, line in by_size.items())
+    assert card["training"]["selection_score"] == pytest.approx(worst, abs=1e-4)
     final = json.loads(run.final.with_suffix(".json").read_text())
     assert final["training"]["steps"] == run.steps and final["training"]["snapshots"] >= 1
+    assert "selected_by" not in final["training"]  # the last evaluation, not a selected one
     assert actor.input_size == 756 + 124
 
 
@@ -106,7 +113,7 @@ def test_shipped_configs_are_valid() -> None:
     ({"total_steps": 0}, "total_steps must be a positive integer"),
     ({"policy": {"activation": "gelu"}}, "policy.activation"),
     ({"ppo": {"learning_rat": 0.1}}, "unknown ppo key"),
-    ({"eval": {"select": "random", "baselines": ["heuristic"]}}, "eval.select"),
+    ({"eval": {"select": "random", "baselines": ["heuristic"]}}, "eval.select must be 'worst'"),
     ({"opponents": {"snapshot_act": "best"}}, "snapshot_act"),
     ({"game": "chess"}, "unknown game 'chess'"),
     ({"eval": "often"}, "must be a mapping"),
@@ -158,7 +165,10 @@ def test_train_bench_measures_the_game_against_a_trivial_env(
                if line.startswith("| paladin | random |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert int(cells[2]) > 10  # learner steps per episode
-    assert float(cells[3].replace(",", "")) > 0 and float(cells[4].replace(",", "")) > 0
+    trivial, game = (float(c.replace(",", "")) for c in cells[3:5])
+    assert trivial > 0 and game > 0
+    # one repeat, one pair: the ratio is game / trivial (of the rounded figures, nearly)
+    assert float(cells[5].rstrip("×")) == pytest.approx(game / trivial, abs=0.02)
 
 
 def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(

@@ -69,7 +69,9 @@ class EvalConfig:
     games: int = 200  # games per (baseline, table size)
     table_sizes: list[int] | None = None  # default: the env's table sizes
     baselines: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    select: str = "heuristic"  # baseline whose win rate picks the best checkpoint
+    #: what picks the best checkpoint: ``worst`` (the worst case over every baseline and table
+    #: size) or one baseline (training/selection.py)
+    select: str = "worst"
     seed: int = 1_000_000  # first deal seed (kept apart from the final evaluation's seeds)
     workers: int = 1
 
@@ -345,9 +347,9 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if e.table_sizes is not None:
         _check_table_sizes(e.table_sizes, players, cfg.game, "eval.table_sizes")
     _check_specs(e.baselines, "eval.baselines")
-    if e.select not in e.baselines:
-        raise ValueError(f"eval.select ({e.select!r}) must be one of eval.baselines "
-                         f"{e.baselines}")
+    from training.selection import check_select
+
+    check_select(e.select, e.baselines)
     validate_league(cfg.league)
     if cfg.backend == "rllib":
         from training.rllib.settings import check_rllib_config

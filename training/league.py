@@ -6,9 +6,10 @@ env. :class:`BatchedSelfPlayVecEnv` steps all its :class:`~training.selfplay.Sel
 together: each env runs until an opponent must move and yields that request; the requests of
 all envs are grouped by the opponent's ``batch_key`` (same network, same acting mode) and every
 group of two or more is answered by ONE ``act_batch`` call; the others (heuristics, random,
-search players) act one by one. Then every env continues to its next request, until all are
-back at the learner's turn. The result equals a DummyVecEnv's up to the sampled snapshot moves'
-random draws (a batch draws from the first member's generator).
+search players) act one by one, first: network requests wait until no other kind is pending,
+so that envs behind a heuristic move can join the batch. Then every env continues to its next
+request, until all are back at the learner's turn. The result equals a DummyVecEnv's up to the
+sampled snapshot moves' random draws (a batch draws from the first member's generator).
 
 **PFSP.** :class:`LeagueTracker` keeps the learner's last ``window`` results per pool entry
 (from the ``opponent_entries`` of finished episodes' infos) and hands the win rates to the
@@ -30,7 +31,15 @@ from training.selfplay import Request, SelfPlayEnv
 
 
 class BatchedSelfPlayVecEnv(DummyVecEnv):
-    """A DummyVecEnv of SelfPlayEnvs whose network opponents act in one batch per round."""
+    """A DummyVecEnv of SelfPlayEnvs whose network opponents act in one batch per round.
+
+    ``defer_network_moves`` (on by default) answers network requests only once no other kind
+    of request is pending, so the envs still playing heuristic (or random, or search) moves
+    can reach their own network requests and join the batch; off, every round answers all
+    pending requests (what train-bench compares against).
+    """
+
+    defer_network_moves = True
 
     def __init__(self, env_fns: Sequence[Any]) -> None:
         super().__init__(list(env_fns))
@@ -39,6 +48,7 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
                 raise TypeError(f"BatchedSelfPlayVecEnv needs SelfPlayEnvs, got {type(env)!r}")
         self.batched_moves = 0  # opponent moves answered inside a batch (for benchmarks)
         self.single_moves = 0
+        self.batch_calls = 0  # act_batch calls (a batch of n moves is one call)
 
     def step_wait(self) -> VecEnvStepReturn:
         gens = [self._step_and_reset(i, env, self.actions[i]) for i, env in enumerate(self.envs)]
@@ -88,9 +98,16 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
             advance(i, None)
         while pending:
             groups: dict[Any, list[int]] = defaultdict(list)
+            singles = []
             for i, (policy, _, _, _) in pending.items():
                 key = getattr(policy, "batch_key", None)
+                if key is None:
+                    singles.append(i)
                 groups[("single", i) if key is None else key].append(i)
+            if singles and self.defer_network_moves:
+                # network requests wait while any other move is pending: the envs behind
+                # those moves may reach a network request too, and join the batch
+                groups = {("single", i): [i] for i in singles}
             answers: list[tuple[int, int]] = []
             for members in groups.values():
                 if len(members) == 1:
@@ -106,6 +123,7 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
                 actions = first.act_batch(obs, masks)  # type: ignore[attr-defined]
                 answers.extend(zip(members, (int(a) for a in actions)))
                 self.batched_moves += len(members)
+                self.batch_calls += 1
             for i, action in answers:
                 advance(i, action)
         return results

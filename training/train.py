@@ -19,8 +19,9 @@ The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` Dumm
 the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
 evaluates the learner (duplicate matches against each baseline at each table size) at the first
 rollout boundary after every ``eval.every`` steps (where the weights are those of exactly that
-many steps); the evaluation with the best selection score (mean over table sizes of win rate /
-fair share against ``eval.select``) is saved as ``best``.
+many steps); the evaluation with the best selection score (``eval.select``: by default the worst
+case over every baseline and table size of win rate / fair share; :mod:`training.selection`) is
+saved as ``best``, and its card names the rule (``training.selected_by``).
 
 Resumable state: at rollout boundaries (the only points where the whole learner is in a
 consistent state: weights updated, no half-filled rollout buffer) the callback writes the state
@@ -58,6 +59,7 @@ from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 from training.resume import StateStore, TrainingInterrupted
 from training.rundir import check_run_dir, fresh_run_dir
+from training.selection import selection_card, selection_score
 from training.selfplay import OpponentPool, SelfPlayEnv
 
 
@@ -125,12 +127,6 @@ def evaluate_against(learner: PolicySpec, cfg: TrainConfig) -> dict[str, dict[in
     """The learner against (N − 1) copies of each of the config's baselines."""
     return evaluate_baselines(learner, cfg.eval.baselines, cfg.eval_sizes, cfg.eval.games,
                               seed=cfg.eval.seed, workers=cfg.eval.workers, rules=cfg.env.rules)
-
-
-def selection_score(results: dict[str, dict[int, EvalResult]], select: str) -> float:
-    """Mean over table sizes of the learner's win rate / fair share against ``select``."""
-    by_size = results[select]
-    return float(np.mean([r.players[0].win_rate * n for n, r in by_size.items()]))
 
 
 def curve_points(results: dict[str, dict[int, EvalResult]], steps: int,
@@ -321,7 +317,8 @@ class SelfPlayCallback(BaseCallback):
             {"steps": int(steps), "wall_time_s": round(wall, 1),
              "fps": round(steps / max(wall, 1e-9), 1), "snapshots": self.snapshots,
              "run_dir": str(self.run_dir), "init": cfg.init,
-             **cumulative_totals(steps, wall, prior)},
+             **cumulative_totals(steps, wall, prior),
+             **(selection_card(cfg, self.last_results) if name == "best" else {})},
             {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
         )
         return checkpoint.save(self.model, self.run_dir / name, card)

@@ -45,10 +45,9 @@ def _strength(kind: int) -> float:
 
 def _kind_of(value_cells: np.ndarray) -> int | None:
     """Card kind from an 11-cell slot value (one-hot value 0–9 + red flag), if known."""
-    values = np.flatnonzero(value_cells[:10])
-    if len(values) == 0:
+    value = int(value_cells[:10].argmax())  # (argmax, not flatnonzero: this runs per move)
+    if value_cells[value] == 0:
         return None
-    value = int(values[0])
     if value == 0:
         return 0
     return value + 9 if value_cells[10] > 0 else value
@@ -88,10 +87,10 @@ class PaladinHeuristic(StyledAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
-        phase = int(np.argmax(LAYOUT.view(obs, "phase")))
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
+        # (array methods rather than np.argmax / np.flatnonzero: this runs per opponent move)
+        phase = int(LAYOUT.view(obs, "phase").argmax())
+        if np.count_nonzero(action_mask) == 1:
+            return int(action_mask.argmax())
         if phase == _PHASE["choose_start"]:
             return A.CHOOSE_START  # relative seat 0: the dealer itself
         if phase == _PHASE["resolve"]:
@@ -113,8 +112,8 @@ class PaladinHeuristic(StyledAgent):
 
     def _place(self, obs: np.ndarray, mask: np.ndarray, leading: bool) -> int:
         block = mask[A.PLACE : A.PEEK].reshape(NUM_KINDS, MAX_MISSIONS)
-        kinds = [k for k in range(NUM_KINDS) if block[k].any()]
-        missions = [m for m in range(MAX_MISSIONS) if block[:, m].any()]
+        kinds = block.any(axis=1).nonzero()[0].tolist()  # one numpy call each, not one a row
+        missions = block.any(axis=0).nonzero()[0].tolist()
         honours = self._honours(obs)
         best = max(missions, key=lambda m: (honours[m], -m))
         strongest = max(kinds, key=_strength)
@@ -146,12 +145,13 @@ class PaladinHeuristic(StyledAgent):
             return A.NO_PEEK
         honours = self._honours(obs)
         slots = LAYOUT.view(obs, "slot")
-        values = LAYOUT.view(obs, "slot_value")
+        known = LAYOUT.view(obs, "slot_value").any(axis=2)  # [mission, seat]
+        placed = slots[:, 0, _PRESENT] > 0
         best_action, best_key = A.NO_PEEK, None
-        for action in np.flatnonzero(mask[A.PEEK : A.NO_PEEK]):
-            mission, rel = divmod(int(action), A.MAX_PLAYERS - 1)
+        for action in mask[A.PEEK : A.NO_PEEK].nonzero()[0].tolist():
+            mission, rel = divmod(action, A.MAX_PLAYERS - 1)
             seat = rel + 1
-            if slots[mission, 0, _PRESENT] > 0 or values[mission, seat].any():
+            if placed[mission] or known[mission, seat]:
                 continue  # already placed there, or already known
             # prefer valuable missions, then the earliest card (the leader)
             key = (honours[mission], -slots[mission, seat, _ORDER])

@@ -128,11 +128,11 @@ class QuestsHeuristic(StyledAgent):
 
     # -- the decision ------------------------------------------------------------------------------
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
+        # (array methods rather than np.flatnonzero / np.argmax: this runs per opponent move)
+        if np.count_nonzero(action_mask) == 1:
+            return int(action_mask.argmax())
         obs, mask = observation, action_mask
-        phase = int(np.argmax(_piece(obs, "phase")))
+        phase = int(_piece(obs, "phase").argmax())
         mordred = self._mordred(obs, mask)
         if mordred is not None:
             return mordred
@@ -281,7 +281,7 @@ class QuestsHeuristic(StyledAgent):
 
     # -- Mordred -----------------------------------------------------------------------------------
     def _mordred(self, obs: np.ndarray, mask: np.ndarray) -> int | None:
-        targets = np.flatnonzero(mask[A.MORDRED :])
+        targets = mask[A.MORDRED :].nonzero()[0]
         if not len(targets):
             return None
         progress = self._progress(obs)

@@ -104,10 +104,10 @@ class WhiteKnightHeuristic(StyledAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        phase = int(np.argmax(obs[_S["phase"]]))
+        # (array methods rather than np.flatnonzero / np.argmax: this runs per opponent move)
+        if np.count_nonzero(action_mask) == 1:
+            return int(action_mask.argmax())
+        phase = int(obs[_S["phase"]].argmax())
         if phase == _PHASE["join"]:
             return self._join(obs, action_mask)
         if phase == _PHASE["raise"]:
@@ -147,7 +147,7 @@ class WhiteKnightHeuristic(StyledAgent):
     def _join(self, obs: np.ndarray, mask: np.ndarray) -> int:
         hp, attack, _ = self._monster(obs)
         hand = self._hand(obs)
-        held = [k for k in range(NUM_ATTACK) if mask[A.COMMIT + k]]
+        held = mask[A.COMMIT : A.COMMIT + NUM_ATTACK].nonzero()[0].tolist()
         style = self.style
         survives = style.join_lethal or self._my_hp(obs) > attack + style.join_buffer
         solo = float(hand @ _VALUES) > hp
@@ -165,7 +165,7 @@ class WhiteKnightHeuristic(StyledAgent):
         others = counts[1:] * style.mean_card
         lethal = self._my_hp(obs) <= attack
         estimate = mine + (0.0 if lethal else float(others.sum()))
-        held = [k for k in range(NUM_ATTACK) if mask[A.RAISE + k]]
+        held = mask[A.RAISE : A.RAISE + NUM_ATTACK].nonzero()[0].tolist()
         target = hp + style.margin
         if estimate < target:
             for k in held:  # ascending values: the smallest card that reaches the margin

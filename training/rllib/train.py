@@ -59,6 +59,7 @@ from training.resume import (
 from training.rllib import export
 from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
 from training.rundir import check_run_dir, fresh_run_dir
+from training.selection import selection_card
 from training.train import (
     TrainResult,
     _stop_on_signals,
@@ -322,6 +323,7 @@ class RLlibRun:
              "episodes": {k.removeprefix("episodes_"): int(v) for k, v in self.league.items()
                           if k.startswith("episodes_")},
              **cumulative_totals(steps, wall, prior),
+             **(selection_card(cfg, self.last_results) if name == "best" else {}),
              "rllib": {**self.settings.__dict__, "timers_s": {k: round(v, 1) for k, v in
                                                                self.timers.items()}}},
             {"seed": cfg.eval.seed, "results": evaluation_summary(self.last_results)},
