@@ -8,6 +8,7 @@ trained against (``random`` and the default ``heuristic``). Only ``policy.critic
     python scripts/critic_ablation.py train paladin --critic seat --steps 150000 --out runs/abl
     python scripts/critic_ablation.py train paladin --critic global --steps 150000 --out runs/abl
     python scripts/critic_ablation.py plot paladin --out runs/abl --docs docs/ablations
+    python scripts/critic_ablation.py table paladin white_knight quests --out runs/abl
 
 ``train`` runs one training (run one at a time on a small machine); ``plot`` joins the two
 runs' ``curve.csv`` into ``<docs>/critic_<game>.csv`` (a ``critic`` column first) and draws
@@ -104,6 +105,42 @@ def cmd_plot(args: argparse.Namespace) -> int:
     return 0
 
 
+def pooled(points: list[CurvePoint]) -> tuple[float, float, float]:
+    """Win rate over the games of several evaluations, with a Wilson 95% interval. The
+    evaluations replay the same deals (one ``eval.seed``), so the interval is narrower than
+    that many independent deals would give: read it as a smoothing of the curve's end."""
+    from training.evaluate import wilson
+
+    games = sum(p.games for p in points)
+    rate = sum(p.win_rate * p.games for p in points) / games
+    lo, hi = wilson(rate, games)
+    return rate, lo, hi
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    """Markdown rows: per game, opponent and table size, final and last-``k`` win rates."""
+    out = Path(args.out)
+    print("| game | opponent (held out) | players | critic | final win rate [95% CI] | "
+          f"mean of last {args.last} evaluations [95% CI] | steps | wall time |")
+    print("|---|---|---:|---|---:|---:|---:|---:|")
+    for game in args.games:
+        for critic in ("seat", "global"):
+            run = out / f"{game}_{critic}"
+            points = read_csv(run / "curve.csv")
+            info = json.loads((run / "ablation.json").read_text())
+            steps = sorted({p.step for p in points})
+            for baseline in HELD_OUT:
+                for n in sorted({p.table_size for p in points}):
+                    pts = {p.step: p for p in points
+                           if p.baseline == baseline and p.table_size == n}
+                    final = pts[steps[-1]]
+                    rate, lo, hi = pooled([pts[s] for s in steps[-args.last:]])
+                    print(f"| {game} | {baseline} | {n} | {critic} | {final.win_rate:.3f} "
+                          f"[{final.ci_lo:.3f}, {final.ci_hi:.3f}] | {rate:.3f} [{lo:.3f}, "
+                          f"{hi:.3f}] | {info['steps']:,} | {info['wall_s']:.0f} s |")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -120,8 +157,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("game")
     p.add_argument("--out", default="runs/critic_ablation")
     p.add_argument("--docs", default="docs/ablations")
+    tb = sub.add_parser("table", help="markdown rows of the runs' final and last evaluations")
+    tb.add_argument("games", nargs="+")
+    tb.add_argument("--out", default="runs/critic_ablation")
+    tb.add_argument("--last", type=int, default=3)
     args = parser.parse_args(argv)
-    return cmd_train(args) if args.command == "train" else cmd_plot(args)
+    commands = {"train": cmd_train, "plot": cmd_plot, "table": cmd_table}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":
