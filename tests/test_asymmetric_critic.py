@@ -227,3 +227,30 @@ def test_global_critic_run_writes_a_seat_checkpoint_and_inits_across_critics(
 def test_policy_critic_is_validated(tmp_path: Path, change: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         tiny_config(tmp_path / "run", "paladin", **change)
+
+
+@pytest.mark.slow
+def test_a_global_critic_run_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stopped at its first resumable state (as by SIGTERM), the run resumes into the same
+    asymmetric network and finishes with a seat-view checkpoint."""
+    from training.resume import TrainingInterrupted, resume_run
+    from training.train import SelfPlayCallback, train
+
+    write = SelfPlayCallback.write_state
+
+    def write_then_stop(self: SelfPlayCallback) -> None:
+        write(self)
+        self.stop_signal = 15
+
+    cfg = tiny_config(tmp_path / "run", "paladin", total_steps=512, checkpoint_every=256,
+                      policy={"net_arch": [32, 32], "critic": "global"},
+                      eval={"every": 512, "games": 6, "table_sizes": [3]})
+    monkeypatch.setattr(SelfPlayCallback, "write_state", write_then_stop)
+    with pytest.raises(TrainingInterrupted):
+        train(cfg, progress=False)
+    monkeypatch.undo()
+    result = resume_run(tmp_path / "run", progress=False)
+    assert result.steps == 512
+    actor, card = checkpoint.load_actor(result.final, "paladin")
+    assert card["policy"]["critic"] == "global"
+    assert actor.input_size == checkpoint.input_size(card)
