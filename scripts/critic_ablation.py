@@ -9,6 +9,7 @@ trained against (``random`` and the default ``heuristic``). Only ``policy.critic
     python scripts/critic_ablation.py train paladin --critic global --steps 150000 --out runs/abl
     python scripts/critic_ablation.py plot paladin --out runs/abl --docs docs/ablations
     python scripts/critic_ablation.py table paladin white_knight quests --out runs/abl
+    python scripts/critic_ablation.py fit paladin white_knight quests --out runs/abl
 
 ``train`` runs one training (run one at a time on a small machine); ``plot`` joins the two
 runs' ``curve.csv`` into ``<docs>/critic_<game>.csv`` (a ``critic`` column first) and draws
@@ -141,6 +142,29 @@ def cmd_table(args: argparse.Namespace) -> int:
     return 0
 
 
+def critic_fit(run: Path, last: int = 5) -> dict[str, float]:
+    """Mean of the last ``last`` PPO updates' value loss and explained variance (TensorBoard):
+    how well each critic predicts the returns it is trained on."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = sorted((run / "tb").rglob("events.out.tfevents.*"))[-1]
+    acc = EventAccumulator(str(events))
+    acc.Reload()
+    return {tag: sum(e.value for e in acc.Scalars(f"train/{tag}")[-last:]) / last
+            for tag in ("value_loss", "explained_variance")}
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
+    print("| game | critic | value loss | explained variance |")
+    print("|---|---|---:|---:|")
+    for game in args.games:
+        for critic in ("seat", "global"):
+            fit = critic_fit(Path(args.out) / f"{game}_{critic}")
+            print(f"| {game} | {critic} | {fit['value_loss']:.3f} | "
+                  f"{fit['explained_variance']:.3f} |")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -161,8 +185,12 @@ def main(argv: list[str]) -> int:
     tb.add_argument("games", nargs="+")
     tb.add_argument("--out", default="runs/critic_ablation")
     tb.add_argument("--last", type=int, default=3)
+    fit = sub.add_parser("fit", help="the critics' value loss and explained variance at the "
+                         "end (mean of the last 5 PPO updates)")
+    fit.add_argument("games", nargs="+")
+    fit.add_argument("--out", default="runs/critic_ablation")
     args = parser.parse_args(argv)
-    commands = {"train": cmd_train, "plot": cmd_plot, "table": cmd_table}
+    commands = {"train": cmd_train, "plot": cmd_plot, "table": cmd_table, "fit": cmd_fit}
     return commands[args.command](args)
 
 
