@@ -1,7 +1,10 @@
-"""Regenerate the generated parts of each game's README (the observation index table).
+"""Regenerate the generated parts of each game's README (the observation index tables).
 
-Each ``envs/<game>/README.md`` carries the table between ``<!-- obs-table:start -->`` and
-``<!-- obs-table:end -->``; ``tests/test_docs.py`` fails when it is stale.
+Each ``envs/<game>/README.md`` carries the seat observation's table between
+``<!-- obs-table:start -->`` and ``<!-- obs-table:end -->``, and the global state's (the
+training critic's view, ``envs/<game>/global_state.py``) between
+``<!-- global-table:start -->`` and ``<!-- global-table:end -->``; ``tests/test_docs.py`` fails
+when either is stale.
 Usage: python scripts/gen_docs.py [game ...]
 """
 
@@ -14,6 +17,7 @@ from envs.core.registry import available_games, game_module
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- obs-table:start -->", "<!-- obs-table:end -->"
+GLOBAL_START, GLOBAL_END = "<!-- global-table:start -->", "<!-- global-table:end -->"
 
 
 def readme_path(game: str) -> Path:
@@ -24,18 +28,24 @@ def expected_table(game: str) -> str:
     return game_module(game).raw_env.engine_cls.layout.doc_table()
 
 
-def with_table(text: str, table: str) -> str:
-    if START not in text or END not in text:
-        raise ValueError(f"README lacks the {START} … {END} markers")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{table}\n{END}{tail}"
+def expected_global_table(game: str) -> str:
+    return game_module(game).raw_env.engine_cls.global_layout.doc_table()
+
+
+def with_table(text: str, table: str, start: str = START, end: str = END) -> str:
+    if start not in text or end not in text:
+        raise ValueError(f"README lacks the {start} … {end} markers")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{table}\n{end}{tail}"
 
 
 def main(argv: list[str]) -> int:
     for game in argv or available_games():
         path = readme_path(game)
-        path.write_text(with_table(path.read_text(), expected_table(game)))
+        text = with_table(path.read_text(), expected_table(game))
+        text = with_table(text, expected_global_table(game), GLOBAL_START, GLOBAL_END)
+        path.write_text(text)
         print(f"updated {path.relative_to(ROOT)}")
     return 0
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from envs.core.registry import available_games, game_module
-from scripts.gen_docs import END, START, expected_table, readme_path
+from scripts.gen_docs import (
+    END,
+    GLOBAL_END,
+    GLOBAL_START,
+    START,
+    expected_global_table,
+    expected_table,
+    readme_path,
+)
 
 
 @pytest.mark.parametrize("game", available_games())
@@ -14,6 +22,14 @@ def test_readme_observation_table_matches_the_layout(game: str) -> None:
     assert START in text and END in text
     table = text.split(START, 1)[1].split(END, 1)[0].strip()
     assert table == expected_table(game).strip(), "run: python scripts/gen_docs.py"
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_readme_global_state_table_matches_the_layout(game: str) -> None:
+    text = readme_path(game).read_text()
+    assert GLOBAL_START in text and GLOBAL_END in text
+    table = text.split(GLOBAL_START, 1)[1].split(GLOBAL_END, 1)[0].strip()
+    assert table == expected_global_table(game).strip(), "run: python scripts/gen_docs.py"
 
 
 @pytest.mark.parametrize("game", available_games())

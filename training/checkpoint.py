@@ -216,6 +216,9 @@ def member_limit(card: dict[str, Any]) -> int:
     net_arch = card["policy"].get("net_arch")
     count = (network_parameters(input_size(card), net_arch, card["num_actions"]) if net_arch
              else MAX_NETWORK_PARAMETERS)
+    if net_arch and card["policy"].get("critic") == "global":  # its first layer reads more
+        layout = engine_class(card["game"]).global_layout
+        count += (layout.size if layout is not None else 0) * int(net_arch[0])
     return 3 * 4 * count + MEMBER_SLACK_BYTES
 
 

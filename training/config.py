@@ -59,6 +59,10 @@ class PolicyConfig:
     net_arch: list[int] = field(default_factory=lambda: [256, 256])
     activation: str = "tanh"
     act: str = "greedy"  # how the shipped checkpoint plays: greedy | sample
+    #: what the value network reads: the seat's observation (``seat``) or that plus the
+    #: global state, every hidden card (``global``, training/asymmetric.py); the policy
+    #: always reads the seat's observation alone
+    critic: str = "seat"
 
 
 @dataclass
@@ -337,6 +341,13 @@ def validate(cfg: TrainConfig) -> TrainConfig:
                          f"got {p.activation!r}")
     if p.act not in ("greedy", "sample"):
         raise ValueError(f"policy.act must be greedy or sample, got {p.act!r}")
+    if p.critic not in ("seat", "global"):
+        raise ValueError(f"policy.critic must be 'seat' (the value network reads the seat's "
+                         f"observation) or 'global' (it also reads every hidden card), got "
+                         f"{p.critic!r}")
+    if p.critic == "global" and cfg.backend != "sb3":
+        raise ValueError(f"policy.critic: global needs backend: sb3 (the {cfg.backend} trainer "
+                         "has no global critic)")
     _check_ppo(cfg)
     e = cfg.eval
     _positive_int(e.every, "eval.every")

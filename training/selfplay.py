@@ -182,7 +182,8 @@ class SelfPlayEnv(gymnasium.Env):
 
     ``table_sizes`` is a list (uniform) or a mapping size → weight; ``reward`` is ``rank`` (the
     env's zero-sum rank reward) or ``win`` (1/k for each of k winners, else 0); with
-    ``include_mask`` the observation is followed by the action mask as floats.
+    ``include_mask`` the observation is followed by the action mask as floats. With
+    ``critic="global"`` the learner's global state follows (see :meth:`_with_global`).
     """
 
     metadata = {"render_modes": []}
@@ -191,7 +192,8 @@ class SelfPlayEnv(gymnasium.Env):
                  table_sizes: Sequence[int] | Mapping[int, float] | None = None,
                  opponents: OpponentPool | Mapping[str, float] | None = None, *,
                  rules: Mapping[str, Any] | None = None, reward: str = "rank",
-                 include_mask: bool = False, seed: int | None = None) -> None:
+                 include_mask: bool = False, seed: int | None = None,
+                 critic: str = "seat") -> None:
         super().__init__()
         if seed is not None:  # gymnasium's reset() checks its seed; this one seeds the pool
             seed = checked_seed(seed, f"SelfPlayEnv({game!r}): seed")
@@ -229,6 +231,8 @@ class SelfPlayEnv(gymnasium.Env):
         if include_mask:
             low = np.concatenate([low, np.zeros(self.num_actions, np.float32)])
             high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
+        self.critic = critic
+        low, high = self._global_bounds(engine_cls, low, high)
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
         self.action_space = gymnasium.spaces.Discrete(self.num_actions)
         self._seed = seed
@@ -381,8 +385,29 @@ class SelfPlayEnv(gymnasium.Env):
         else:
             self._mask = engine.legal_mask().astype(bool)
         if self.include_mask:
-            return np.concatenate([obs, self._mask.astype(np.float32)])
-        return obs
+            obs = np.concatenate([obs, self._mask.astype(np.float32)])
+        return self._with_global(obs)
+
+    # -- policy.critic: global (training/asymmetric.py) --------------------------------------
+    # Kept apart from the seat observation's assembly above: the learner's input is the seat
+    # part as any policy sees it, then (critic only) the global state. Opponents never get it.
+    def _global_bounds(self, engine_cls: type, low: np.ndarray,
+                       high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The observation bounds, extended by the global state's with ``critic="global"``."""
+        if self.critic not in ("seat", "global"):
+            raise ValueError(f"critic must be 'seat' or 'global', got {self.critic!r}")
+        self.seat_size = low.size  # what the actor reads (observation + mask)
+        if self.critic == "seat":
+            return low, high
+        if engine_cls.global_layout is None:
+            raise ValueError(f"{self.game} has no global state for critic='global'")
+        g_low, g_high = engine_cls.global_layout.low_high()
+        return np.concatenate([low, g_low]), np.concatenate([high, g_high])
+
+    def _with_global(self, obs: np.ndarray) -> np.ndarray:
+        if self.critic == "seat":
+            return obs
+        return np.concatenate([obs, self.engine.global_state(self.seat)])
 
     def _illegal_message(self, action: Any, action_id: int | None) -> str:
         if action_id is None or not 0 <= action_id < self.num_actions:

@@ -51,6 +51,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 from training import checkpoint
 from training import resume as resumable
+from training.asymmetric import AsymmetricMaskablePolicy, actor_keys
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
@@ -83,9 +84,12 @@ class TrainResult:
 
 
 def policy_card(cfg: TrainConfig) -> dict[str, Any]:
-    return {"algorithm": "MaskablePPO", "net_arch": list(cfg.policy.net_arch),
+    card = {"algorithm": "MaskablePPO", "net_arch": list(cfg.policy.net_arch),
             "activation": cfg.policy.activation, "include_mask": cfg.env.include_mask,
             "act": cfg.policy.act}
+    if cfg.policy.critic != "seat":  # a training fact: the policy reads the seat view alone
+        card["critic"] = cfg.policy.critic
+    return card
 
 
 def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
@@ -95,7 +99,8 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
                         snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed,
                         pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
     return SelfPlayEnv(cfg.game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
-                       reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed)
+                       reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed,
+                       critic=cfg.policy.critic)
 
 
 def make_vec_env(cfg: TrainConfig) -> Any:
@@ -109,12 +114,28 @@ def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) ->
 
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.policy.activation]
     arch = list(cfg.policy.net_arch)
+    policy: Any = "MlpPolicy"
+    kwargs: dict[str, Any] = {"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation}
+    if cfg.policy.critic == "global":  # the actor reads the seat part, the critic all of it
+        policy = AsymmetricMaskablePolicy
+        obs_size, num_actions, _ = checkpoint.game_sizes(cfg.game)
+        kwargs["seat_dim"] = obs_size + (num_actions if cfg.env.include_mask else 0)
     return MaskablePPO(
-        "MlpPolicy", vec_env, seed=cfg.seed, verbose=0, device="cpu",
+        policy, vec_env, seed=cfg.seed, verbose=0, device="cpu",
         tensorboard_log=str(tensorboard_dir) if tensorboard_dir else None,
-        policy_kwargs={"net_arch": {"pi": arch, "vf": arch}, "activation_fn": activation},
-        **cfg.ppo,
+        policy_kwargs=kwargs, **cfg.ppo,
     )
+
+
+def load_init_weights(model: Any, init_zip: Path, init_card: dict[str, Any], critic: str) -> None:
+    """Start ``model`` from the ``init`` checkpoint: all of it when it was trained with the
+    same critic, else its actor alone (the critic then starts fresh: a seat critic's value
+    network cannot read the global state, nor the other way round)."""
+    if init_card["policy"].get("critic", "seat") == critic:
+        model.set_parameters(str(init_zip), exact_match=True, device="cpu")
+        return
+    actor = actor_keys(checkpoint.read_policy_state(init_zip, checkpoint.member_limit(init_card)))
+    model.policy.load_state_dict(actor, strict=False)
 
 
 def learner_spec(model: Any, cfg: TrainConfig, label: str = "learner") -> PolicySpec:
@@ -384,7 +405,7 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
     for spec in cfg.eval.baselines:
         parse_spec(spec, cfg.game)
     prior: dict[str, Any] = {}
-    init_zip = None
+    init_zip, init_card = None, {}
     if cfg.init and load_init:
         init_zip, init_card = checkpoint.check_trainable(
             cfg.init, cfg.game, cfg.policy.net_arch, cfg.policy.activation,
@@ -402,7 +423,7 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
                              f"{' '.join(str(err).split())[:300]}") from None
         if init_zip is not None:
             try:
-                model.set_parameters(str(init_zip), exact_match=True, device="cpu")
+                load_init_weights(model, init_zip, init_card, cfg.policy.critic)
             except Exception as err:  # SB3 raises many kinds of errors on a bad zip
                 raise checkpoint.CheckpointError(
                     f"init checkpoint {init_zip} does not load into this network: {err}"

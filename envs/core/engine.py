@@ -16,6 +16,9 @@ Hot-path contract (what the adapter calls on every decision):
   layout's bounds: with non-default rule options (bigger decks, higher VP, ...) a count can
   outgrow its piece's ``high``, so engines clip to ``obs_clip`` when it is set; a value at
   ``high`` then reads "this much or more".
+
+Off the hot path, ``engine.global_state(seat)`` encodes the whole hidden state (every hand, the
+deck order) for a perfect-information training critic; see each game's ``global_state.py``.
 """
 
 from __future__ import annotations
@@ -234,6 +237,16 @@ class GameEngine(ABC):
     @abstractmethod
     def observation(self, player: int) -> np.ndarray:
         """Fresh float32 vector of ``layout.size`` with only what ``player`` may know."""
+
+    #: layout of :meth:`global_state` (each game's ``global_state.py``); None: the game has none
+    global_layout: ClassVar[ObsLayout | None] = None
+
+    def global_state(self, seat: int) -> np.ndarray:
+        """Fresh float32 vector of ``global_layout.size`` holding what nobody sees: every hand,
+        every face-down card and the deck order that matters, seats relative to ``seat`` and
+        padded like :meth:`observation`. For a training critic only (``policy.critic: global``):
+        a policy must never act on it. Computed on demand, off the hot path."""
+        raise NotImplementedError(f"{self.name} has no global state")
 
     @abstractmethod
     def scores(self) -> list[float]:

@@ -36,6 +36,8 @@ from envs.paladin.cards import (
     mission_catalog,
     paladin_catalog,
 )
+from envs.paladin.global_state import GLOBAL_LAYOUT
+from envs.paladin.global_state import global_state as encode_global_state
 from envs.paladin.observation import LAYOUT, MISSION_STATES, PHASES, SLOT_FEATURES
 from envs.paladin.rules import PaladinRules
 
@@ -143,6 +145,7 @@ class PaladinEngine(GameEngine):
     max_players = 5
     num_actions = A.NUM_ACTIONS
     layout = LAYOUT
+    global_layout = GLOBAL_LAYOUT
     rules_cls = PaladinRules
     hand_deck = "paladin_deck"
     deck_options = ("paladin_deck", "mission_deck")
@@ -486,6 +489,10 @@ class PaladinEngine(GameEngine):
         if self.obs_clip is not None:  # non-default rule options (see GameEngine)
             np.minimum(obs, self.obs_clip, out=obs)
         return obs
+
+    def global_state(self, seat: int) -> np.ndarray:
+        """Every hidden card, for a training critic (see :mod:`envs.paladin.global_state`)."""
+        return encode_global_state(self, seat)
 
     # -- rules -------------------------------------------------------------------------------------
     def _place(self, kind: int, mission: int) -> None:

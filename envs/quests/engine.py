@@ -37,6 +37,8 @@ from envs.quests.cards import (
     TOURNAMENT,
 )
 from envs.quests.events import EventFlow
+from envs.quests.global_state import GLOBAL_LAYOUT
+from envs.quests.global_state import global_state as encode_global_state
 from envs.quests.quest import QuestFlow
 from envs.quests.rules import QuestsRules
 from envs.quests.table import (
@@ -85,6 +87,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     """The whole game (see the module docstring)."""
 
     phase_descriptions = PHASE_DESCRIPTIONS
+
+    global_layout = GLOBAL_LAYOUT
 
     def __init__(self, num_players: int, rules: QuestsRules) -> None:
         super().__init__(num_players, rules)
@@ -207,6 +211,10 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         if self.obs_clip is not None:  # non-default rule options (see GameEngine)
             np.minimum(obs, self.obs_clip, out=obs)
         return obs
+
+    def global_state(self, seat: int) -> np.ndarray:
+        """Every hidden card, for a training critic (see :mod:`envs.quests.global_state`)."""
+        return encode_global_state(self, seat)
 
     # -- scores ------------------------------------------------------------------------------------
     def scores(self) -> list[float]:

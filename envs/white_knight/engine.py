@@ -53,6 +53,8 @@ from envs.white_knight.cards import (
     action_catalog,
     treasure_catalog,
 )
+from envs.white_knight.global_state import GLOBAL_LAYOUT
+from envs.white_knight.global_state import global_state as encode_global_state
 from envs.white_knight.observation import LAYOUT, PHASES
 from envs.white_knight.render import render_table
 from envs.white_knight.rules import WhiteKnightRules
@@ -255,6 +257,7 @@ class WhiteKnightEngine(GameEngine):
     max_players = 5
     num_actions = A.NUM_ACTIONS
     layout = LAYOUT
+    global_layout = GLOBAL_LAYOUT
     rules_cls = WhiteKnightRules
     hand_deck = "action_deck"
     deck_options = ("action_deck", "treasure_deck")
@@ -480,6 +483,10 @@ class WhiteKnightEngine(GameEngine):
         if self.obs_clip is not None:  # non-default rule options (see GameEngine)
             np.minimum(obs, self.obs_clip, out=obs)
         return obs
+
+    def global_state(self, seat: int) -> np.ndarray:
+        """Every hidden card, for a training critic (see :mod:`envs.white_knight.global_state`)."""
+        return encode_global_state(self, seat)
 
     def apply(self, action: int) -> None:
         phase = self.phase
