@@ -83,7 +83,7 @@ class TrainResult:
 def policy_card(cfg: TrainConfig) -> dict[str, Any]:
     return {"algorithm": "MaskablePPO", "net_arch": list(cfg.policy.net_arch),
             "activation": cfg.policy.activation, "include_mask": cfg.env.include_mask,
-            "act": cfg.policy.act}
+            "act": cfg.policy.act, "features": list(cfg.env.features)}
 
 
 def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
@@ -93,7 +93,8 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
                         snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=seed,
                         pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
     return SelfPlayEnv(cfg.game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
-                       reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed)
+                       reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed,
+                       features=cfg.env.features)
 
 
 def make_vec_env(cfg: TrainConfig) -> Any:
@@ -391,7 +392,7 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
     if cfg.init and load_init:
         init_zip, init_card = checkpoint.check_trainable(
             cfg.init, cfg.game, cfg.policy.net_arch, cfg.policy.activation,
-            cfg.env.include_mask)
+            cfg.env.include_mask, cfg.env.features)
         prior = init_card.get("training", {})
     vec_env = VecMonitor(make_vec_env(cfg))
     try:
