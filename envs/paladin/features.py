@@ -44,18 +44,11 @@ FEATURES.add("mission_unknown", M, "per mission slot: face-down cards there whos
 FEATURES.add("missions_left", 2, "missions still in the mission deck / 18; their honour sum "
              "/ 63", high=2.0)
 
-_HAND = LAYOUT["hand"]
-_VALUE = LAYOUT["slot_value"]
-_SLOT = LAYOUT["slot"]
-_KEPT = LAYOUT["kept_cards"]
-_DISCARD = LAYOUT["discard_face_up"]
-_MLEFT = LAYOUT["missions_left"]
+_SLOTS = M * P
 _PRESENT = SLOT_FEATURES.index("present")
 _FACE_DOWN = SLOT_FEATURES.index("face_down")
-_SLOTS = M * P
 _BEATS = np.array([[beats(c, lead) for lead in range(NUM_KINDS)] for c in range(NUM_KINDS)],
                   dtype=np.float32)  # [challenger, leader]
-_HONOURS = np.arange(1, 7, dtype=np.float32)
 
 
 def composition(zeros: int = 6, copies_per_value: int = 4, reds_per_value: int = 1) -> np.ndarray:
@@ -66,48 +59,82 @@ def composition(zeros: int = 6, copies_per_value: int = 4, reds_per_value: int =
     return counts
 
 
+_HAND = LAYOUT["hand"]
+_VALUE = LAYOUT["slot_value"]
+_SLOT = LAYOUT["slot"]
+_TAIL = slice(LAYOUT["kept_cards"].offset, LAYOUT["missions_left"].stop)
+assert LAYOUT.pieces[-4:] == [LAYOUT[n] for n in ("kept_cards", "discard_face_up", "piles",
+                                                   "missions_left")]
+
+
+def _tail_matrix() -> np.ndarray:
+    """``obs[_TAIL] @ matrix``: kept and face-up discarded cards per kind (seen), then the
+    missions left / 18 and their honour / 63."""
+    w = np.zeros((_TAIL.stop - _TAIL.start, NUM_KINDS + 2), dtype=np.float32)
+    for name in ("kept_cards", "discard_face_up"):
+        w[np.arange(LAYOUT[name].offset, LAYOUT[name].stop) - _TAIL.start,
+          np.arange(NUM_KINDS)] = 4.0
+    left = np.arange(LAYOUT["missions_left"].offset, LAYOUT["missions_left"].stop) - _TAIL.start
+    w[left, NUM_KINDS] = 3.0 / 18.0
+    w[left, NUM_KINDS + 1] = 3.0 * np.arange(1, 7) / 63.0
+    return w
+
+
+_TAIL_MATRIX = _tail_matrix()
+#: known table cards per value (0–9), all counted as plain kinds
+_PLAIN_MOVE = np.eye(10, NUM_KINDS, dtype=np.float32)
+#: a red card's value counted as plain moves to its red kind: seen += (red @ plain) @ _RED_MOVE
+_RED_MOVE = np.zeros((10, NUM_KINDS), dtype=np.float32)
+for _v in range(1, 10):
+    _RED_MOVE[_v, _v] = -1.0
+    _RED_MOVE[_v, 9 + _v] = 1.0
+#: unseen counts -> [unseen / 4, unseen total / 42, unseen beating each kind / 42]
+_UNSEEN_OUT = np.concatenate([np.eye(NUM_KINDS, dtype=np.float32) * 0.25,
+                              np.ones((NUM_KINDS, 1), dtype=np.float32) / 42.0,
+                              _BEATS / 42.0], axis=1)
+#: unknown face-down slots (mission-major) -> [per owner seat / 5, per mission / 5]
+_UNKNOWN_OUT = np.zeros((_SLOTS, P + M), dtype=np.float32)
+for _m in range(M):
+    for _p in range(P):
+        _UNKNOWN_OUT[_m * P + _p, _p] = 0.2
+        _UNKNOWN_OUT[_m * P + _p, P + _m] = 0.2
+_A = FEATURES["unseen"].offset
+_B = FEATURES["unknown_face_down"].offset
+_C = FEATURES["missions_left"].offset
+assert FEATURES["unseen_beating"].stop == _B and FEATURES["mission_unknown"].stop == _C
+assert FEATURES["mission_unknown"].offset == _B + P and _A == 0
+
+
 class CountingFeatures:
-    """The counter for one deck composition; call it like :func:`counting_features`."""
+    """The counter for one deck composition; call it like :func:`counting_features`.
+
+    A handful of matrix products over views of the observation (no Python loops, no dicts):
+    this runs for every move of every network opponent during training.
+    """
 
     size = FEATURES.size
 
     def __init__(self, counts: np.ndarray) -> None:
         self.counts = np.asarray(counts, dtype=np.float32)
-        self.total = float(self.counts.sum())
 
     def __call__(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Features of one observation (1-D) or a batch (2-D, one row per observation)."""
         obs = np.asarray(obs, dtype=np.float32)
-        lead = obs.shape[:-1]
         if out is None:
-            out = np.empty((*lead, FEATURES.size), dtype=np.float32)
-        values = obs[..., _VALUE.offset:_VALUE.stop].reshape((*lead, _SLOTS, 11))
-        red = values[..., 10]
-        plain = values[..., :10]
-        # known table cards per kind: plain kinds 0…9 (not red), red kinds 1r…9r
-        red_counts = np.einsum("...s,...sv->...v", red, plain)
-        plain_counts = plain.sum(axis=-2) - red_counts
-        seen = (obs[..., _HAND.offset:_HAND.stop] + obs[..., _KEPT.offset:_KEPT.stop]
-                + obs[..., _DISCARD.offset:_DISCARD.stop]) * 4.0
-        seen[..., :10] += plain_counts
-        seen[..., 10:] += red_counts[..., 1:]
-        unseen = np.maximum(self.counts - np.rint(seen), 0.0)
-        f = FEATURES
-        out[..., f["unseen"].offset:f["unseen"].stop] = unseen * 0.25
-        total = unseen.sum(axis=-1)
-        out[..., f["unseen_total"].offset] = total / 42.0
-        out[..., f["unseen_beating"].offset:f["unseen_beating"].stop] = (unseen @ _BEATS) / 42.0
-        slots = obs[..., _SLOT.offset:_SLOT.stop].reshape((*lead, M, P, len(SLOT_FEATURES)))
-        known = plain.sum(axis=-1).reshape((*lead, M, P))
-        unknown = slots[..., _FACE_DOWN] * slots[..., _PRESENT] * (1.0 - known)
-        out[..., f["unknown_face_down"].offset:f["unknown_face_down"].stop] = (
-            unknown.sum(axis=-2) * 0.2)
-        out[..., f["mission_unknown"].offset:f["mission_unknown"].stop] = (
-            unknown.sum(axis=-1) * 0.2)
-        left = np.rint(obs[..., _MLEFT.offset:_MLEFT.stop] * 3.0)
-        m = f["missions_left"].offset
-        out[..., m] = left.sum(axis=-1) / 18.0
-        out[..., m + 1] = (left @ _HONOURS) / 63.0
+            out = np.empty((*obs.shape[:-1], FEATURES.size), dtype=np.float32)
+        lead = obs.shape[:-1]
+        values = obs[..., _VALUE.offset:_VALUE.stop].reshape(*lead, _SLOTS, 11)
+        plain = values[..., :10]  # one-hot value of each known table card
+        red_values = (values[..., None, :, 10] @ plain)[..., 0, :]  # known red cards per value
+        tail = obs[..., _TAIL] @ _TAIL_MATRIX
+        seen = (obs[..., _HAND.offset:_HAND.stop] * 4.0 + tail[..., :NUM_KINDS]
+                + plain.sum(axis=-2) @ _PLAIN_MOVE + red_values @ _RED_MOVE)
+        unseen = np.maximum(self.counts - seen, 0.0)
+        out[..., :_B] = unseen @ _UNSEEN_OUT
+        slots = obs[..., _SLOT.offset:_SLOT.stop].reshape(*lead, _SLOTS, len(SLOT_FEATURES))
+        unknown = slots[..., _FACE_DOWN] * slots[..., _PRESENT] * (1.0 - plain.sum(axis=-1))
+        out[..., _B:_C] = unknown @ _UNKNOWN_OUT
+        out[..., _C:] = tail[..., NUM_KINDS:]
         return out
 
 

@@ -56,36 +56,51 @@ FEATURES.add("stories_left", NUM_STORIES, "story cards of each kind not yet draw
 FEATURES.add("stories_left_by_type", 4, "story cards still to come: quests / 13, tournaments "
              "/ 4, events / 11, stages of the quests to come / 40", high=2.0)
 
-_HAND = LAYOUT["hand"]
-_HAND_SIZE = LAYOUT["hand_size"]
-_DISCARD = LAYOUT["discard_pile"]
-_ALLIES = LAYOUT["allies"]
-_AMOUR = LAYOUT["amour"]
-_COMMITTED = LAYOUT["committed"]
-_CONTENT = LAYOUT["stage_content"]
-_STORY = LAYOUT["story"]
-_STORY_DISCARD = LAYOUT["story_discard"]
-_NUM_STAGES = _CONTENT.shape[0]
 _COPIES = np.array(KIND_COPIES, dtype=np.float32)
 _STORY_COPIES = np.array(STORY_COPIES, dtype=np.float32)
+K = NUM_KINDS
+#: columns of the linear part ``obs @ matrix``: cards seen in public places or by this seat
+#: (K), own face-down choices (K), own face-down card count (1), story cards gone (stories)
+SEEN, OWN_HIDDEN, HIDDEN_COUNT, STORIES_GONE = 0, K, 2 * K, 2 * K + 1
 
 
-def _map(kinds: tuple[int, ...]) -> np.ndarray:
-    """Matrix taking a vector over ``kinds`` (a sub-list of adventure kinds) to all kinds."""
-    m = np.zeros((len(kinds), NUM_KINDS), dtype=np.float32)
-    m[np.arange(len(kinds)), kinds] = 1.0
-    return m
+def _cells(name: str) -> np.ndarray:
+    p = LAYOUT[name]
+    return np.arange(p.offset, p.stop).reshape(p.shape)
 
 
-_PLAYABLE_TO_KIND = _map(PLAYABLE)
-_STAGE_TO_KIND = _map(STAGE_KINDS)
-_ALLY_TO_KIND = _map(ALLIES)
-_TYPE = np.zeros((NUM_KINDS, len(CARD_TYPES)), dtype=np.float32)
-_TYPE[np.arange(NUM_KINDS), KIND_TYPE] = 1.0
-_TYPE_TOTAL = _COPIES @ _TYPE
+def _linear_matrix() -> np.ndarray:
+    w = np.zeros((LAYOUT.size, STORIES_GONE + NUM_STORIES), dtype=np.float32)
+    kinds = np.arange(K)
+    w[_cells("hand"), kinds] = 4.0
+    w[_cells("discard_pile"), kinds] = _COPIES
+    for row in _cells("allies"):  # per seat, allies in play (flags)
+        w[row, np.array(ALLIES)] = 1.0
+    w[_cells("amour"), AMOUR_KIND] = 1.0
+    for row in _cells("stage_content"):  # per stage, the cards this seat saw there (flags)
+        w[row, np.array(STAGE_KINDS)] = 1.0
+    # own face-down choices, counted only while hidden: the hand size counts them, the hand
+    # does not (once revealed they are allies / Amours in play or discarded weapons)
+    w[_cells("committed")[0], OWN_HIDDEN + np.array(PLAYABLE)] = 1.0
+    w[LAYOUT["hand_size"].offset, HIDDEN_COUNT] = 12.0
+    w[_cells("hand"), HIDDEN_COUNT] = -4.0
+    stories = np.arange(NUM_STORIES)
+    w[_cells("story_discard"), STORIES_GONE + stories] = _STORY_COPIES
+    w[_cells("story"), STORIES_GONE + stories] = 1.0
+    return w
+
+
+_MATRIX = _linear_matrix()
+_TYPE = np.zeros((K, len(CARD_TYPES)), dtype=np.float32)
+_TYPE[np.arange(K), KIND_TYPE] = 1.0
 _FOE = np.array([t == FOE for t in KIND_TYPE], dtype=np.float32)
 _FOE_BP = np.array([a.bp if a.type == FOE else 0 for a in ADVENTURES], dtype=np.float32)
-_STRONG_FOE = _FOE * (_FOE_BP >= 30)
+#: unseen counts -> [unseen / copies, per type / its cards, total / 125, foes, foe BP sum,
+#: foes of 30 BP or more]
+_UNSEEN_OUT = np.concatenate([np.diag(1.0 / _COPIES), _TYPE / (_COPIES @ _TYPE),
+                              np.full((K, 1), 1.0 / 125.0, np.float32), _FOE[:, None],
+                              _FOE_BP[:, None], (_FOE * (_FOE_BP >= 30))[:, None]],
+                             axis=1).astype(np.float32)
 _STORY_GROUPS = np.stack([
     np.array([t == QUEST for t in STORY_TYPE], dtype=np.float32),
     np.array([t == TOURNAMENT for t in STORY_TYPE], dtype=np.float32),
@@ -93,12 +108,22 @@ _STORY_GROUPS = np.stack([
     np.array(STORY_STAGES, dtype=np.float32),
 ], axis=1)
 _STORY_GROUPS /= _STORY_COPIES @ _STORY_GROUPS  # each group / its total in the story deck
+#: stories left -> [per kind / copies, per group / its total]
+_STORY_OUT = np.concatenate([np.diag(1.0 / _STORY_COPIES), _STORY_GROUPS],
+                            axis=1).astype(np.float32)
+_FOES = FEATURES["unseen_foe_bp"].offset  # the foe columns of _UNSEEN_OUT land here, then fix
+_STORIES = FEATURES["stories_left"].offset
+assert FEATURES["unseen_total"].stop == _FOES and FEATURES.pieces[-2].offset == _STORIES
 assert KIND_TYPE[AMOUR_KIND] == AMOUR
 
 
 class CountingFeatures:
     """The counter for one adventure and story composition; call it like
-    :func:`counting_features`."""
+    :func:`counting_features`.
+
+    One matrix product gives every linear count; a few vector operations the rest (no Python
+    loops, no dicts): this runs for every move of every network opponent during training.
+    """
 
     size = FEATURES.size
 
@@ -109,38 +134,19 @@ class CountingFeatures:
     def __call__(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Features of one observation (1-D) or a batch (2-D, one row per observation)."""
         obs = np.asarray(obs, dtype=np.float32)
-        lead = obs.shape[:-1]
         if out is None:
-            out = np.empty((*lead, FEATURES.size), dtype=np.float32)
-        f = FEATURES
-        hand = obs[..., _HAND.offset:_HAND.stop] * 4.0
-        seen = hand + obs[..., _DISCARD.offset:_DISCARD.stop] * _COPIES
-        allies = obs[..., _ALLIES.offset:_ALLIES.stop].reshape(lead + _ALLIES.shape).sum(axis=-2)
-        seen += allies @ _ALLY_TO_KIND
-        seen[..., AMOUR_KIND] += obs[..., _AMOUR.offset:_AMOUR.stop].sum(axis=-1)
-        content = obs[..., _CONTENT.offset:_CONTENT.stop].reshape(lead + _CONTENT.shape)
-        seen += content.sum(axis=-2) @ _STAGE_TO_KIND
-        # own face-down choices: counted while still hidden (the hand size counts them, the
-        # hand does not); once revealed they are allies / Amours in play or discarded weapons
-        hidden = np.rint(obs[..., _HAND_SIZE.offset] * 12.0 - hand.sum(axis=-1)) > 0.5
-        own = obs[..., _COMMITTED.offset:_COMMITTED.offset + _COMMITTED.shape[1]]
-        seen += (own @ _PLAYABLE_TO_KIND) * hidden[..., None]
-        unseen = np.maximum(self.copies - np.rint(seen), 0.0)
-        out[..., f["unseen"].offset:f["unseen"].stop] = unseen / self.copies
-        by_type = f["unseen_by_type"]
-        out[..., by_type.offset:by_type.stop] = (unseen @ _TYPE) / _TYPE_TOTAL
-        out[..., f["unseen_total"].offset] = unseen.sum(axis=-1) / 125.0
-        foes = unseen @ _FOE
-        safe = np.maximum(foes, 1.0)
-        b = f["unseen_foe_bp"].offset
-        out[..., b] = (unseen @ _FOE_BP) / safe / 70.0
-        out[..., b + 1] = (unseen @ _STRONG_FOE) / safe
-        story = obs[..., _STORY.offset:_STORY.stop]
-        gone = obs[..., _STORY_DISCARD.offset:_STORY_DISCARD.stop] * _STORY_COPIES + story
-        left = np.maximum(self.story_copies - np.rint(gone), 0.0)
-        out[..., f["stories_left"].offset:f["stories_left"].stop] = left / self.story_copies
-        s = f["stories_left_by_type"]
-        out[..., s.offset:s.stop] = left @ _STORY_GROUPS
+            out = np.empty((*obs.shape[:-1], FEATURES.size), dtype=np.float32)
+        lin = obs @ _MATRIX
+        hidden = lin[..., HIDDEN_COUNT] > 0.5
+        seen = lin[..., :K] + lin[..., OWN_HIDDEN:HIDDEN_COUNT] * hidden[..., None]
+        unseen = np.maximum(self.copies - seen, 0.0)
+        u = unseen @ _UNSEEN_OUT  # the last three columns: foes, their BP sum, strong foes
+        out[..., :_FOES] = u[..., :_FOES]
+        share = 1.0 / np.maximum(u[..., _FOES], 1.0)
+        out[..., _FOES] = u[..., _FOES + 1] * share / 70.0
+        out[..., _FOES + 1] = u[..., _FOES + 2] * share
+        left = np.maximum(self.story_copies - lin[..., STORIES_GONE:], 0.0)
+        out[..., _STORIES:] = left @ _STORY_OUT
         return out
 
 

@@ -47,75 +47,94 @@ FEATURES.add("battle", 4, "current battle: committed value this seat can see (ow
              "unseen mean) / 20; damage still needed to defeat the monster beyond the seen "
              "values and items ((HP + 1 − seen − items)⁺) / 20", high=10.0)
 
-_HAND = LAYOUT["hand"]
-_HAND_SIZE = LAYOUT["hand_size"]
-_CVALUES = LAYOUT["committed_values"]
-_CCOUNT = LAYOUT["committed_count"]
-_DISCARDS = LAYOUT["attack_discards"]
-_TO_COME = LAYOUT["monsters_to_come"]
-_MONSTER = LAYOUT["monster"]
-_STATS = LAYOUT["monster_stats"]
-_BATTLE = LAYOUT["battle"]
-_PILES = LAYOUT["piles"]
 _VALUES = np.array(ATTACK_VALUES, dtype=np.float32)
-_AT_LEAST = (_VALUES[:, None] >= _VALUES[None, 1:]).astype(np.float32)  # [value, threshold]
+#: unseen counts -> [total, value sum, cards worth at least 2 … 6]
+_UNSEEN_SUMS = np.concatenate([np.ones((NUM_ATTACK, 1), np.float32), _VALUES[:, None],
+                               (_VALUES[:, None] >= _VALUES[None, 1:]).astype(np.float32)],
+                              axis=1)
+#: columns of the linear part ``obs @ matrix``
+(TO_COME, HP_TO_COME, DECK, HIDDEN_HANDS, SEEN_VALUE, SEEN_COMMITTED, COMMITTED, BATTLE_HP,
+ ITEMS, IN_BATTLE) = range(NUM_ATTACK, NUM_ATTACK + 10)  # the seen counts come first
+
+
+def _cells(name: str) -> np.ndarray:
+    p = LAYOUT[name]
+    return np.arange(p.offset, p.stop).reshape(p.shape)
+
+
+def _linear_matrix(actions: float, monster_hp: np.ndarray) -> np.ndarray:
+    """``obs @ matrix`` gives every count that is linear in the observation at once."""
+    w = np.zeros((LAYOUT.size, NUM_ATTACK + 10), dtype=np.float32)
+    kinds = np.arange(NUM_ATTACK)
+    w[_cells("hand"), kinds] = 4.0
+    w[_cells("attack_discards"), kinds] = 4.0
+    cvalues = _cells("committed_values")  # (P, NUM_ATTACK), counts / 4, shown to this seat
+    for seat in range(P):
+        w[cvalues[seat], kinds] = 4.0
+        w[cvalues[seat], SEEN_VALUE] = 4.0 * _VALUES
+        w[cvalues[seat], SEEN_COMMITTED] = 4.0
+    w[_cells("monsters_to_come"), TO_COME] = 2.0
+    w[_cells("monsters_to_come"), HP_TO_COME] = 2.0 * monster_hp
+    w[LAYOUT["piles"].offset, DECK] = actions
+    w[_cells("hand_size")[1:], HIDDEN_HANDS] = 10.0
+    w[_cells("committed_count"), COMMITTED] = 10.0
+    w[LAYOUT["monster_stats"].offset, BATTLE_HP] = 20.0
+    w[LAYOUT["battle"].offset + 1, ITEMS] = 20.0
+    w[_cells("monster"), IN_BATTLE] = 1.0
+    return w
 
 
 class CountingFeatures:
-    """The counter for one card composition; call it like :func:`counting_features`."""
+    """The counter for one card composition; call it like :func:`counting_features`.
+
+    One matrix product gives every linear count; a few vector operations the rest (no Python
+    loops, no dicts): this runs for every move of every network opponent during training.
+    """
 
     size = FEATURES.size
 
     def __init__(self, attack_counts: tuple[int, ...], monster_counts: tuple[int, ...],
                  monster_hp: tuple[int, ...]) -> None:
         self.attack = np.asarray(attack_counts, dtype=np.float32)
-        self.actions = float(sum(attack_counts) + sum(monster_counts))
-        self.hp = np.asarray(monster_hp, dtype=np.float32)
+        actions = float(sum(attack_counts) + sum(monster_counts))
+        self.matrix = _linear_matrix(actions, np.asarray(monster_hp, dtype=np.float32))
 
     def __call__(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """Features of one observation (1-D) or a batch (2-D, one row per observation)."""
         obs = np.asarray(obs, dtype=np.float32)
-        lead = obs.shape[:-1]
         if out is None:
-            out = np.empty((*lead, FEATURES.size), dtype=np.float32)
-        f = FEATURES
-        cvalues = obs[..., _CVALUES.offset:_CVALUES.stop].reshape((*lead, P, NUM_ATTACK)) * 4.0
-        shown = cvalues.sum(axis=-2)
-        seen = (obs[..., _HAND.offset:_HAND.stop] + obs[..., _DISCARDS.offset:_DISCARDS.stop]) * 4
-        unseen = np.maximum(self.attack - np.rint(seen + shown), 0.0)
-        total = unseen.sum(axis=-1)
-        safe = np.maximum(total, 1.0)
-        mean = (unseen @ _VALUES) / safe
-        out[..., f["unseen_attack"].offset:f["unseen_attack"].stop] = unseen * 0.25
-        out[..., f["unseen_attack_total"].offset] = total / 40.0
-        out[..., f["unseen_attack_mean"].offset] = mean / 6.0
-        out[..., f["unseen_at_least"].offset:f["unseen_at_least"].stop] = (
-            (unseen @ _AT_LEAST) / safe[..., None])
-        to_come = np.rint(obs[..., _TO_COME.offset:_TO_COME.stop] * 2.0)
-        monsters = to_come.sum(axis=-1)
-        deck = np.rint(obs[..., _PILES.offset] * self.actions)
-        d = f["deck"].offset
-        out[..., d] = monsters / np.maximum(deck, 1.0)
-        out[..., d + 1] = np.maximum(deck - monsters, 0.0) / 40.0
-        out[..., d + 2] = deck / 50.0
-        sizes = np.rint(obs[..., _HAND_SIZE.offset:_HAND_SIZE.stop] * 10.0)
-        out[..., f["hidden_hands"].offset] = sizes[..., 1:].sum(axis=-1) / 40.0
-        out[..., f["monster_hp_to_come"].offset] = (
-            (to_come @ self.hp) / np.maximum(monsters, 1.0) / 20.0)
-        known_value = cvalues @ _VALUES  # per seat
-        known_cards = cvalues.sum(axis=-1)
-        counts = np.rint(obs[..., _CCOUNT.offset:_CCOUNT.stop] * 10.0)
-        hidden = np.maximum(counts - known_cards, 0.0).sum(axis=-1)
-        seen_value = known_value.sum(axis=-1)
-        hp = np.rint(obs[..., _STATS.offset] * 20.0)
-        items = np.rint(obs[..., _BATTLE.offset + 1] * 20.0)
-        in_battle = obs[..., _MONSTER.offset:_MONSTER.stop].sum(axis=-1)
-        b = f["battle"].offset
-        out[..., b] = seen_value / 20.0
-        out[..., b + 1] = hidden / 10.0
-        out[..., b + 2] = hidden * mean / 20.0
-        out[..., b + 3] = np.maximum(hp + 1.0 - seen_value - items, 0.0) * in_battle / 20.0
+            out = np.empty((*obs.shape[:-1], FEATURES.size), dtype=np.float32)
+        lin = obs @ self.matrix
+        unseen = np.maximum(self.attack - lin[..., :NUM_ATTACK], 0.0)
+        sums = unseen @ _UNSEEN_SUMS
+        total = sums[..., 0]
+        share = 1.0 / np.maximum(total, 1.0)
+        mean = sums[..., 1] * share
+        out[..., :NUM_ATTACK] = unseen * 0.25
+        out[..., NUM_ATTACK] = total / 40.0
+        out[..., NUM_ATTACK + 1] = mean / 6.0
+        out[..., NUM_ATTACK + 2:_DECK] = sums[..., 2:] * share[..., None]
+        monsters, deck = lin[..., TO_COME], lin[..., DECK]
+        out[..., _DECK] = monsters / np.maximum(deck, 1.0)
+        out[..., _DECK + 1] = np.maximum(deck - monsters, 0.0) / 40.0
+        out[..., _DECK + 2] = deck / 50.0
+        out[..., _DECK + 3] = lin[..., HIDDEN_HANDS] / 40.0
+        out[..., _DECK + 4] = lin[..., HP_TO_COME] / np.maximum(monsters, 1.0) / 20.0
+        seen_value = lin[..., SEEN_VALUE]
+        hidden = np.maximum(lin[..., COMMITTED] - lin[..., SEEN_COMMITTED], 0.0)
+        out[..., _BATTLE] = seen_value / 20.0
+        out[..., _BATTLE + 1] = hidden / 10.0
+        out[..., _BATTLE + 2] = hidden * mean / 20.0
+        needed = lin[..., BATTLE_HP] + 1.0 - seen_value - lin[..., ITEMS]
+        out[..., _BATTLE + 3] = np.maximum(needed, 0.0) * lin[..., IN_BATTLE] / 20.0
         return out
+
+
+_DECK = FEATURES["deck"].offset
+_BATTLE = FEATURES["battle"].offset
+assert FEATURES["unseen_at_least"].stop == _DECK and FEATURES["battle"].stop == FEATURES.size
+assert [p.name for p in FEATURES.pieces[-4:]] == ["deck", "hidden_hands", "monster_hp_to_come",
+                                                  "battle"]
 
 
 def make_counting_features(attack_counts: tuple[int, ...] = ATTACK_COUNTS,
