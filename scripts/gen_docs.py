@@ -1,7 +1,10 @@
-"""Regenerate the generated parts of each game's README (the observation index table).
+"""Regenerate the generated parts of each game's README (the observation index table and the
+counting features' index table).
 
-Each ``envs/<game>/README.md`` carries the table between ``<!-- obs-table:start -->`` and
-``<!-- obs-table:end -->``; ``tests/test_docs.py`` fails when it is stale.
+Each ``envs/<game>/README.md`` carries the observation table between ``<!-- obs-table:start -->``
+and ``<!-- obs-table:end -->`` and the counting features' table (``envs/<game>/features.py``)
+between ``<!-- features-table:start -->`` and ``<!-- features-table:end -->``; the doc tests
+fail when either is stale.
 Usage: python scripts/gen_docs.py [game ...]
 """
 
@@ -14,6 +17,7 @@ from envs.core.registry import available_games, game_module
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- obs-table:start -->", "<!-- obs-table:end -->"
+FEATURES_START, FEATURES_END = "<!-- features-table:start -->", "<!-- features-table:end -->"
 
 
 def readme_path(game: str) -> Path:
@@ -24,18 +28,26 @@ def expected_table(game: str) -> str:
     return game_module(game).raw_env.engine_cls.layout.doc_table()
 
 
-def with_table(text: str, table: str) -> str:
-    if START not in text or END not in text:
-        raise ValueError(f"README lacks the {START} … {END} markers")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{table}\n{END}{tail}"
+def expected_features_table(game: str) -> str:
+    from training.features import feature_layout
+
+    return feature_layout(game, "counting").doc_table()
+
+
+def with_table(text: str, table: str, start: str = START, end: str = END) -> str:
+    if start not in text or end not in text:
+        raise ValueError(f"README lacks the {start} … {end} markers")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{table}\n{end}{tail}"
 
 
 def main(argv: list[str]) -> int:
     for game in argv or available_games():
         path = readme_path(game)
-        path.write_text(with_table(path.read_text(), expected_table(game)))
+        text = with_table(path.read_text(), expected_table(game))
+        text = with_table(text, expected_features_table(game), FEATURES_START, FEATURES_END)
+        path.write_text(text)
         print(f"updated {path.relative_to(ROOT)}")
     return 0
 

@@ -269,3 +269,19 @@ def test_batched_equals_row_by_row_and_out_is_filled(game: str) -> None:
     assert fn(rows[0], out) is out and np.isfinite(out).all()
     low, high = layout.low_high()
     assert (got >= low).all() and (got <= high).all(), "features outside their bounds"
+
+
+# -- documentation -----------------------------------------------------------------------------
+@pytest.mark.parametrize("game", list(FUNCTIONS))
+def test_env_page_holds_the_features_table_and_a_working_example(game: str) -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "envs" / game / "README.md").read_text()
+    section = text.split("## Counting features", 1)[1].split("\n## ", 1)[0]
+    table = section.split("<!-- features-table:start -->\n", 1)[1].split(
+        "\n<!-- features-table:end -->", 1)[0]
+    assert table == FUNCTIONS[game][1].doc_table(), "run: python scripts/gen_docs.py"
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict = {}
+    exec(compile(code, f"envs/{game}/README.md", "exec"), namespace)
+    assert namespace["features"].shape == (FUNCTIONS[game][0].size,)
