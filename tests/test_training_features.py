@@ -133,3 +133,19 @@ def test_old_cards_without_the_field_play_without_features(tmp_path: Path) -> No
     checkpoint.write_card(zip_path, card)
     policy = parse_spec(str(zip_path), "paladin").build(seed=0)
     assert policy.features is None
+
+
+def test_env_and_snapshot_players_pickle_with_their_features(trained: Path) -> None:
+    """Resumable state pickles the envs (their pools hold the snapshots' input features)."""
+    import pickle
+
+    actor, _ = load_actor(trained, "paladin")
+    env = SelfPlayEnv("paladin", [3], {"snapshots": 1.0}, include_mask=True, seed=2,
+                      features=["counting"])
+    env.add_snapshot("snapshot_1", actor)
+    env.reset(seed=2)
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.pool.snapshots[0][3].names == ("counting",)
+    for e in (env, copy):
+        e.step(int(np.flatnonzero(e.action_masks())[0]))
+    np.testing.assert_array_equal(*[e._observe() for e in (env, copy)])
