@@ -113,8 +113,9 @@ class OpponentPool:
             spec: [parsed.build(self._seed()) for _ in range(self.seats)]
             for spec, parsed in self.specs.items()
         }
-        for name, actor, include_mask, features in self.snapshots:
-            self.instances[name] = self._snapshot_players(actor, include_mask, features)
+        for name, actor, include_mask, *features in self.snapshots:  # 3-tuples: older states
+            self.instances[name] = self._snapshot_players(actor, include_mask,
+                                                          features[0] if features else None)
 
     def _seed(self) -> int:
         return int(self._rng.integers(2**31))
