@@ -61,6 +61,11 @@ def test_bad_feature_names_are_refused_with_the_allowed_ones(tmp_path: Path) -> 
     with pytest.raises(ValueError, match="sb3 backend only"):
         config_from_dict({"game": "paladin", "run_dir": str(tmp_path), "backend": "rllib",
                           "env": {"features": ["counting"]}})
+    with pytest.raises(ValueError, match="cannot be combined with the rule option"):
+        tiny_config(tmp_path, env={"features": ["counting"], "rules": {"zeros": 8}})
+    with pytest.raises(ValueError, match="monster_hp"):
+        SelfPlayEnv("white_knight", rules={"monster_hp": {"Dragon": 15}}, features=["counting"])
+    tiny_config(tmp_path, env={"features": ["counting"], "rules": {"red_bonus": 2}})  # fine
     assert tiny_config(tmp_path).env.features == []  # default: none
 
 

@@ -290,9 +290,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.env.reward not in ("rank", "win"):
         raise ValueError(f"env.reward must be 'rank' or 'win', got {cfg.env.reward!r}")
     _flag(cfg.env.include_mask, "env.include_mask")
-    from training.features import check_features, features_size
+    from training.features import check_features, check_rules, features_size
 
     features = check_features(cfg.env.features, "env.features")
+    check_rules(cfg.game, features, cfg.env.rules)
     if features and cfg.backend == "rllib":
         raise ValueError("env.features is supported by the sb3 backend only (the RLlib "
                          "learner reads the plain observation); remove it or use backend: sb3")

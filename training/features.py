@@ -50,6 +50,18 @@ def feature_function(game: str, name: str) -> Any:
     return getattr(module, FEATURE_SETS[name][0])
 
 
+def check_rules(game: str, names: Sequence[str], rules: Any, what: str = "env.features") -> None:
+    """``ValueError`` if ``rules`` change the card counts the features assume (the spec's):
+    the counts would be wrong, silently, so a config may not combine the two."""
+    if not names or not isinstance(rules, dict):
+        return
+    module = importlib.import_module(f"envs.{game_entry(game).game}.features")
+    clash = sorted(set(rules) & set(getattr(module, "COUNT_RULES", ())))
+    if clash:
+        raise ValueError(f"{what} counts the spec's cards; it cannot be combined with the rule "
+                         f"option(s) {', '.join(clash)} (remove one or the other)")
+
+
 def feature_layout(game: str, name: str) -> Any:
     """The index table (an ``ObsLayout``) of one feature set for ``game``."""
     module = importlib.import_module(f"envs.{game_entry(game).game}.features")

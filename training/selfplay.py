@@ -34,7 +34,7 @@ from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.errors import GameOverError, checked_seed, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
-from training.features import InputFeatures, check_features
+from training.features import InputFeatures, check_features, check_rules
 from training.numpy_net import NumpyActor
 from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
 
@@ -241,6 +241,7 @@ class SelfPlayEnv(gymnasium.Env):
             high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
         # derived input features (training.features): appended after the observation and mask
         names = check_features(list(features), f"SelfPlayEnv({self.game!r}): features")
+        check_rules(self.game, names, rules, f"SelfPlayEnv({self.game!r}): features")
         self.features = InputFeatures(self.game, names) if names else None
         if self.features is not None:
             f_low, f_high = self.features.bounds()

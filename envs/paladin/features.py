@@ -28,6 +28,10 @@ from envs.core.obs_layout import ObsLayout
 from envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
 from envs.paladin.observation import LAYOUT, MAX_MISSIONS, MAX_PLAYERS, SLOT_FEATURES
 
+#: rule options that change the card counts these features assume (the spec's); training
+#: refuses ``env.features`` together with any of them (build a counter for them by hand)
+COUNT_RULES: tuple[str, ...] = ("zeros", "copies_per_value", "reds_per_value")
+
 P, M = MAX_PLAYERS, MAX_MISSIONS
 FEATURES = ObsLayout(MAX_PLAYERS)
 FEATURES.add("unseen", NUM_KINDS, "cards of each kind this seat has not seen where they are now "

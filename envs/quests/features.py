@@ -40,6 +40,10 @@ from envs.quests.cards import (
 )
 from envs.quests.observation import LAYOUT, MAX_PLAYERS
 
+#: rule options that change the card counts these features assume (the spec's); training
+#: refuses ``env.features`` together with any of them (build a counter for them by hand)
+COUNT_RULES: tuple[str, ...] = ()
+
 P = MAX_PLAYERS
 FEATURES = ObsLayout(MAX_PLAYERS)
 FEATURES.add("unseen", NUM_KINDS, "adventure cards of each kind this seat has not seen where "

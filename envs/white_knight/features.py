@@ -28,6 +28,10 @@ from envs.white_knight.cards import (
 )
 from envs.white_knight.observation import LAYOUT, MAX_PLAYERS
 
+#: rule options that change the card counts these features assume (the spec's); training
+#: refuses ``env.features`` together with any of them (build a counter for them by hand)
+COUNT_RULES: tuple[str, ...] = ("attack_counts", "monster_counts", "monster_hp")
+
 P = MAX_PLAYERS
 FEATURES = ObsLayout(MAX_PLAYERS)
 FEATURES.add("unseen_attack", NUM_ATTACK, "attack cards of each value A1…A6 this seat has not "
