@@ -118,6 +118,33 @@ def test_quests_unseen_adventures_are_where_the_seat_cannot_see(n: int) -> None:
     assert exact > 0
 
 
+@pytest.mark.parametrize("n", [3, 5])
+def test_white_knight_battle_features_follow_the_commitments(n: int) -> None:
+    """While raising, the seat counts the others' face-down cards; after the reveal it sees
+    the whole team total and what is still needed beyond it."""
+    from envs.white_knight.engine import DAMAGE, RAISE
+
+    engine = WhiteKnightEngine(n, WhiteKnightEngine.rules_cls.from_kwargs(n, {}))
+    seen = {RAISE: 0, DAMAGE: 0}
+    for e in engine_states(engine, range(6)):
+        if e.phase not in seen:
+            continue
+        seen[e.phase] += 1
+        for v in range(n):
+            battle = piece(wk_features(e.observation(v)), WK_FEATURES, "battle")
+            own = np.asarray(e.committed[v])
+            others = sum(sum(e.committed[s]) for s in range(n) if s != v)
+            if e.phase == RAISE:
+                assert battle[1] * 10 == pytest.approx(others)
+                assert battle[0] * 20 == pytest.approx(own @ np.arange(1, 7))
+            else:
+                hp = e.monster_hp[e.monster]
+                assert battle[1] == 0 and battle[0] * 20 == pytest.approx(e.card_total)
+                assert battle[3] * 20 == pytest.approx(max(hp + 1 - e.card_total
+                                                           - e.item_damage, 0))
+    assert all(seen.values()), seen
+
+
 # -- rigged scenarios --------------------------------------------------------------------------
 def test_paladin_rigged_round_counts_what_each_seat_saw() -> None:
     """player_0 holds 9, 5r, 0, 2; player_1 peeks at player_2's 7 (and only player_1 learns it)."""
