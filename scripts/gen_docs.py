@@ -1,10 +1,11 @@
-"""Regenerate the generated parts of each game's README (the observation index tables).
+"""Regenerate the generated parts of each game's README (its index tables).
 
 Each ``envs/<game>/README.md`` carries the seat observation's table between
-``<!-- obs-table:start -->`` and ``<!-- obs-table:end -->``, and the global state's (the
-training critic's view, ``envs/<game>/global_state.py``) between
-``<!-- global-table:start -->`` and ``<!-- global-table:end -->``; ``tests/test_docs.py`` fails
-when either is stale.
+``<!-- obs-table:start -->`` and ``<!-- obs-table:end -->``, the global state's (the training
+critic's view, ``envs/<game>/global_state.py``) between ``<!-- global-table:start -->`` and
+``<!-- global-table:end -->``, and the counting features' (``envs/<game>/features.py``) between
+``<!-- features-table:start -->`` and ``<!-- features-table:end -->``; ``tests/test_docs.py``
+fails when any is stale.
 Usage: python scripts/gen_docs.py [game ...]
 """
 
@@ -18,6 +19,7 @@ from envs.core.registry import available_games, game_module
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- obs-table:start -->", "<!-- obs-table:end -->"
 GLOBAL_START, GLOBAL_END = "<!-- global-table:start -->", "<!-- global-table:end -->"
+FEATURES_START, FEATURES_END = "<!-- features-table:start -->", "<!-- features-table:end -->"
 
 
 def readme_path(game: str) -> Path:
@@ -30,6 +32,10 @@ def expected_table(game: str) -> str:
 
 def expected_global_table(game: str) -> str:
     return game_module(game).raw_env.engine_cls.global_layout.doc_table()
+def expected_features_table(game: str) -> str:
+    from training.features import feature_layout
+
+    return feature_layout(game, "counting").doc_table()
 
 
 def with_table(text: str, table: str, start: str = START, end: str = END) -> str:
@@ -45,6 +51,7 @@ def main(argv: list[str]) -> int:
         path = readme_path(game)
         text = with_table(path.read_text(), expected_table(game))
         text = with_table(text, expected_global_table(game), GLOBAL_START, GLOBAL_END)
+        text = with_table(text, expected_features_table(game), FEATURES_START, FEATURES_END)
         path.write_text(text)
         print(f"updated {path.relative_to(ROOT)}")
     return 0

@@ -254,3 +254,28 @@ def test_a_global_critic_run_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyP
     actor, card = checkpoint.load_actor(result.final, "paladin")
     assert card["policy"]["critic"] == "global"
     assert actor.input_size == checkpoint.input_size(card)
+
+
+def test_a_global_critic_with_counting_features_acts_on_the_seat_input(tmp_path: Path) -> None:
+    """``policy.critic: global`` with ``env.features: [counting]``: the actor reads the
+    observation, the mask and the features (all of a checkpoint's input), the critic that
+    and the global state; the saved actor takes exactly the card's input size."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.features import features_size
+    from training.train import build_model, make_env
+
+    cfg = tiny_config(tmp_path / "run", "paladin", env={"include_mask": True,
+                                                         "features": ["counting"]},
+                      policy={"net_arch": [32, 32], "critic": "global"})
+    env = make_env(cfg, 0)
+    obs_size, num_actions, _ = checkpoint.game_sizes("paladin")
+    seat_dim = obs_size + num_actions + features_size("paladin", ["counting"])
+    assert env.seat_size == seat_dim
+    model = build_model(cfg, DummyVecEnv([lambda: env]), None)
+    assert model.policy.seat_dim == seat_dim
+    assert NumpyActor.from_sb3(model.policy, "tanh").input_size == seat_dim
+    x, _ = env.reset(seed=3)
+    assert x.shape == (seat_dim + env.engine.global_layout.size,)
+    with torch.no_grad():
+        model.policy.predict_values(torch.as_tensor(x[None]))

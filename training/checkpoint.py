@@ -32,6 +32,7 @@ import numpy as np
 
 from envs.core.registry import game_entry, game_module
 from envs.core.untrusted_json import read_json_file
+from training.features import check_features, features_size
 from training.numpy_net import NumpyActor
 from training.outputs import write_text_atomic
 
@@ -50,6 +51,7 @@ CARD_TYPES: dict[str, tuple[type, str]] = {
 POLICY_TYPES: dict[str, tuple[type, str]] = {
     "net_arch": (list, "a list of layer widths"), "activation": (str, "a string"),
     "include_mask": (bool, "true or false"), "act": (str, "a string"),
+    "features": (list, "a list of feature names"),
 }
 
 
@@ -193,6 +195,10 @@ def _check_policy(card: dict[str, Any], card_path: Path) -> None:
             raise CheckpointError(f"corrupt checkpoint card {card_path}: {key} must be a "
                                   f"positive size, got {card[key]}")
     policy = card["policy"]
+    try:  # the input features (training.features); a card without the field has none
+        check_features(policy.get("features", []), "policy.features")
+    except ValueError as err:
+        raise CheckpointError(f"checkpoint card {card_path}: {err}") from None
     act = policy.get("act", "greedy")
     if act not in ("greedy", "sample"):
         raise CheckpointError(f"corrupt checkpoint card {card_path}: policy.act must be "
@@ -287,8 +293,16 @@ def check_card(card: dict[str, Any], card_path: Path, game: str | None) -> None:
 
 
 def input_size(card: dict[str, Any]) -> int:
-    """Network input size: the observation, plus the action mask when the policy reads it."""
+    """Network input size: the observation, plus the action mask when the policy reads it,
+    plus the derived features it names (``policy.features``, :mod:`training.features`)."""
     extra = card["num_actions"] if card["policy"].get("include_mask") else 0
+    names = card["policy"].get("features") or []
+    if names:
+        try:
+            extra += features_size(card["game"], names)
+        except ValueError:
+            raise CheckpointError(f"checkpoint card is for game {card['game']!r}, which is not "
+                                  "installed") from None
     return int(card["observation_size"]) + extra
 
 
@@ -415,13 +429,19 @@ def write_card(zip_path: Path, card: dict[str, Any]) -> Path:
 
 
 def check_trainable(path: str | Path, game: str, net_arch: list[int], activation: str,
-                    include_mask: bool) -> tuple[Path, dict[str, Any]]:
+                    include_mask: bool, features: list[str] | tuple[str, ...] = (),
+                    ) -> tuple[Path, dict[str, Any]]:
     """(zip, card) of a checkpoint a run with this network can start from (``--init``):
     every check of :func:`load_actor`, plus that its network is the one being trained."""
     actor, card = load_actor(path, game)
     zip_path, _ = find_checkpoint(path)
     have = [w.shape[0] for w in actor.weights[:-1]]
     wanted = int(card["observation_size"]) + (int(card["num_actions"]) if include_mask else 0)
+    wanted += features_size(game, features)
+    if list(card["policy"].get("features") or []) != list(features):
+        raise CheckpointError(
+            f"checkpoint {zip_path} reads the features {card['policy'].get('features') or []}; "
+            f"the config trains with env.features {list(features)}: they must match")
     if have != list(net_arch) or actor.activation != activation or actor.input_size != wanted:
         raise CheckpointError(
             f"checkpoint {zip_path} has a {actor.input_size}-input {have} {actor.activation} "

@@ -40,6 +40,8 @@ class EnvConfig:
     rules: dict[str, Any] = field(default_factory=dict)
     reward: str = "rank"  # rank | win
     include_mask: bool = True  # append the action mask to the network input
+    #: derived input features appended after that (training/features.py): [] or [counting]
+    features: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -310,6 +312,13 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.env.reward not in ("rank", "win"):
         raise ValueError(f"env.reward must be 'rank' or 'win', got {cfg.env.reward!r}")
     _flag(cfg.env.include_mask, "env.include_mask")
+    from training.features import check_features, check_rules, features_size
+
+    features = check_features(cfg.env.features, "env.features")
+    check_rules(cfg.game, features, cfg.env.rules)
+    if features and cfg.backend == "rllib":
+        raise ValueError("env.features is supported by the sb3 backend only (the RLlib "
+                         "learner reads the plain observation); remove it or use backend: sb3")
     o = cfg.opponents
     if not isinstance(o.weights, dict) or not o.weights:
         raise ValueError("opponents.weights must map specs (random, heuristic, "
@@ -335,6 +344,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
 
     obs_size, num_actions, _ = game_sizes(cfg.game)
     inputs = obs_size + (num_actions if cfg.env.include_mask is True else 0)
+    inputs += features_size(cfg.game, features)
     check_network_size(inputs, p.net_arch, num_actions, "policy.net_arch")
     if p.activation not in ACTIVATIONS:
         raise ValueError(f"policy.activation must be one of {', '.join(ACTIVATIONS)}, "

@@ -32,6 +32,7 @@ import numpy as np
 from envs.core.agents import RandomAgent
 from envs.core.registry import game_entry, heuristic_class
 from envs.core.search import PimcPlayer
+from training.features import InputFeatures
 from training.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
@@ -43,6 +44,13 @@ MAX_PIMC_WORLDS = 256
 PIMC_FORMAT = (f"'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to {MAX_PIMC_WORLDS} worlds; ROLLOUT "
                "random, heuristic[:style] or a checkpoint)")
 STYLE_PREFIX = "heuristic:"
+
+
+def card_features(game: str, policy: dict[str, Any]) -> InputFeatures | None:
+    """The input features a card's ``policy.features`` names (None when it names none: cards
+    from before the field, and checkpoints trained without features)."""
+    names = policy.get("features") or ()
+    return InputFeatures(game, names) if names else None
 
 
 def heuristic_styles(game: str) -> list[str]:
@@ -71,15 +79,19 @@ class CheckpointPolicy:
 
     ``deterministic`` picks the most likely legal action; otherwise actions are sampled from the
     network's distribution with the policy's own seeded generator. ``include_mask`` appends the
-    action mask to the network input, as the training view did.
+    action mask to the network input, as the training view did; ``features`` (an
+    :class:`~training.features.InputFeatures`, from the card's ``policy.features``) appends the
+    derived features computed from the observation after that.
     """
 
     name = "checkpoint"
 
     def __init__(self, actor: NumpyActor, include_mask: bool = False, deterministic: bool = True,
-                 seed: int | None = None, label: str = "checkpoint") -> None:
+                 seed: int | None = None, label: str = "checkpoint",
+                 features: InputFeatures | None = None) -> None:
         self.actor = actor
         self.include_mask = include_mask
+        self.features = features if features else None
         self.deterministic = deterministic
         self.rng = np.random.default_rng(seed)
         self.label = label
@@ -87,25 +99,30 @@ class CheckpointPolicy:
     def reset(self) -> None:
         pass
 
-    def _inputs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    def network_input(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """What the network reads: ``[observation, mask (include_mask), features]``."""
+        x = observation
         if self.include_mask:
-            return np.concatenate([observation, action_mask.astype(np.float32)], axis=-1)
-        return observation
+            x = np.concatenate([observation, action_mask.astype(np.float32)], axis=-1)
+        if self.features is not None:
+            x = self.features.extend(x, observation)
+        return x
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        x = self._inputs(observation, action_mask)
+        x = self.network_input(observation, action_mask)
         if self.deterministic:
             return int(self.actor.greedy(x, action_mask))
         return int(self.actor.sample(x, action_mask, self.rng))
 
     @property
-    def batch_key(self) -> tuple[int, bool, bool]:
+    def batch_key(self) -> tuple[int, bool, bool, tuple[str, ...]]:
         """Policies with equal keys act identically on a batch (same network, same mode)."""
-        return id(self.actor), self.include_mask, self.deterministic
+        names = self.features.names if self.features is not None else ()
+        return id(self.actor), self.include_mask, self.deterministic, names
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Actions for a batch of decisions (rows), one network call for all of them."""
-        x = self._inputs(observations, action_masks)
+        x = self.network_input(observations, action_masks)
         if self.deterministic:
             return np.asarray(self.actor.greedy(x, action_masks))
         return np.asarray(self.actor.sample(x, action_masks, self.rng))
@@ -146,6 +163,7 @@ class PolicySpec:
             deterministic=policy.get("act", "greedy") == "greedy",
             seed=seed,
             label=self.spec,
+            features=card_features(self.game, policy),
         )
 
 

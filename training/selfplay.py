@@ -34,6 +34,7 @@ from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.errors import GameOverError, checked_seed, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
+from training.features import InputFeatures, check_features, check_rules
 from training.numpy_net import NumpyActor
 from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
 
@@ -100,7 +101,8 @@ class OpponentPool:
                              f"{pfsp!r}, {pfsp_floor!r}, {pfsp_prior!r}")
         self.pfsp, self.pfsp_floor, self.pfsp_prior = float(pfsp), float(pfsp_floor), pfsp_prior
         self.win_rates: dict[str, float] = {}
-        self.snapshots: list[tuple[str, NumpyActor, bool]] = []  # (name, actor, include_mask)
+        # (name, actor, include_mask, input features): what the learner read when copied
+        self.snapshots: list[tuple[str, NumpyActor, bool, InputFeatures | None]] = []
         self.reseed(seed)
 
     def reseed(self, seed: int | None) -> None:
@@ -111,26 +113,31 @@ class OpponentPool:
             spec: [parsed.build(self._seed()) for _ in range(self.seats)]
             for spec, parsed in self.specs.items()
         }
-        for name, actor, include_mask in self.snapshots:
-            self.instances[name] = self._snapshot_players(actor, include_mask)
+        for name, actor, include_mask, *features in self.snapshots:  # 3-tuples: older states
+            self.instances[name] = self._snapshot_players(actor, include_mask,
+                                                          features[0] if features else None)
 
     def _seed(self) -> int:
         return int(self._rng.integers(2**31))
 
-    def _snapshot_players(self, actor: NumpyActor, include_mask: bool) -> list[Policy]:
+    def _snapshot_players(self, actor: NumpyActor, include_mask: bool,
+                          features: InputFeatures | None) -> list[Policy]:
         return [CheckpointPolicy(actor, include_mask, self.snapshot_act == "greedy",
-                                 seed=self._seed(), label="snapshot") for _ in range(self.seats)]
+                                 seed=self._seed(), label="snapshot", features=features)
+                for _ in range(self.seats)]
 
-    def add_snapshot(self, name: str, actor: NumpyActor, include_mask: bool) -> None:
-        """Freeze a copy of the learner into the pool (dropping the oldest beyond the limit)."""
-        self.snapshots.append((name, actor, include_mask))
-        self.instances[name] = self._snapshot_players(actor, include_mask)
+    def add_snapshot(self, name: str, actor: NumpyActor, include_mask: bool,
+                     features: InputFeatures | None = None) -> None:
+        """Freeze a copy of the learner into the pool (dropping the oldest beyond the limit).
+        ``include_mask`` and ``features`` say what the learner's network reads."""
+        self.snapshots.append((name, actor, include_mask, features))
+        self.instances[name] = self._snapshot_players(actor, include_mask, features)
         while len(self.snapshots) > self.max_snapshots:
             old = self.snapshots.pop(0)[0]
             del self.instances[old]
 
     def entry_names(self) -> list[str]:
-        return [*self.specs, *(name for name, _, _ in self.snapshots)]
+        return [*self.specs, *(entry[0] for entry in self.snapshots)]
 
     def set_win_rates(self, win_rates: Mapping[str, float]) -> None:
         """The learner's recent win rate per entry name (league mode reads it to draw)."""
@@ -143,7 +150,7 @@ class OpponentPool:
             if key != SNAPSHOTS:
                 raw[key] = float(weight)
             elif self.snapshots:
-                for name, _, _ in self.snapshots:
+                for name, *_ in self.snapshots:
                     raw[name] = float(weight) / len(self.snapshots)
         for name in raw:
             rate = self.win_rates.get(name, self.pfsp_prior)
@@ -182,8 +189,10 @@ class SelfPlayEnv(gymnasium.Env):
 
     ``table_sizes`` is a list (uniform) or a mapping size → weight; ``reward`` is ``rank`` (the
     env's zero-sum rank reward) or ``win`` (1/k for each of k winners, else 0); with
-    ``include_mask`` the observation is followed by the action mask as floats. With
-    ``critic="global"`` the learner's global state follows (see :meth:`_with_global`).
+    ``include_mask`` the observation is followed by the action mask as floats; ``features``
+    (names, e.g. ``["counting"]``, see :mod:`training.features`) appends derived features of
+    the observation after that. With ``critic="global"`` the learner's global state follows
+    all of it (see :meth:`_with_global`).
     """
 
     metadata = {"render_modes": []}
@@ -193,7 +202,7 @@ class SelfPlayEnv(gymnasium.Env):
                  opponents: OpponentPool | Mapping[str, float] | None = None, *,
                  rules: Mapping[str, Any] | None = None, reward: str = "rank",
                  include_mask: bool = False, seed: int | None = None,
-                 critic: str = "seat") -> None:
+                 critic: str = "seat", features: Sequence[str] = ()) -> None:
         super().__init__()
         if seed is not None:  # gymnasium's reset() checks its seed; this one seeds the pool
             seed = checked_seed(seed, f"SelfPlayEnv({game!r}): seed")
@@ -231,6 +240,13 @@ class SelfPlayEnv(gymnasium.Env):
         if include_mask:
             low = np.concatenate([low, np.zeros(self.num_actions, np.float32)])
             high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
+        # derived input features (training.features): appended after the observation and mask
+        names = check_features(list(features), f"SelfPlayEnv({self.game!r}): features")
+        check_rules(self.game, names, rules, f"SelfPlayEnv({self.game!r}): features")
+        self.features = InputFeatures(self.game, names) if names else None
+        if self.features is not None:
+            f_low, f_high = self.features.bounds()
+            low, high = np.concatenate([low, f_low]), np.concatenate([high, f_high])
         self.critic = critic
         low, high = self._global_bounds(engine_cls, low, high)
         self.observation_space = gymnasium.spaces.Box(low, high, dtype=np.float32)
@@ -349,7 +365,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     def add_snapshot(self, name: str, actor: NumpyActor) -> None:
         """Freeze a copy of the learner into this env's pool (called through ``env_method``)."""
-        self.pool.add_snapshot(name, actor, self.include_mask)
+        self.pool.add_snapshot(name, actor, self.include_mask, self.features)
 
     def set_win_rates(self, win_rates: Mapping[str, float]) -> None:
         """The learner's recent win rates per pool entry (called through ``env_method``)."""
@@ -384,9 +400,12 @@ class SelfPlayEnv(gymnasium.Env):
             self._mask = np.zeros(self.num_actions, bool)
         else:
             self._mask = engine.legal_mask().astype(bool)
+        x = obs
         if self.include_mask:
-            obs = np.concatenate([obs, self._mask.astype(np.float32)])
-        return self._with_global(obs)
+            x = np.concatenate([obs, self._mask.astype(np.float32)])
+        if self.features is not None:
+            x = self.features.extend(x, obs)
+        return self._with_global(x)
 
     # -- policy.critic: global (training/asymmetric.py) --------------------------------------
     # Kept apart from the seat observation's assembly above: the learner's input is the seat
@@ -396,7 +415,7 @@ class SelfPlayEnv(gymnasium.Env):
         """The observation bounds, extended by the global state's with ``critic="global"``."""
         if self.critic not in ("seat", "global"):
             raise ValueError(f"critic must be 'seat' or 'global', got {self.critic!r}")
-        self.seat_size = low.size  # what the actor reads (observation + mask)
+        self.seat_size = low.size  # what the actor reads (observation, mask, features)
         if self.critic == "seat":
             return low, high
         if engine_cls.global_layout is None:

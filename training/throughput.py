@@ -120,12 +120,15 @@ def _pool_weights(cfg: TrainConfig, opponents: str) -> dict[str, float]:
 def measure(game: str, steps: int, repeats: int, opponents: list[str],
             unbatched: bool = False) -> list[dict[str, Any]]:
     """One row per opponent setting: trainer fps on the trivial env and on the game."""
+    from training.features import InputFeatures
     from training.numpy_net import NumpyActor
     from training.selfplay import OpponentPool, SelfPlayEnv
 
     cfg = _config_for(game)
     engine = game_module(game).raw_env.engine_cls
     obs_size = engine.layout.size + (engine.num_actions if cfg.env.include_mask else 0)
+    features = InputFeatures(game, cfg.env.features) if cfg.env.features else None
+    obs_size += features.size if features is not None else 0
     # an untrained actor of the config's shape stands in for the pool's frozen snapshots
     rng = np.random.default_rng(0)
     sizes = [obs_size, *cfg.policy.net_arch, engine.num_actions]
@@ -138,9 +141,10 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str],
         pool = OpponentPool(game, _pool_weights(cfg, spec), max_snapshots=o.max_snapshots,
                             snapshot_act=o.snapshot_act, per_seat=o.per_seat, seed=i,
                             pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
-        pool.add_snapshot("snapshot_0", snapshot, cfg.env.include_mask)
+        pool.add_snapshot("snapshot_0", snapshot, cfg.env.include_mask, features)
         return SelfPlayEnv(game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
-                           reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=i)
+                           reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=i,
+                           features=cfg.env.features)
 
     probe = game_env(0, "random")
     probe.reset(seed=0)

@@ -55,6 +55,7 @@ from training.asymmetric import AsymmetricMaskablePolicy, actor_keys
 from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
+from training.features import features_size
 from training.league import BatchedSelfPlayVecEnv, LeagueTracker
 from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
@@ -86,7 +87,7 @@ class TrainResult:
 def policy_card(cfg: TrainConfig) -> dict[str, Any]:
     card = {"algorithm": "MaskablePPO", "net_arch": list(cfg.policy.net_arch),
             "activation": cfg.policy.activation, "include_mask": cfg.env.include_mask,
-            "act": cfg.policy.act}
+            "act": cfg.policy.act, "features": list(cfg.env.features)}
     if cfg.policy.critic != "seat":  # a training fact: the policy reads the seat view alone
         card["critic"] = cfg.policy.critic
     return card
@@ -100,7 +101,7 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
                         pfsp=cfg.league.pfsp, pfsp_floor=cfg.league.pfsp_floor)
     return SelfPlayEnv(cfg.game, cfg.env.table_sizes, pool, rules=cfg.env.rules,
                        reward=cfg.env.reward, include_mask=cfg.env.include_mask, seed=seed,
-                       critic=cfg.policy.critic)
+                       critic=cfg.policy.critic, features=cfg.env.features)
 
 
 def make_vec_env(cfg: TrainConfig) -> Any:
@@ -119,7 +120,8 @@ def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) ->
     if cfg.policy.critic == "global":  # the actor reads the seat part, the critic all of it
         policy = AsymmetricMaskablePolicy
         obs_size, num_actions, _ = checkpoint.game_sizes(cfg.game)
-        kwargs["seat_dim"] = obs_size + (num_actions if cfg.env.include_mask else 0)
+        kwargs["seat_dim"] = (obs_size + (num_actions if cfg.env.include_mask else 0)
+                              + features_size(cfg.game, cfg.env.features))
     return MaskablePPO(
         policy, vec_env, seed=cfg.seed, verbose=0, device="cpu",
         tensorboard_log=str(tensorboard_dir) if tensorboard_dir else None,
@@ -409,7 +411,7 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
     if cfg.init and load_init:
         init_zip, init_card = checkpoint.check_trainable(
             cfg.init, cfg.game, cfg.policy.net_arch, cfg.policy.activation,
-            cfg.env.include_mask)
+            cfg.env.include_mask, cfg.env.features)
         prior = init_card.get("training", {})
     vec_env = VecMonitor(make_vec_env(cfg))
     try:

@@ -221,8 +221,7 @@ class LiveGame:
             raise ApiError(409, "it is not your turn")
         mask = engine.legal_mask().copy()
         obs = engine.observation(self.seat)
-        if self.hint_spec.card.get("policy", {}).get("include_mask"):
-            obs = np.concatenate([obs, mask.astype(np.float32)])
+        obs = self.hint_spec.build().network_input(obs, mask)  # mask and features, as trained
         logits = np.asarray(self.hint_spec.actor.masked_logits(obs, mask), dtype=np.float64)
         legal = np.flatnonzero(mask)
         z = logits[legal] - logits[legal].max()

@@ -22,7 +22,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
 from training.numpy_net import NumpyActor
-from training.policies import CheckpointPolicy, Policy, parse_spec
+from training.policies import CheckpointPolicy, Policy, card_features, parse_spec
 from training.rllib.adapter import MASK_KEY, OBS_KEY
 
 LEARNER = "learner"
@@ -40,13 +40,15 @@ def learner_spec(net_arch: list[int], activation: str) -> RLModuleSpec:
 
 def fixed_spec(game: str, spec: str, *, include_mask: bool, obs_size: int,
                actor: NumpyActor | None = None, act: str = "greedy",
-               actor_include_mask: bool = False) -> RLModuleSpec:
+               actor_include_mask: bool = False,
+               actor_features: list[str] | None = None) -> RLModuleSpec:
     """A non-learning module playing ``spec``; a checkpoint travels as its weight arrays, so
     Ray nodes without the file (or the checkpoint folder) can play it."""
     config: dict[str, Any] = {"game": game, "spec": spec, "include_mask": include_mask,
                               "obs_size": obs_size}
     if actor is not None:
-        config.update(actor=actor.__getstate__(), act=act, actor_include_mask=actor_include_mask)
+        config.update(actor=actor.__getstate__(), act=act, actor_include_mask=actor_include_mask,
+                      actor_features=list(actor_features or []))
     return RLModuleSpec(module_class=FixedPolicyModule, model_config=config)
 
 
@@ -67,9 +69,10 @@ class FixedPolicyModule(RLModule):
         self.policy: Policy
         if "actor" in cfg:
             actor = NumpyActor(**cfg["actor"])
+            features = card_features(cfg["game"], {"features": cfg.get("actor_features")})
             self.policy = CheckpointPolicy(actor, bool(cfg.get("actor_include_mask")),
                                            cfg.get("act", "greedy") == "greedy", seed=seed,
-                                           label=cfg["spec"])
+                                           label=cfg["spec"], features=features)
         else:
             self.policy = parse_spec(cfg["spec"], cfg["game"]).build(seed)
 

@@ -150,7 +150,8 @@ def build_config(cfg: TrainConfig, settings: RLlibSettings) -> Any:
         policy = parsed.card.get("policy", {})
         specs[module_id] = fixed_spec(
             cfg.game, name, include_mask=include, obs_size=obs_size, actor=parsed.actor,
-            act=policy.get("act", "greedy"), actor_include_mask=policy.get("include_mask", False))
+            act=policy.get("act", "greedy"), actor_include_mask=policy.get("include_mask", False),
+            actor_features=policy.get("features"))
     o = cfg.opponents
     mapping = LeagueMapping(o.weights, modules, [], o.per_seat, cfg.seed)
     batch = settings.train_batch_size // max(1, settings.num_learners)

@@ -1,0 +1,156 @@
+"""``env.features: [counting]``: the learner's input, the card, and every player of a checkpoint."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from envs.core.registry import GAMES, game_module
+from tests.training_support import tiny_config
+from training import checkpoint
+from training.checkpoint import CheckpointError, load_actor
+from training.config import config_from_dict
+from training.features import InputFeatures, check_features, features_size
+from training.policies import CheckpointPolicy, parse_spec
+from training.selfplay import SelfPlayEnv
+from training.train import train
+
+
+def counting(game: str):
+    return InputFeatures(game, ["counting"]).functions[0]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny Paladin model trained a few hundred steps with the counting features."""
+    run = tmp_path_factory.mktemp("features") / "run"
+    cfg = tiny_config(run, env={"features": ["counting"]}, total_steps=256,
+                      opponents={"snapshot_every": 128, "max_snapshots": 2},
+                      eval={"every": 256, "games": 4, "table_sizes": [3]})
+    return train(cfg, progress=False).final
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_selfplay_env_appends_the_features_after_observation_and_mask(game: str) -> None:
+    env = SelfPlayEnv(game, include_mask=True, seed=1, features=["counting"])
+    plain = SelfPlayEnv(game, include_mask=True, seed=1)
+    obs, _ = env.reset(seed=3)
+    base, _ = plain.reset(seed=3)
+    size = features_size(game, ["counting"])
+    assert env.observation_space.shape == (base.shape[0] + size,) == obs.shape
+    np.testing.assert_array_equal(obs[:base.shape[0]], base)
+    raw = env.engine.observation(env.seat)
+    np.testing.assert_array_equal(obs[base.shape[0]:], counting(game)(raw))
+    assert env.observation_space.contains(obs)
+
+
+def test_bad_feature_names_are_refused_with_the_allowed_ones(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown feature 'cards'; allowed: counting"):
+        check_features(["cards"])
+    with pytest.raises(ValueError, match="must be a list"):
+        check_features("counting")
+    with pytest.raises(ValueError, match="listed twice"):
+        check_features(["counting", "counting"])
+    with pytest.raises(ValueError, match=r"env\.features: unknown feature 'count'"):
+        tiny_config(tmp_path, env={"features": ["count"]})
+    with pytest.raises(ValueError, match="features: unknown feature"):
+        SelfPlayEnv("paladin", features=["nope"])
+    with pytest.raises(ValueError, match="sb3 backend only"):
+        config_from_dict({"game": "paladin", "run_dir": str(tmp_path), "backend": "rllib",
+                          "env": {"features": ["counting"]}})
+    with pytest.raises(ValueError, match="cannot be combined with the rule option"):
+        tiny_config(tmp_path, env={"features": ["counting"], "rules": {"zeros": 8}})
+    with pytest.raises(ValueError, match="monster_hp"):
+        SelfPlayEnv("white_knight", rules={"monster_hp": {"Dragon": 15}}, features=["counting"])
+    tiny_config(tmp_path, env={"features": ["counting"], "rules": {"red_bonus": 2}})  # fine
+    assert tiny_config(tmp_path).env.features == []  # default: none
+
+
+def test_the_card_records_the_features_and_the_network_reads_them(trained: Path) -> None:
+    actor, card = load_actor(trained, "paladin")
+    assert card["policy"]["features"] == ["counting"]
+    engine = game_module("paladin").raw_env.engine_cls
+    assert actor.input_size == (engine.layout.size + engine.num_actions
+                                + features_size("paladin", ["counting"]))
+
+
+def test_a_features_checkpoint_plays_at_every_table_size_and_as_rollout(trained: Path) -> None:
+    spec = parse_spec(str(trained), "paladin")
+    policy = spec.build(seed=0)
+    assert isinstance(policy, CheckpointPolicy) and policy.features is not None
+    for n in GAMES["paladin"].players:
+        env = game_module("paladin").env(num_players=n)
+        env.reset(seed=n)
+        for _ in range(3 * n):
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            step = env.observe(agent)
+            action = policy.act(step["observation"], step["action_mask"])
+            assert step["action_mask"][action]
+            env.step(action)
+    # a batch of rows acts like row by row (the league's batched opponents)
+    e = game_module("paladin").raw_env.engine_cls(4, game_module(
+        "paladin").raw_env.engine_cls.rules_cls.from_kwargs(4, {}))
+    e.reset(np.random.default_rng(0), __import__("envs.core.engine", fromlist=["Setup"]).Setup())
+    obs = np.stack([e.observation(e.current_player)] * 3)
+    masks = np.stack([e.legal_mask()] * 3)
+    assert list(policy.act_batch(obs, masks)) == [policy.act(obs[0], masks[0])] * 3
+    search = parse_spec(f"pimc:1:{trained}", "paladin").build(seed=1)
+    from envs.core.agents import choose_action
+    assert masks[0][choose_action(search, obs[0], masks[0].copy(), e, e.current_player)]
+
+
+def edited(trained: Path, tmp_path: Path, **policy: object) -> Path:
+    zip_path, card_path = checkpoint.find_checkpoint(trained)
+    target = tmp_path / "edited.zip"
+    target.write_bytes(zip_path.read_bytes())
+    card = json.loads(card_path.read_text())
+    card["policy"].update(policy)
+    for key in [k for k, v in policy.items() if v is None]:
+        del card["policy"][key]
+    checkpoint.write_card(target, card)
+    return target
+
+
+def test_card_features_are_checked(trained: Path, tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="unknown feature 'cards'; allowed: counting"):
+        load_actor(edited(trained, tmp_path, features=["cards"]), "paladin")
+    with pytest.raises(CheckpointError, match=r"policy\.features must be a list"):
+        load_actor(edited(trained, tmp_path, features="counting"), "paladin")
+    # the same weights read without the features: the sizes no longer fit
+    with pytest.raises(CheckpointError, match="inputs"):
+        load_actor(edited(trained, tmp_path, features=None), "paladin")
+    with pytest.raises(CheckpointError, match=r"env\.features"):
+        checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, [])
+    checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, ["counting"])
+
+
+def test_old_cards_without_the_field_play_without_features(tmp_path: Path) -> None:
+    from tests.training_support import make_checkpoint
+
+    zip_path = make_checkpoint(tmp_path)
+    card = json.loads(zip_path.with_suffix(".json").read_text())
+    del card["policy"]["features"]
+    checkpoint.write_card(zip_path, card)
+    policy = parse_spec(str(zip_path), "paladin").build(seed=0)
+    assert policy.features is None
+
+
+def test_env_and_snapshot_players_pickle_with_their_features(trained: Path) -> None:
+    """Resumable state pickles the envs (their pools hold the snapshots' input features)."""
+    import pickle
+
+    actor, _ = load_actor(trained, "paladin")
+    env = SelfPlayEnv("paladin", [3], {"snapshots": 1.0}, include_mask=True, seed=2,
+                      features=["counting"])
+    env.add_snapshot("snapshot_1", actor)
+    env.reset(seed=2)
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.pool.snapshots[0][3].names == ("counting",)
+    for e in (env, copy):
+        e.step(int(np.flatnonzero(e.action_masks())[0]))
+    np.testing.assert_array_equal(*[e._observe() for e in (env, copy)])
