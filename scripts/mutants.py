@@ -51,8 +51,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     "envs/core/search.py": ("tests/test_search.py",),
     "envs/core/arena.py": ("tests/test_env_misuse.py", "tests/test_paladin_agents.py",
                            "tests/test_white_knight_agents.py"),
+    # the warning-location test is left out: mutmut's trampoline adds a frame outside envs/,
+    # so the warning points at it in every run (the test holds in a plain run)
     "envs/core/rigging.py": ("tests/test_paladin_rules.py", "tests/test_contract.py",
-                             "tests/test_env_misuse.py"),
+                             "tests/test_env_misuse.py", "--deselect", "tests/test_env_misuse.py::"
+                             "test_unknown_reset_option_warning_names_known_keys_and_rule_options"),
     "envs/paladin/observation.py": ("tests/test_paladin_observation.py",),
     "envs/white_knight/observation.py": ("tests/test_white_knight_observation.py",),
     "envs/quests/observation.py": ("tests/test_quests_observation.py",),
