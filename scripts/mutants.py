@@ -50,7 +50,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "envs/core/aec.py": ("tests/test_contract.py", "tests/test_env_misuse.py"),
     "envs/core/search.py": ("tests/test_search.py",),
     "envs/core/arena.py": ("tests/test_env_misuse.py", "tests/test_paladin_agents.py",
-                           "tests/test_white_knight_agents.py"),
+                           "tests/test_white_knight_agents.py", "tests/test_quests_heuristic.py",
+                           *_EVAL),
     # the warning-location test is left out: mutmut's trampoline adds a frame outside envs/,
     # so the warning points at it in every run (the test holds in a plain run)
     "envs/core/rigging.py": ("tests/test_paladin_rules.py", "tests/test_contract.py",
