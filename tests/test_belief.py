@@ -529,3 +529,40 @@ def test_white_knight_a_redealt_packet_keeps_what_each_seat_has_seen_taken_from_
                 assert [a - b for a, b in zip(world.seen_packet[seat], world.packet)] == taken
                 checked += 1
     assert checked >= 6
+
+
+def test_quests_hidden_stages_are_drawn_only_from_the_unknown_pool() -> None:
+    """The stage draw takes cards out of the pool it is given, down to the last one of a kind,
+    and gives up (``None``: the sampler tries again) when the pool lacks a card a stage
+    needs, never inventing one."""
+    from envs.quests.belief import _draw_stages
+
+    checked = 0
+    for state in states("quests", 3, range(6), every=3):
+        if state.over or state.sponsor < 0:
+            continue
+        observer = next(s for s in range(3) if s != state.sponsor)
+        stages = hidden_stages(state, observer)
+        if not stages:
+            continue
+        exact = counts([kind for k in stages for kind in state.stages[k]], QUESTS_KINDS)
+        rng = np.random.default_rng(checked)
+        drawn = [_draw_stages(state, stages, exact, rng) for _ in range(200)]
+        found = [d for d in drawn if d is not None]
+        assert found, "the exact cards of the hidden stages never drew a legal quest"
+        for stage_cards in found:
+            assert counts([c for cards in stage_cards.values() for c in cards],
+                          QUESTS_KINDS) == exact
+        for k in stages:  # each kind short by one card: no legal quest, no invented card
+            kind = state.stages[k][0]
+            short = list(exact)
+            short[kind] = 0
+            for _ in range(20):
+                got = _draw_stages(state, stages, short, rng)
+                assert got is None or all(
+                    n <= s for n, s in zip(counts([c for cards in got.values() for c in cards],
+                                                  QUESTS_KINDS), short))
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
