@@ -181,10 +181,12 @@ def report(modules: list[str]) -> int:
 
 
 def survivors(module: str) -> list[str]:
-    """The module's mutants that no test killed and that are not marked equivalent."""
+    """The module's mutants that were run, that no test killed and that are not marked
+    equivalent (the mutants not run yet are left to a plain run)."""
     known = equivalents()
     return [n for n, st in score(module).statuses.items()
-            if st not in ("killed", "timeout", "caught by type check") and n not in known]
+            if st not in ("killed", "timeout", "caught by type check", "not checked",
+                          "check was interrupted by user") and n not in known]
 
 
 def markdown(modules: list[str]) -> str:
