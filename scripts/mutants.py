@@ -20,6 +20,7 @@ Not in CI: the whole list takes hours of CPU.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -76,6 +77,14 @@ COPIED = ("envs", "training", "tests")
 
 def slug(module: str) -> str:
     return module.removesuffix(".py").replace("/", ".")
+
+
+def data_only(module: str) -> bool:
+    """True for a module with no function: mutmut mutates function bodies only, so a module of
+    module-level data (the observation layouts) has no mutant; its tests check the data."""
+    tree = ast.parse((ROOT / module).read_text())
+    return not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for node in ast.walk(tree))
 
 
 def equivalents() -> dict[str, str]:
@@ -154,7 +163,8 @@ def report(modules: list[str]) -> int:
     for module in modules:
         s = score(module)
         if not s.statuses:
-            print(f"{module:36} {'not run':>7}")
+            what = "no function to mutate (data only)" if data_only(module) else "not run"
+            print(f"{module:36} {what}")
             continue
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
         unrun = s.count("not checked") + s.count("check was interrupted by user")
@@ -197,7 +207,8 @@ def markdown(modules: list[str]) -> str:
     for module in modules:
         s = score(module)
         if not s.statuses:
-            rows.append(f"| `{module}` | not run | | | | |")
+            what = "no function to mutate (data only)" if data_only(module) else "not run"
+            rows.append(f"| `{module}` | {what} | | | | |")
             continue
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
         unrun = s.count("not checked") + s.count("check was interrupted by user")
@@ -214,6 +225,9 @@ def markdown(modules: list[str]) -> str:
 def run(module: str, children: int, retest: bool = False) -> float:
     """mutmut over one module; ``retest``: only its survivors again (mutmut keeps a result
     until the mutated function changes, so a test added to kill a survivor needs this)."""
+    if data_only(module):
+        print(f"== {module}: no function, nothing for mutmut to mutate", flush=True)
+        return 0.0
     names = survivors(module) if retest else []
     if retest and not names:
         print(f"== {module}: no survivor to retest", flush=True)
