@@ -54,7 +54,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                            "tests/test_white_knight_agents.py", "tests/test_quests_heuristic.py",
                            *_EVAL),
     "envs/core/rigging.py": ("tests/test_paladin_rules.py", "tests/test_contract.py",
-                             "tests/test_env_misuse.py"),
+                             "tests/test_env_misuse.py", "tests/test_quests_cards.py"),
     "envs/paladin/observation.py": ("tests/test_paladin_observation.py",),
     "envs/white_knight/observation.py": ("tests/test_white_knight_observation.py",),
     "envs/quests/observation.py": ("tests/test_quests_observation.py",),

@@ -508,6 +508,8 @@ def test_malformed_reset_options_are_refused_in_one_whole_line() -> None:
         ({"hands": {"player_3": ["9"]}}, "hands key='player_3' is not at this 3-player table; "
          "use 'player_0' … 'player_2'"),
         ({"paladin_deck": "9"}, "paladin_deck must be a list of card names, got '9'"),
+        ({"paladin_deck": {"9": 1}}, "paladin_deck must be a list of card names, got {'9': 1}"),
+        ({"mission_deck": 6}, "mission_deck must be a list of card names, got 6"),
         ({"paladin_deck": ("9", None)}, "paladin_deck: card names are strings, got None"),
         ({"first_dealer": "dealer"}, "first_dealer must name a seat ('player_0' … 'player_2'), "
          "got 'dealer'"),
