@@ -172,7 +172,7 @@ def report(modules: list[str]) -> int:
             continue
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
         unrun = s.count("not checked") + s.count("check was interrupted by user")
-        equiv = [n for n, st in s.statuses.items() if st != "killed" and n in known]
+        equiv = [n for n, st in s.statuses.items() if st not in _KILLED + _UNRUN and n in known]
         untested = [n for n, st in s.statuses.items() if n not in known and st == "no tests"]
         left = [n for n, st in s.statuses.items() if n not in known and st not in (
             "killed", "timeout", "caught by type check", "not checked",
@@ -194,13 +194,16 @@ def report(modules: list[str]) -> int:
     return 1 if unexplained else 0
 
 
+_KILLED = ("killed", "timeout", "caught by type check")
+_UNRUN = ("not checked", "check was interrupted by user")
+
+
 def survivors(module: str) -> list[str]:
     """The module's mutants that were run, that no test killed and that are not marked
     equivalent (the mutants not run yet are left to a plain run)."""
     known = equivalents()
     return [n for n, st in score(module).statuses.items()
-            if st not in ("killed", "timeout", "caught by type check", "not checked",
-                          "check was interrupted by user") and n not in known]
+            if st not in _KILLED + _UNRUN and n not in known]
 
 
 def markdown(modules: list[str]) -> str:
@@ -217,7 +220,7 @@ def markdown(modules: list[str]) -> str:
         killed = s.count("killed") + s.count("timeout") + s.count("caught by type check")
         unrun = s.count("not checked") + s.count("check was interrupted by user")
         total = len(s.statuses) - unrun
-        equiv = sum(1 for n, st in s.statuses.items() if st != "killed" and n in known)
+        equiv = sum(1 for n, st in s.statuses.items() if st not in _KILLED + _UNRUN and n in known)
         untested = sum(1 for n, st in s.statuses.items() if st == "no tests" and n not in known)
         left = total - killed - equiv - untested
         rate = f" ({killed / total:.0%})" if total else ""
