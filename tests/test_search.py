@@ -257,3 +257,14 @@ def test_one_legal_action_is_played_without_searching_and_misuse_is_explained() 
         "pimc:2 searches sampled worlds: it needs a world sampler, so call "
         "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
         "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)")
+
+
+def test_a_pimc_player_is_refused_without_worlds_or_rollouts_and_named_pimc_by_default() -> None:
+    with pytest.raises(ValueError) as err:
+        PimcPlayer(0, [_StatelessAgent()])
+    assert str(err.value) == "a PIMC player needs at least one sampled world, got 0"
+    with pytest.raises(ValueError) as err:
+        PimcPlayer(2, [])
+    assert str(err.value) == "a PIMC player needs rollout agents (one per seat)"
+    with pytest.raises(NeedsWorldSampler, match=r"^pimc searches sampled worlds: "):
+        PimcPlayer(2, [_StatelessAgent()]).act(np.ones(3), np.array([1, 1, 0]))
