@@ -471,3 +471,98 @@ def test_quests_sampler_under_every_alternative_rule(option: str) -> None:
         engine.apply(int(legal[chooser.randrange(len(legal))]))
         step += 1
     assert sampled > 3
+
+
+def white_knight_states(n: int, seeds: range, keep: Callable[[Any], bool]) -> list[Any]:
+    from envs.white_knight.engine import WhiteKnightEngine
+
+    rules = WhiteKnightEngine.rules_cls.from_kwargs(n, {})
+    return [copy.deepcopy(s) for s in engine_states(WhiteKnightEngine(n, rules), seeds)
+            if not s.over and keep(s)]
+
+
+def test_white_knight_a_seats_secret_join_choice_is_redealt_half_and_half() -> None:
+    """While seats join a battle one by one, each earlier seat's choice is face down: an
+    observer's sampled worlds must give it either choice, at even odds, whatever it was."""
+    from envs.white_knight import engine as E
+
+    found = white_knight_states(4, range(6), lambda s: s.phase == E.JOIN and s.join_pos >= 2)
+    assert len(found) >= 3
+    joined = {True: 0, False: 0}
+    for index, state in enumerate(found[:6]):
+        observer = state.current_player
+        deciding = [s for s in state.join_order[: state.join_pos] if s != observer]
+        assert deciding
+        rng = np.random.default_rng(index)
+        for _ in range(120):
+            world = state.sample_world(observer, rng)
+            for seat in deciding:
+                choice = bool(world.w[world.p_joined[seat]])
+                assert world.committed_n[seat] == int(choice)
+                joined[choice] += 1
+    share = joined[True] / (joined[True] + joined[False])
+    assert 0.45 < share < 0.55, joined
+
+
+def test_white_knight_a_redealt_packet_keeps_what_each_seat_has_seen_taken_from_it() -> None:
+    """A packet the observer has not seen is re-dealt; a seat that saw it earlier sees the
+    new packet plus the cards publicly taken from it since (the same difference as before)."""
+    from envs.white_knight import engine as E
+
+    def unseen(s: Any) -> bool:
+        watchers = [k for k, seen in enumerate(s.seen_packet) if seen is not None]
+        return (s.phase == E.DRAFT and s.packet_n > 0 and len(watchers) >= 2
+                and any(s.seen_packet[k] is None for k in range(s.num_players)))
+
+    found = white_knight_states(5, range(30), unseen)
+    assert len(found) >= 3
+    checked = 0
+    for index, state in enumerate(found[:20]):
+        rng = np.random.default_rng(index)
+        for observer in [k for k, seen in enumerate(state.seen_packet) if seen is None]:
+            world = state.sample_world(observer, rng)
+            for seat, seen in enumerate(state.seen_packet):
+                if seen is None:
+                    assert world.seen_packet[seat] is None
+                    continue
+                taken = [a - b for a, b in zip(seen, state.packet)]
+                assert [a - b for a, b in zip(world.seen_packet[seat], world.packet)] == taken
+                checked += 1
+    assert checked >= 6
+
+
+def test_quests_hidden_stages_are_drawn_only_from_the_unknown_pool() -> None:
+    """The stage draw takes cards out of the pool it is given, down to the last one of a kind,
+    and gives up (``None``: the sampler tries again) when the pool lacks a card a stage
+    needs, never inventing one."""
+    from envs.quests.belief import _draw_stages
+
+    checked = 0
+    for state in states("quests", 3, range(6), every=3):
+        if state.over or state.sponsor < 0:
+            continue
+        observer = next(s for s in range(3) if s != state.sponsor)
+        stages = hidden_stages(state, observer)
+        if not stages:
+            continue
+        exact = counts([kind for k in stages for kind in state.stages[k]], QUESTS_KINDS)
+        rng = np.random.default_rng(checked)
+        drawn = [_draw_stages(state, stages, exact, rng) for _ in range(200)]
+        found = [d for d in drawn if d is not None]
+        assert found, "the exact cards of the hidden stages never drew a legal quest"
+        for stage_cards in found:
+            assert counts([c for cards in stage_cards.values() for c in cards],
+                          QUESTS_KINDS) == exact
+        for k in stages:  # each kind short by one card: no legal quest, no invented card
+            kind = state.stages[k][0]
+            short = list(exact)
+            short[kind] = 0
+            for _ in range(20):
+                got = _draw_stages(state, stages, short, rng)
+                assert got is None or all(
+                    n <= s for n, s in zip(counts([c for cards in got.values() for c in cards],
+                                                  QUESTS_KINDS), short))
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4

@@ -495,3 +495,38 @@ def test_load_record_names_the_file_for_every_bad_content(tmp_path) -> None:
         path.write_bytes(content)
         with pytest.raises(ValueError, match=re.escape(str(path)) + ": "):
             load_record(path)
+
+
+def test_malformed_reset_options_are_refused_in_one_whole_line() -> None:
+    """Each malformed reset option says which key was wrong and what it must be."""
+    env = game_module("paladin").raw_env(num_players=3)
+    cases = [
+        (["hands"], "reset options must be a dict, got list"),
+        ({"hands": ["9"]}, "hands must be a dict {'player_k': [card names]}, got ['9']"),
+        ({"hands": {"player_1": "9"}}, "hands['player_1'] must be a list of card names, got '9'"),
+        ({"hands": {"player_1": [9]}}, "hands['player_1']: card names are strings, got 9"),
+        ({"hands": {"player_3": ["9"]}}, "hands key='player_3' is not at this 3-player table; "
+         "use 'player_0' … 'player_2'"),
+        ({"paladin_deck": "9"}, "paladin_deck must be a list of card names, got '9'"),
+        ({"paladin_deck": {"9": 1}}, "paladin_deck must be a list of card names, got {'9': 1}"),
+        ({"mission_deck": 6}, "mission_deck must be a list of card names, got 6"),
+        ({"paladin_deck": ("9", None)}, "paladin_deck: card names are strings, got None"),
+        ({"first_dealer": "dealer"}, "first_dealer must name a seat ('player_0' … 'player_2'), "
+         "got 'dealer'"),
+    ]
+    for options, message in cases:
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=0, options=options)
+        assert str(err.value) == message, options
+
+
+def test_unknown_reset_option_warning_in_full() -> None:
+    env = game_module("paladin").raw_env(num_players=3)
+    known = "first_dealer, hands, mission_deck, paladin_deck"
+    for key, hint in (("no_such_key", ""), ("zeros", " ('zeros' is a rule option: pass it when "
+                      "making the env, env(zeros=...) or raw_env(zeros=...))")):
+        with pytest.warns(UserWarning) as caught:
+            env.reset(seed=0, options={key: 1})
+        assert [str(w.message) for w in caught] == [
+            f"paladin: ignoring unknown reset option {key!r}; the reset options paladin knows "
+            f"are {known}{hint}"]

@@ -506,3 +506,25 @@ def test_filling_laps_restart_with_the_start_player():
             order.append(env.agent_selection)
         env.step(env.legal_actions()[0])
     assert order == [f"player_{(2 + i) % 4}" for i in range(16)]
+
+
+def test_rigged_deck_errors_name_the_deck_and_its_cards_in_full():
+    """A bad rigged card names the deck it was looked up in (the option key the user typed)
+    and every card that deck knows, or the count it exceeded there."""
+    env = make(3)
+    missions = "M1, M2, M3, M4, M5, M6"
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options={"mission_deck": ["M7"]})
+    assert str(err.value) == f"unknown card 'M7' for the mission_deck; known cards: {missions}"
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options={"mission_deck": ["M6"] * 4})
+    assert str(err.value) == ("mission_deck: card 'M6' exceeds its count of 3 in the "
+                              "mission_deck (counting cards named in every option)")
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options={"paladin_deck": ["10"]})
+    assert str(err.value) == ("unknown card '10' for the paladin_deck; known cards: "
+                              + ", ".join(KIND_NAMES))
+    with pytest.raises(ValueError) as err:
+        env.reset(seed=0, options={"paladin_deck": ["9r", "9r"]})
+    assert str(err.value) == ("paladin_deck: card '9r' exceeds its count of 1 in the "
+                              "paladin_deck (counting cards named in every option)")

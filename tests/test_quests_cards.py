@@ -16,6 +16,7 @@ from envs.quests.cards import (
     STORIES,
     STORY,
     adventure_catalog,
+    foe_values,
     story_catalog,
 )
 from envs.quests.scenario import act, act_as, legal_names, start
@@ -87,6 +88,37 @@ def test_named_foe_matrix(quest: str, foe: str) -> None:
     named = QUESTS[quest][1]
     expected = high if named == "all" or foe in named else low
     assert FOE_VALUES[STORY[quest]][KIND[foe]] == expected
+    # the table is built at import; the function itself is checked too (a mutation tool
+    # changes it after the table is built)
+    assert foe_values(STORY[quest])[KIND[foe]] == expected
+
+
+def test_kinds_that_are_not_foes_have_no_foe_value_in_any_story() -> None:
+    for story in range(len(STORIES)):
+        values = foe_values(story)
+        assert values == FOE_VALUES[story] and len(values) == len(ADVENTURES)
+        assert all(v == 0 for kind, v in enumerate(values) if ADVENTURES[kind].name not in FOES)
+
+
+def test_rigged_deck_errors_name_the_deck_and_its_cards_in_full() -> None:
+    """A bad rigged card names the deck it was looked up in (the option key the user typed)
+    and every card that deck knows, or the count it exceeded there."""
+    adventures = ", ".join(a.name for a in ADVENTURES)
+    stories = ", ".join(s.name for s in STORIES)
+    cases = [
+        ({"adventure_deck": ["Unicorn"]},
+         f"unknown card 'Unicorn' for the adventure_deck; known cards: {adventures}"),
+        ({"adventure_deck": ["Excalibur"] * 3}, "adventure_deck: card 'Excalibur' exceeds its "
+         "count of 2 in the adventure_deck (counting cards named in every option)"),
+        ({"story_deck": ["Tournament at Avalon"]},
+         f"unknown card 'Tournament at Avalon' for the story_deck; known cards: {stories}"),
+        ({"story_deck": ["Pox", "Pox"]}, "story_deck: card 'Pox' exceeds its count of 1 in the "
+         "story_deck (counting cards named in every option)"),
+    ]
+    for options, message in cases:
+        with pytest.raises(ValueError) as err:
+            start(2, **options)
+        assert str(err.value) == message, options
 
 
 # -- helpers: a rigged quest whose first stage shows player_1's BP -------------------------------

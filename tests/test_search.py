@@ -187,3 +187,84 @@ def test_a_human_can_play_against_the_search_player() -> None:
                 input_fn=lambda prompt: "1", out=out) == 0
     text = out.getvalue()
     assert "(pimc:1:random)" in text and "Final result:" in text
+
+
+class _TwoMoveWorld:
+    """A stand-in world: every action ties (all rewards 0); one rollout move ends it."""
+
+    def __init__(self) -> None:
+        self.events, self.current_player, self.over, self.moves = None, 0, False, 0
+
+    def apply(self, action: int) -> None:
+        self.moves += 1
+        self.over = self.moves >= 2
+
+    def legal_mask(self) -> np.ndarray:
+        return np.ones(3, dtype=np.int8)
+
+    def observation(self, seat: int) -> np.ndarray:
+        return np.zeros(3)
+
+    def rewards(self) -> list[float]:
+        return [0.0, 0.0]
+
+
+class _FreshAgent:
+    """Plays the highest legal id when asked fresh (reset since its last move) on a real
+    observation, else the lowest: a stateful rollout policy."""
+
+    def __init__(self) -> None:
+        self.moves_since_reset = 0
+
+    def reset(self) -> None:
+        self.moves_since_reset = 0
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        fresh = self.moves_since_reset == 0 and observation is not None
+        self.moves_since_reset += 1
+        return int(legal[-1] if fresh else legal[0])
+
+
+class _StatelessAgent:
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+def test_a_tie_goes_to_the_rollout_policy_asked_fresh_on_the_real_observation() -> None:
+    """The rollouts leave the rollout agent mid-game; the tie-break resets it (a stateful
+    policy decides as at a new decision) and shows it the searching seat's observation.
+    A rollout agent without ``reset`` is asked as it is."""
+    observation, mask = np.ones(3), np.array([1, 0, 1], dtype=np.int8)
+    for agent in (_FreshAgent(), _StatelessAgent()):
+        player = PimcPlayer(2, [agent, agent], seed=0)
+        assert player.act_with_sampler(lambda rng: _TwoMoveWorld(), observation, mask) == 2
+
+
+def test_one_legal_action_is_played_without_searching_and_misuse_is_explained() -> None:
+    player = PimcPlayer(2, [_StatelessAgent()], seed=0, label="pimc:2")
+
+    def no_search(rng: np.random.Generator) -> None:
+        raise AssertionError("searched a decision with one legal action")
+
+    assert player.act_with_sampler(no_search, np.ones(3), np.array([0, 1, 0])) == 1
+    with pytest.raises(ValueError) as err:
+        player.act_with_sampler(no_search, np.ones(3), np.zeros(3, dtype=np.int8))
+    assert str(err.value) == "pimc:2 asked to act with an empty action mask"
+    with pytest.raises(NeedsWorldSampler) as err:
+        player.act(np.ones(3), np.array([1, 1, 0]))
+    assert str(err.value) == (
+        "pimc:2 searches sampled worlds: it needs a world sampler, so call "
+        "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
+        "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)")
+
+
+def test_a_pimc_player_is_refused_without_worlds_or_rollouts_and_named_pimc_by_default() -> None:
+    with pytest.raises(ValueError) as err:
+        PimcPlayer(0, [_StatelessAgent()])
+    assert str(err.value) == "a PIMC player needs at least one sampled world, got 0"
+    with pytest.raises(ValueError) as err:
+        PimcPlayer(2, [])
+    assert str(err.value) == "a PIMC player needs rollout agents (one per seat)"
+    with pytest.raises(NeedsWorldSampler, match=r"^pimc searches sampled worlds: "):
+        PimcPlayer(2, [_StatelessAgent()]).act(np.ones(3), np.array([1, 1, 0]))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import time
 from pathlib import Path
 
 import pytest
@@ -64,3 +67,58 @@ def test_unusable_places(tmp_path: Path) -> None:
         check_run_dir(tmp_path / "file", overwrite=True)
     with pytest.raises(ValueError, match="file is a file"):
         check_run_dir(tmp_path / "file" / "run", overwrite=False)
+
+
+def test_refusals_say_what_was_wrong_and_what_to_do(tmp_path: Path) -> None:
+    run = old_run(tmp_path)
+    with pytest.raises(FileExistsError) as err:
+        check_run_dir(run, overwrite=False)
+    assert str(err.value) == (f"run directory {run} already exists; choose another run_dir or "
+                              "pass --overwrite to replace it")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(FileExistsError) as err:
+        check_run_dir(tmp_path / "file", overwrite=True)
+    assert str(err.value) == (f"run directory {tmp_path / 'file'} is a file, not a folder; "
+                              "choose another run_dir")
+
+
+def test_a_folder_that_cannot_be_written_is_refused_before_any_work(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The folder that must be writable is the one the run writes into: the nearest existing
+    parent of a new run dir, the parent of an existing one (the old run is moved aside there).
+    ``os.access`` is faked: the tests may run as root, who may write anywhere."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: not (
+        Path(path) == locked and mode & os.W_OK) and real_access(path, mode))
+    new = locked / "a" / "run"
+    with pytest.raises(ValueError) as err:
+        check_run_dir(new, overwrite=False)
+    assert str(err.value) == f"cannot create run directory {new}: {locked} is not writable"
+    existing = old_run(locked)  # an old run inside the locked folder: moving it needs `locked`
+    with pytest.raises(ValueError) as err:
+        check_run_dir(existing, overwrite=True)
+    assert str(err.value) == f"cannot create run directory {existing}: {locked} is not writable"
+    check_run_dir(tmp_path / "free" / "run", overwrite=False)  # elsewhere: allowed
+
+
+def test_an_old_run_moved_aside_never_lands_on_an_earlier_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two overwrites in the same second: the old run goes to the next free name
+    ``<run>.old-<YYYYmmdd-HHMMSS>-<k>``, never onto a folder already there."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    assert re.fullmatch(r"\d{8}-\d{6}", stamp)
+    monkeypatch.setattr(time, "strftime", lambda fmt: stamp if fmt == "%Y%m%d-%H%M%S" else fmt)
+    earlier = [f"run.old-{stamp}", f"run.old-{stamp}-2"]
+    for k in (1, 2):  # k folders left from earlier overwrites in this second
+        for name in earlier[:k]:
+            (tmp_path / name).mkdir(exist_ok=True)
+            (tmp_path / name / "keep").write_text(name)
+        run = old_run(tmp_path)
+        with fresh_run_dir(run, overwrite=True):
+            aside = tmp_path / f"run.old-{stamp}-{k + 1}"
+            assert (aside / "best.zip").read_text() == "old best"
+        assert not aside.exists()
+        for name in earlier[:k]:
+            assert (tmp_path / name / "keep").read_text() == name

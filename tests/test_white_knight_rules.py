@@ -545,3 +545,23 @@ def test_engine_runs_without_the_adapter() -> None:
         legal = np.flatnonzero(engine.legal_mask())
         engine.apply(int(legal[chooser.randrange(len(legal))]))
     assert engine.end_reason_name is not None and engine.current_player == -1
+
+
+def test_rigged_deck_errors_name_the_deck_and_its_cards_in_full() -> None:
+    """A bad rigged card names the deck it was looked up in (the option key the user typed)
+    and every card that deck knows, or the count it exceeded there."""
+    env = white_knight_v0.raw_env(num_players=2)
+    cases = [
+        ({"treasure_deck": ["Shield"]}, "unknown card 'Shield' for the treasure_deck; known "
+         "cards: " + ", ".join(TREASURE_NAMES)),
+        ({"treasure_deck": ["Crown", "Crown"]}, "treasure_deck: card 'Crown' exceeds its count "
+         "of 1 in the treasure_deck (counting cards named in every option)"),
+        ({"action_deck": ["A0"]}, "unknown card 'A0' for the action_deck; known cards: "
+         + ", ".join(ACTION_NAMES)),
+        ({"action_deck": ["Dragon", "Dragon"]}, "action_deck: card 'Dragon' exceeds its count "
+         "of 1 in the action_deck (counting cards named in every option)"),
+    ]
+    for options, message in cases:
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=0, options=options)
+        assert str(err.value) == message, options
