@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from envs.core.agents import choose_action
+from envs.core.events import EventLog
 from envs.core.search import NeedsWorldSampler, PimcPlayer
 from tests.test_belief import states, swap_hidden
 from training.evaluate import evaluate
@@ -268,3 +269,100 @@ def test_a_pimc_player_is_refused_without_worlds_or_rollouts_and_named_pimc_by_d
     assert str(err.value) == "a PIMC player needs rollout agents (one per seat)"
     with pytest.raises(NeedsWorldSampler, match=r"^pimc searches sampled worlds: "):
         PimcPlayer(2, [_StatelessAgent()]).act(np.ones(3), np.array([1, 1, 0]))
+
+
+# -- what the play-outs add up (mutation testing found these untested) --------------------------
+class _ScriptedWorld:
+    """Seat 0 (the searcher) moves, then seat 1 (a rollout agent) moves once and the game ends.
+    Seat 0's reward is ``payoff[(searcher's action, rollout move)]``; ``seen`` records what the
+    rollout agent was shown and whether the world's event log was on."""
+
+    def __init__(self, payoff: dict[tuple[int, int], float], seen: list | None = None) -> None:
+        self.payoff, self.seen = payoff, seen if seen is not None else []
+        self.events, self.current_player, self.over = EventLog(on=True), 0, False
+        self.first: int | None = None
+        self.reward = 0.0
+
+    def apply(self, action: int) -> None:
+        self.seen.append(("events on", self.events.on))
+        if self.first is None:
+            self.first, self.current_player = action, 1
+        else:
+            self.reward, self.over = self.payoff[(self.first, action)], True
+
+    def __deepcopy__(self, memo: dict) -> _ScriptedWorld:  # branches share ``seen``
+        branch = copy.copy(self)
+        branch.events = copy.deepcopy(self.events, memo)
+        return branch
+
+    def legal_mask(self) -> np.ndarray:
+        return np.ones(2, dtype=np.int8)
+
+    def observation(self, seat: int) -> np.ndarray:
+        return np.full(2, 10.0 * seat + (self.first or 0), dtype=np.float32)
+
+    def rewards(self) -> list[float]:
+        return [self.reward, -self.reward]
+
+
+class _FreshOnly:
+    """Plays 1 on its first move after a reset, 0 after that: a stateful rollout policy."""
+
+    def __init__(self) -> None:
+        self.moved = False
+
+    def reset(self) -> None:
+        self.moved = False
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        move, self.moved = (0 if self.moved else 1), True
+        return move
+
+
+def test_every_sampled_world_counts_toward_the_choice() -> None:
+    """The choice is by the sum over worlds: action 0 wins 1 in the first world and 0 in the
+    second, action 1 wins 0.6 in the second only; summed, 0 is better, though the last world
+    alone prefers 1."""
+    worlds = iter([{(0, 0): 1.0, (1, 0): 0.0}, {(0, 0): 0.0, (1, 0): 0.6}])
+    player = PimcPlayer(2, [Fixed(0), Fixed(0)], seed=0)
+    choice = player.act_with_sampler(lambda rng: _ScriptedWorld(next(worlds)), np.zeros(2),
+                                     np.ones(2, dtype=np.int8))
+    assert choice == 0
+
+
+def test_each_play_out_starts_its_rollout_agents_fresh() -> None:
+    """A stateful rollout agent is reset before every play-out, so each branch is finished by
+    the policy as at a new game: here it plays 1 in both branches (without the reset it would
+    play 0 in the second, and action 1 would look worse than action 0)."""
+    payoff = {(0, 1): 0.5, (1, 1): 1.0, (0, 0): 0.5, (1, 0): 0.0}
+    agent = _FreshOnly()
+    player = PimcPlayer(1, [agent, agent], seed=0)
+    choice = player.act_with_sampler(lambda rng: _ScriptedWorld(payoff), np.zeros(2),
+                                     np.ones(2, dtype=np.int8))
+    assert choice == 1
+
+
+class _Reader:
+    """Plays 1 only when shown seat 1's observation of a world where the searcher played 1."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(observation is not None and observation[0] == 11.0)
+
+
+def test_play_outs_show_the_rollout_agent_its_own_seats_observation() -> None:
+    """The rollout agent acts on ``world.observation(seat)`` of the seat it plays: with it,
+    action 1 is answered by move 1 (reward 1); without it, by move 0 (reward 0)."""
+    payoff = {(0, 0): 0.5, (0, 1): 0.5, (1, 1): 1.0, (1, 0): 0.0}
+    player = PimcPlayer(1, [Fixed(0), _Reader()], seed=0)
+    choice = player.act_with_sampler(lambda rng: _ScriptedWorld(payoff), np.zeros(2),
+                                     np.ones(2, dtype=np.int8))
+    assert choice == 1
+
+
+def test_play_outs_record_no_events() -> None:
+    """Rollouts read no events: the sampled world's log is switched off before any move."""
+    seen: list = []
+    player = PimcPlayer(2, [Fixed(0), Fixed(0)], seed=0)
+    player.act_with_sampler(lambda rng: _ScriptedWorld({(a, 0): 0.0 for a in (0, 1)}, seen),
+                            np.zeros(2), np.ones(2, dtype=np.int8))
+    assert seen and not any(on for _, on in seen)
