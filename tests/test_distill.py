@@ -61,6 +61,21 @@ def test_search_teacher_records_its_values(searched) -> None:
     assert stats.teacher_s > 0 and stats.decisions >= stats.recorded == len(dataset)
 
 
+def test_recording_is_duplicate_and_seat_rotated() -> None:
+    assert distill.duplicate_schedule(6, (4,)) == [(0, 4, 0), (0, 4, 1), (0, 4, 2), (0, 4, 3),
+                                                   (1, 4, 0), (1, 4, 1)]
+    assert distill.duplicate_schedule(5, (3, 4)) == [(0, 3, 0), (0, 3, 1), (0, 3, 2),
+                                                     (1, 4, 0), (1, 4, 1)]
+
+
+def test_record_counts_the_teachers_wins(recorded: distill.Dataset) -> None:
+    _, stats = distill.record(GAME, "heuristic", 4, opponents=["random"], seed=3)
+    assert len(stats.wins) == 4 and stats.teacher_wins == sum(stats.wins)
+    low, high = stats.win_ci95()
+    assert 0 <= low <= stats.teacher_wins / 4 <= high <= 1
+    assert stats.to_json()["teacher_win_rate"] == round(stats.teacher_wins / 4, 4)
+
+
 def test_default_opponent_and_init_are_the_rollout_checkpoint() -> None:
     assert distill.default_opponent(f"pimc:2:{CHECKPOINT}", GAME) == CHECKPOINT
     assert distill.default_opponent("heuristic", GAME) == "heuristic"
