@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -45,6 +47,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--seed", type=int, default=100_000,
                         help="first deal (default 100000: away from recorded deals)")
+    parser.add_argument("--cache", metavar="DIR",
+                        help="keep each (network, opponent) result here as JSON and reuse it, "
+                             "so points can be added as their networks finish")
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args()
     csv_path = check_new_file(f"{args.out}.csv", "--out", overwrite=args.overwrite)
@@ -52,15 +57,25 @@ def main() -> int:
     rows = []
     for method, cpu, path in args.point:
         for opponent in args.opponents:
-            result = evaluate(args.game, [path, opponent], args.games, args.players,
-                              seed=args.seed)
-            me = result.players[0]
+            key = hashlib.sha256(json.dumps([args.game, path, opponent, args.players,
+                                             args.games, args.seed]).encode()).hexdigest()[:16]
+            cached = Path(args.cache) / f"{key}.json" if args.cache else None
+            if cached is not None and cached.exists():
+                found = json.loads(cached.read_text())
+            else:
+                result = evaluate(args.game, [path, opponent], args.games, args.players,
+                                  seed=args.seed)
+                me = result.players[0]
+                found = {"games": result.games, "win_rate": round(me.win_rate, 4),
+                         "ci_low": round(me.ci95[0], 4), "ci_high": round(me.ci95[1], 4)}
+                if cached is not None:
+                    cached.parent.mkdir(parents=True, exist_ok=True)
+                    cached.write_text(json.dumps(found))
             rows.append({"method": method, "cpu_s": cpu, "network": path, "opponent": opponent,
-                         "table_size": args.players, "games": result.games,
-                         "win_rate": round(me.win_rate, 4), "ci_low": round(me.ci95[0], 4),
-                         "ci_high": round(me.ci95[1], 4)})
-            print(f"{method:8s} {cpu:7.0f} s  vs {opponent:24s} {me.win_rate:.3f} "
-                  f"[{me.ci95[0]:.3f}, {me.ci95[1]:.3f}] ({result.games} games)", flush=True)
+                         "table_size": args.players, **found})
+            print(f"{method:8s} {cpu:7.0f} s  vs {opponent:24s} {found['win_rate']:.3f} "
+                  f"[{found['ci_low']:.3f}, {found['ci_high']:.3f}] ({found['games']} games)",
+                  flush=True)
     with csv_path.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, FIELDS)
         writer.writeheader()
@@ -92,7 +107,7 @@ def plot(rows: list[dict], path: Path, game: str, players: int) -> None:
                    [r["ci_high"] - r["win_rate"] for r in line]]
             ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=method)
         ax.axhline(1 / players, color="grey", linestyle=":", label="fair share")
-        ax.set_title(f"vs {players - 1} × {Path(opponent).name}", fontsize=9)
+        ax.set_title(f"vs {players - 1} × {opponent}", fontsize=9)
         ax.set_xlabel("CPU seconds from the start checkpoint")
         ax.set_ylabel("win rate (95% CI)")
         ax.legend(fontsize=8)
