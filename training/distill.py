@@ -21,7 +21,9 @@ pool. This module turns its decisions into a cheap network:
 
 The distilled checkpoint is a checkpoint like any other: name its path in a config's
 ``opponents.weights`` and the league batches it with the other network opponents
-(training/README.md), a search-trained opponent at network cost.
+(training/README.md), a search-trained opponent at network cost. Whether it is stronger than
+the network it started from is measured, not assumed: for Paladin it was not
+(docs/agents.md).
 """
 
 from __future__ import annotations
