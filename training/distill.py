@@ -1,15 +1,15 @@
 """Search distilled into the network (expert iteration): ``roundtable distill``.
 
-A search player (``pimc:N:CHECKPOINT``, :mod:`envs.core.search`) plays far better than its
-rollout network but costs a tenth of a second or more per decision, too slow for a training
-pool. This module turns its decisions into a cheap network:
+A search player (``pimc:N:CHECKPOINT``, :mod:`envs.core.search`) improves on its rollout
+network by looking ahead, but costs a tenth of a second of CPU or more per decision, too slow
+for a training pool. This module turns its decisions into a cheap network:
 
 1. :func:`record` plays games in which the *teacher* (any spec, normally ``pimc:N:CKPT``)
-   sits in one seat, rotated game by game, against opponents (by default the teacher's rollout
-   policy), and records every teacher decision with two or more legal actions: the seat's
-   observation, the legal mask, the action the teacher played and, for a search teacher, the
-   mean final reward it found for each legal action (``values``, NaN where not tried). Forced
-   moves carry no information and are not recorded.
+   sits in one seat, rotated through the seats of each deal, against opponents (by default
+   the teacher's rollout policy), and records every teacher decision with two or more legal
+   actions: the seat's observation, the legal mask, the action the teacher played and, for a
+   search teacher, the mean final reward it found for each legal action (``values``, NaN
+   where not tried). Forced moves carry no information and are not recorded.
 2. :func:`save_dataset` / :func:`load_dataset` keep that in an ``.npz`` file. A dataset is a
    file a user hands us, so loading bounds its size before anything is decompressed, refuses
    pickled objects, and checks every array's type, shape and contents against the game.
