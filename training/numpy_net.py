@@ -12,6 +12,7 @@ Only the actor is copied: ``mlp_extractor.policy_net`` (Linear + activation laye
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -81,6 +82,20 @@ class NumpyActor:
 
     def __setstate__(self, state: dict) -> None:
         self.__init__(**state)  # type: ignore[misc]
+
+    @property
+    def digest(self) -> str:
+        """A fingerprint of the weights and activation (computed once): equal for two loads of
+        one checkpoint, so opponents that each loaded it (one pool per env) still batch
+        together (``CheckpointPolicy.batch_key``, ``training.league``)."""
+        cached = self.__dict__.get("_digest")
+        if cached is None:
+            digest = hashlib.sha256(self.activation.encode())
+            for array in (*self._wt, *self._b):
+                digest.update(str(array.shape).encode())
+                digest.update(array.tobytes())
+            cached = self.__dict__["_digest"] = digest.hexdigest()
+        return cached
 
     @property
     def input_size(self) -> int:

@@ -115,10 +115,12 @@ class CheckpointPolicy:
         return int(self.actor.sample(x, action_mask, self.rng))
 
     @property
-    def batch_key(self) -> tuple[int, bool, bool, tuple[str, ...]]:
-        """Policies with equal keys act identically on a batch (same network, same mode)."""
+    def batch_key(self) -> tuple[str, bool, bool, tuple[str, ...]]:
+        """Policies with equal keys act identically on a batch (same weights, same mode, same
+        input features): the weights' digest, not the actor's identity, since every env's pool
+        loads its own copy of a checkpoint named in ``opponents.weights``."""
         names = self.features.names if self.features is not None else ()
-        return id(self.actor), self.include_mask, self.deterministic, names
+        return self.actor.digest, self.include_mask, self.deterministic, names
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """Actions for a batch of decisions (rows), one network call for all of them."""

@@ -48,6 +48,9 @@ class PimcPlayer:
         self.rollout = list(rollout)
         self.rng = np.random.default_rng(seed)
         self.label = label
+        #: (legal actions, mean final reward of each) of the last searched decision, or None
+        #: after a forced one; read by training.distill to record the search's values
+        self.last_values: tuple[np.ndarray, np.ndarray] | None = None
 
     def reset(self) -> None:
         pass
@@ -64,6 +67,7 @@ class PimcPlayer:
         legal = np.flatnonzero(action_mask)
         if len(legal) == 0:
             raise ValueError(f"{self.label} asked to act with an empty action mask")
+        self.last_values = None
         if len(legal) == 1:
             return int(legal[0])
         totals = np.zeros(len(legal))
@@ -76,6 +80,7 @@ class PimcPlayer:
                 branch = copy.deepcopy(world)
                 branch.apply(int(action))
                 totals[i] += self._play_out(branch)[seat]
+        self.last_values = (legal, totals / self.worlds)
         best = legal[totals == totals.max()]
         if len(best) == 1:
             return int(best[0])
