@@ -46,7 +46,8 @@ def fake_measure(log: list[tuple[str, bool | None]]) -> Callable[..., float]:
 
 def test_ratios_pair_each_figure_with_its_own_rounds_texas() -> None:
     log: list[tuple[str, bool | None]] = []
-    rows = bench.run_bench(["paladin"], 4, 0.01, 3, "cpu", "both", measure=fake_measure(log))
+    rows = bench.run_bench(["paladin"], 4, 0.01, 3, "cpu", "both", measure=fake_measure(log),
+                           warmup=False)
     by = {(r.name, r.mode, r.events): r for r in rows}
     on = by["paladin_v0 (4p)", "raw", True]
     off = by["paladin_v0 (4p)", "raw", False]
@@ -100,7 +101,7 @@ def test_real_envs_run_with_their_event_setting() -> None:
 
     rows = bench.run_bench(["white_knight"], 3, 0.001, 1, "cpu", "both", measure=measure)
     flags = [log.on for name, log in made if name == "white_knight_v0"]
-    assert flags == [True, False, True, False]
+    assert flags == [True, False, True, False] * 2  # the untimed warm-up, then the round
     assert all(r.rate > 0 for r in rows)
 
 
@@ -108,3 +109,25 @@ def test_cli_events_option(capsys: pytest.CaptureFixture) -> None:
     assert main(["bench", "--events", "sometimes"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--events" in err[0] and "'sometimes'" in err[0]
+
+
+def test_every_env_is_warmed_up_untimed_and_measured_on_its_own_deals() -> None:
+    """Quests keeps a process-wide memo (its feasibility oracle): measured on the same deals,
+    the first env of a block paid to fill it and the others read it (events on looked 19%
+    dearer than off). Every env is played untimed first, and each measured env of a round
+    plays its own deals (seeds), none another's."""
+    calls: list[tuple[str, float, int]] = []
+
+    def measure(env: AECEnv, seconds: float, seed: int, clock: Callable[[], float]) -> float:
+        raw = env.unwrapped
+        on = raw.engine.events.on if hasattr(raw, "engine") else None
+        calls.append((f"{raw.metadata['name']} {type(env).__name__} {on}", seconds, seed))
+        return 1.0
+
+    bench.run_bench(["paladin"], 4, 1.0, 2, "cpu", "both", measure=measure)
+    game = [c for c in calls if c[0].startswith("paladin_v0")]
+    warm, timed = game[:4], game[4:]
+    assert [s for _, s, _ in warm] == [0.25] * 4 and [s for _, s, _ in timed] == [1.0] * 8
+    assert {name for name, _, _ in warm} == {name for name, _, _ in timed}
+    seeds = [seed for _, _, seed in timed]
+    assert len(set(seeds)) == len(seeds)  # no two measured runs share deals

@@ -58,7 +58,7 @@ def league_view(state: dict[str, Any]) -> dict[str, Any]:
     win rates, and the tracker's recent results per entry (their counts and values)."""
     pool = state["vec_env"]["envs"][0].pool
     return {"files": list(state["snapshot_files"]),
-            "pool": [name for name, _, _ in pool.snapshots],
+            "pool": [entry[0] for entry in pool.snapshots],
             "win_rates": dict(pool.win_rates),
             "results": {k: list(v) for k, v in state["callback"]["league"].items()},
             "snapshots": state["callback"]["snapshots"]}

@@ -210,9 +210,11 @@ def run_bench(
     games: list[str], num_players: int, seconds: float, repeats: int, clock: str = "wall",
     events: str = "both",
     measure: Callable[[AECEnv, float, int, Callable[[], float]], float] = decisions_per_second,
+    warmup: bool = True,
 ) -> list[BenchRow]:
     """``repeats`` paired rounds (see the module docstring); ``events``: ``"on"``, ``"off"``
-    or ``"both"`` (the game envs' event settings; training builds its envs with events off)."""
+    or ``"both"`` (the game envs' event settings; training builds its envs with events off).
+    ``warmup``: play every env untimed for a quarter of ``seconds`` first (below)."""
     plan = blocks(games, num_players, EVENT_CHOICES[events])
     texas = texas_factories()
     rows: dict[tuple[str, str, bool | None], BenchRow] = {}
@@ -231,7 +233,7 @@ def run_bench(
     # Warm-up, untimed: an engine may keep process-wide memo tables (Quests' feasibility
     # oracle), so whichever env ran first on a fresh process paid to fill them and every later
     # one read them: the first game env measured looked slower, events on looked costly.
-    for block in plan:
+    for block in plan if warmup else ():
         for config in block:
             measure(config.make(), seconds / 4, repeats, tick)
     for r in range(repeats):
