@@ -47,12 +47,10 @@ GLOBAL_LAYOUT.add("stories_top", (STORIES_TOP, NUM_STORIES), f"the next {STORIES
 
 _SCRATCH = GLOBAL_LAYOUT.new_buffer()  # absolute seats; one per process (single-threaded use)
 _HIGH = GLOBAL_LAYOUT.low_high()[1]
-_PIECES = {p.name: p for p in GLOBAL_LAYOUT.pieces}
 
 
 def _view(name: str) -> np.ndarray:
-    piece = _PIECES[name]
-    return _SCRATCH[piece.offset:piece.stop].reshape(piece.shape)
+    return GLOBAL_LAYOUT.view(_SCRATCH, name)
 
 
 _HANDS, _FACE_DOWN, _STAGES = _view("hands"), _view("face_down"), _view("stages")

@@ -50,12 +50,10 @@ GLOBAL_LAYOUT.add("treasure_counts", NUM_TREASURES, "the whole treasure deck: co
 
 _SCRATCH = GLOBAL_LAYOUT.new_buffer()  # absolute seats; one per process (single-threaded use)
 _HIGH = GLOBAL_LAYOUT.low_high()[1]
-_PIECES = {p.name: p for p in GLOBAL_LAYOUT.pieces}
 
 
 def _view(name: str) -> np.ndarray:
-    piece = _PIECES[name]
-    return _SCRATCH[piece.offset:piece.stop].reshape(piece.shape)
+    return GLOBAL_LAYOUT.view(_SCRATCH, name)
 
 
 _HANDS, _COMMITTED, _PACKET = _view("hands"), _view("committed"), _view("packet")
