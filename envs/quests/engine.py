@@ -24,6 +24,7 @@ from envs.quests.cards import (
     AMOUR_KIND,
     EVENT,
     KIND_NAMES,
+    MORDRED,
     NUM_KINDS,
     QUEST,
     RANK_NAMES,
@@ -188,7 +189,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         seat = self.current_player
         if seat >= 0:
             self._maskers[self.phase](seat)
-            if self._mordred_allowed(seat):
+            if self.hands[seat][MORDRED] and self._mordred_allowed(seat):  # rarely held
                 self._mask_mordred(seat)
         self._mask_ok = True
         return self._mask

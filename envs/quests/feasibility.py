@@ -92,11 +92,6 @@ def _minus(weapons: Weapons, sub: int) -> Weapons:
     return tuple(map(_sub, weapons, _BITS[sub]))
 
 
-def _distinct_above(foes: Foes, t: int) -> int:
-    """How many distinct foe values exceed ``t`` (``foes`` is ascending)."""
-    return len(set(foes[bisect_right(foes, t):]))
-
-
 @lru_cache(maxsize=1 << 17)
 def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
     """Can the hand make ``k`` foe stages with distinct BPs, all above ``t``?"""
@@ -104,7 +99,7 @@ def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
         return True
     if len(foes) < k:
         return False
-    above = _distinct_above(foes, t)
+    above = len(set(foes[bisect_right(foes, t):]))  # distinct values above t (inlined)
     if above >= k:
         return True  # the foes alone, without weapons
     if sum(weapons) < k - above:
@@ -136,7 +131,7 @@ def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
     need = r - 1 if test_allowed and tests > 0 else r
     if need <= 0:
         return True
-    if _distinct_above(foes, t) >= need:
+    if len(set(foes[bisect_right(foes, t):])) >= need:  # distinct foe values above t
         return True  # the cheap common case, before the memoised search
     if foe_stages_possible(foes, weapons, r, t):
         return True
