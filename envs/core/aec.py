@@ -34,13 +34,22 @@ ILLEGAL_MOVE_REWARD = -1.0
 END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS = (
     "finished", "truncated", "illegal_move", "in_progress")
 
-#: attributes PettingZoo sets in ``reset()``; reading one before it raises EnvNotResetError
-_SET_BY_RESET = frozenset(
-    {"agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
-     "_cumulative_rewards",
-     # AECEnv properties that read ``agents``: the error they raise would otherwise fall
-     # through to __getattr__ under their own name
-     "num_agents"})
+class _SetByReset:
+    """Class-level stand-in for an attribute PettingZoo sets in ``reset()``: reading it before
+    then raises EnvNotResetError.
+
+    A non-data descriptor: ``reset()`` stores the real value in the instance dict, which then
+    wins. This replaces a ``__getattr__`` hook, because a class with ``__getattr__`` keeps
+    CPython from specialising *every* attribute read on its instances, the hot path's too.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, env: Any, owner: type | None = None) -> Any:
+        if env is None:
+            return self
+        raise EnvNotResetError(env._not_reset_message(f"reading {self.name!r}"))
 
 
 class CardGameEnv(AECEnv, EzPickle):
@@ -130,11 +139,21 @@ class CardGameEnv(AECEnv, EzPickle):
         self._started = False
 
     # -- misuse: clear errors instead of AttributeError/KeyError from deep inside --------------
-    def __getattr__(self, name: str) -> Any:
-        """Only reached when normal lookup fails: name the missing ``reset()``."""
-        if name in _SET_BY_RESET:
-            raise EnvNotResetError(self._not_reset_message(f"reading {name!r}"))
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    # what PettingZoo sets in reset(): read before it, each names the missing reset()
+    agents = _SetByReset()
+    agent_selection = _SetByReset()
+    rewards = _SetByReset()
+    terminations = _SetByReset()
+    truncations = _SetByReset()
+    infos = _SetByReset()
+    _cumulative_rewards = _SetByReset()
+
+    @property
+    def num_agents(self) -> int:
+        """AECEnv's ``len(agents)``, with the error naming ``num_agents`` before ``reset()``."""
+        if "agents" not in self.__dict__:
+            raise EnvNotResetError(self._not_reset_message("reading 'num_agents'"))
+        return len(self.agents)
 
     def _not_reset_message(self, what: str) -> str:
         return f"{self.metadata['name']}: {what} before reset(); call reset() first"

@@ -24,6 +24,7 @@ from envs.quests.cards import (
     AMOUR_KIND,
     EVENT,
     KIND_NAMES,
+    MORDRED,
     NUM_KINDS,
     QUEST,
     RANK_NAMES,
@@ -39,6 +40,7 @@ from envs.quests.cards import (
 from envs.quests.events import EventFlow
 from envs.quests.global_state import GLOBAL_LAYOUT
 from envs.quests.global_state import global_state as encode_global_state
+from envs.quests.observation import LAYOUT
 from envs.quests.quest import QuestFlow
 from envs.quests.rules import QuestsRules
 from envs.quests.table import (
@@ -62,6 +64,7 @@ from envs.quests.table import (
 )
 from envs.quests.tournament import TournamentFlow
 
+_OBS_SIZE = LAYOUT.size
 _STORY_TYPES = {QUEST: "quest", TOURNAMENT: "tournament", EVENT: "event"}
 _STORY_INDEX = {name: k for k, name in enumerate(STORY_NAMES)}
 
@@ -188,7 +191,7 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         seat = self.current_player
         if seat >= 0:
             self._maskers[self.phase](seat)
-            if self._mordred_allowed(seat):
+            if self.hands[seat][MORDRED] and self._mordred_allowed(seat):  # rarely held
                 self._mask_mordred(seat)
         self._mask_ok = True
         return self._mask
@@ -207,7 +210,10 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     def observation(self, player: int) -> np.ndarray:
         tmp = self._tmp
         np.maximum(self.pub, self._priv_rows[player], out=tmp)
-        obs = tmp.take(self._perms[player])
+        if self._identity[player]:  # seat 0 at a full table: no reordering, a plain copy
+            obs = tmp[:_OBS_SIZE].copy()
+        else:
+            obs = tmp.take(self._perms[player])
         if self.obs_clip is not None:  # non-default rule options (see GameEngine)
             np.minimum(obs, self.obs_clip, out=obs)
         return obs

@@ -21,7 +21,9 @@ key; a hand holds about 12 cards, so the search is cheap.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from bisect import bisect_right
+from functools import cache, lru_cache
+from operator import sub as _sub
 
 from envs.quests.cards import NUM_WEAPONS, WEAPON_BP
 
@@ -52,30 +54,42 @@ _HELD_BP = [sum(WEAPON_BP[i] for i in range(NUM_WEAPONS) if held >> i & 1)
             for held in range(1 << NUM_WEAPONS)]
 
 
+#: the 0/1 count vector of every weapon-names mask (what taking one of each name removes)
+_BITS = tuple(tuple(sub >> i & 1 for i in range(NUM_WEAPONS)) for sub in range(1 << NUM_WEAPONS))
+
+
+#: held-names mask of every "is each name held" vector (64 entries; keys are tuples of bools)
+_HELD_OF = {tuple(bool(sub >> i & 1) for i in range(NUM_WEAPONS)): sub
+            for sub in range(1 << NUM_WEAPONS)}
+
+
+def _held(weapons: Weapons) -> int:
+    """Bit mask of the weapon names held (count > 0): one table look-up."""
+    return _HELD_OF[tuple(map(bool, weapons))]
+
+
 def held_mask(weapons: Weapons, exclude: int = 0) -> int:
     """Bit mask of the weapon names held (count > 0), minus the names in ``exclude``."""
-    mask = 0
-    for i, count in enumerate(weapons):
-        if count:
-            mask |= 1 << i
-    return mask & ~exclude & _ALL
+    return _held(weapons) & ~exclude & _ALL
 
 
-def minimal_sets(held: int, need: int) -> list[tuple[int, int]]:
+@cache
+def minimal_sets(held: int, need: int) -> tuple[tuple[int, int], ...]:
     """Weapon sets (mask, BP) from ``held`` with BP > ``need`` that are minimal for it.
 
-    ``need < 0`` means the foe alone is enough: only the empty set.
+    ``need < 0`` means the foe alone is enough: only the empty set. Memoised: 64 masks times
+    the few BP gaps a quest can have.
     """
     if need < 0:
-        return [(0, 0)]
-    return [(sub, total) for sub, total, least in _SUBSETS[held]
-            if total > need and total - least <= need]
+        return ((0, 0),)
+    return tuple((sub, total) for sub, total, least in _SUBSETS[held]
+                 if total > need and total - least <= need)
 
 
 def _minus(weapons: Weapons, sub: int) -> Weapons:
     if not sub:
         return weapons
-    return tuple(c - (sub >> i & 1) for i, c in enumerate(weapons))
+    return tuple(map(_sub, weapons, _BITS[sub]))
 
 
 @lru_cache(maxsize=1 << 17)
@@ -85,12 +99,12 @@ def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
         return True
     if len(foes) < k:
         return False
-    above = len({v for v in foes if v > t})
+    above = len(set(foes[bisect_right(foes, t):]))  # distinct values above t (inlined)
     if above >= k:
         return True  # the foes alone, without weapons
     if sum(weapons) < k - above:
         return False  # stages without weapons have distinct foe values: at most `above`
-    held = held_mask(weapons)
+    held = _held(weapons)
     if k == 1:  # one stage: the strongest foe with one weapon of every name held
         return foes[-1] + _HELD_BP[held] > t
     if foes[-1] + _HELD_BP[held] < t + 5 * k:
@@ -117,7 +131,7 @@ def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
     need = r - 1 if test_allowed and tests > 0 else r
     if need <= 0:
         return True
-    if len({v for v in foes if v > t}) >= need:
+    if len(set(foes[bisect_right(foes, t):])) >= need:  # distinct foe values above t
         return True  # the cheap common case, before the memoised search
     if foe_stages_possible(foes, weapons, r, t):
         return True
@@ -162,3 +176,4 @@ def clear_caches() -> None:
     """Empty the memo tables (tests use it to measure cold-cache cost)."""
     foe_stages_possible.cache_clear()
     _partial_below.cache_clear()
+    minimal_sets.cache_clear()

@@ -80,6 +80,8 @@ _STAGE_RESULT = Spec("stage_result", _stage_result_text, ("stage", "passed", "fa
                          "failed": [s for s in seats if s not in passed]})
 #: per story card: (foe kind, its BP in that quest) for every foe kind
 _FOE_ITEMS = tuple(tuple((kind, values[kind]) for kind in FOES) for values in FOE_VALUES)
+#: the same, lowest BP first: a hand's foe values come out sorted without a sort
+_FOES_BY_VALUE = tuple(tuple(sorted(items, key=lambda item: item[1])) for items in _FOE_ITEMS)
 assert tuple(range(6)) == WEAPONS and TESTS == (28, 29, 30, 31)  # read unrolled below
 _WEAPON_INDEX = {kind: i for i, kind in enumerate(WEAPONS)}
 
@@ -96,11 +98,10 @@ class QuestFlow(Table):
         """The sponsor-relevant part of a hand: foe values in this quest, weapons, tests."""
         hand = self.hands[seat]
         foes: list[int] = []
-        for kind, value in _FOE_ITEMS[self.story]:
+        for kind, value in _FOES_BY_VALUE[self.story]:
             count = hand[kind]
             if count:
-                foes.extend([value] * count)
-        foes.sort()
+                foes += [value] * count
         return (tuple(foes), (hand[0], hand[1], hand[2], hand[3], hand[4], hand[5]),
                 hand[28] + hand[29] + hand[30] + hand[31])
 

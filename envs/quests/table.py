@@ -209,6 +209,9 @@ class Table(GameEngine):
         self.story_cards = story_catalog()
         self.catalogs = {"adventure_deck": self.adventure_cards, "story_deck": self.story_cards}
         self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
+        #: whose permutation is the identity (seat 0 at a full table): observation() copies
+        self._identity = [bool(np.array_equal(perm, np.arange(LAYOUT.size)))
+                          for perm in self._perms]
         self.pub = LAYOUT.new_buffer()
         self.priv = LAYOUT.new_buffer(n)
         self._tmp = LAYOUT.new_buffer()
@@ -251,7 +254,7 @@ class Table(GameEngine):
 
     #: read-only after construction: shared by copies instead of deep-copied
     _SHARED = ("rules", "adventure_cards", "story_cards", "catalogs", "_name_tables", "_perms",
-               "_quest_cells")
+               "_identity", "_quest_cells")
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         """A fast deep copy: the state is flat lists, lists of int lists, numpy buffers and the
