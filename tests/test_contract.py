@@ -185,6 +185,52 @@ def test_illegal_action_wrapped_terminates_with_penalty(game: str) -> None:
         env.step(env.action_space(env.agent_selection).n)
 
 
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_illegal_move_end_tells_every_agent_who_did_what(game: str) -> None:
+    """PettingZoo's TerminateIllegalWrapper end: every agent terminated *and* truncated, each
+    info names the offender and its action, no mask offers a move, the record says why, and
+    the offender's penalty is what ``last()`` hands it (not on top of an earlier reward)."""
+    env = game_module(game).env(num_players=GAMES[game].players[0])
+    env.reset(seed=0)
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="Illegal move"):
+        env.step(illegal)
+    raw_env = env.unwrapped
+    assert all(env.truncations[a] is True for a in env.agents)
+    assert all(env.terminations[a] is True for a in env.agents)
+    for agent in env.agents:
+        assert env.infos[agent] == {"illegal_action": {"agent": offender,
+                                                       "action": repr(illegal)}}
+        assert not raw_env.observe(agent)["action_mask"].any()
+    assert raw_env.legal_actions() == []
+    assert not any(raw_env.is_legal(a) for a in range(raw_env.action_space(offender).n))
+    assert raw_env.game_end() == "illegal_move"
+    assert raw_env.engine.current_player == -1  # no seat is to act in the engine either
+    assert raw_env.record()["illegal"] == {"agent": offender, "action": repr(illegal),
+                                           "penalty": -1.0}
+    got = {}
+    for agent in env.agent_iter():
+        got[agent] = env.last()[1]
+        env.step(None)
+    assert got == {a: -1 if a == offender else 0 for a in env.possible_agents}
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_is_legal_refuses_what_is_not_an_action_id_without_raising(game: str) -> None:
+    """``is_legal`` answers False (never an IndexError from the mask) for ids out of range
+    and non-integers, and True for every legal id, 0 included, plain or numpy."""
+    env = raw(game, GAMES[game].players[0])
+    env.reset(seed=0)
+    n = int(env.action_space(env.agent_selection).n)
+    for bad in (n, n + 1, -1, np.int64(n), 1.5, 0.0, "0", None):
+        assert env.is_legal(bad) is False, bad
+    mask = env.observe(env.agent_selection)["action_mask"]
+    for action in range(n):
+        assert env.is_legal(action) is bool(mask[action])
+        assert env.is_legal(np.int64(action)) is bool(mask[action])
+
+
 def test_order_enforcing() -> None:
     for game in GAMES_AVAILABLE:
         env = game_module(game).env()
@@ -220,6 +266,23 @@ def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
     env.reset(seed=0)
     assert env.render() is None
     assert capsys.readouterr().out.strip()
+    # "human" prints the table after every step, by itself; "ansi" and None print nothing
+    shown = raw(game, GAMES[game].players[0])
+    shown.render_mode = "human"
+    quiet = raw(game, GAMES[game].players[0])
+    quiet.render_mode = "ansi"
+    for each in (shown, quiet):
+        each.reset(seed=0)
+    capsys.readouterr()
+    quiet.step(quiet.legal_actions()[0])
+    assert capsys.readouterr().out == ""
+    shown.step(shown.legal_actions()[0])
+    out = capsys.readouterr().out
+    assert out.strip() and shown.engine.render_text() in out
+    bare = raw(game, GAMES[game].players[0])
+    bare.reset(seed=0)
+    bare.step(bare.legal_actions()[0])
+    assert capsys.readouterr().out == ""
 
 
 @pytest.mark.parametrize("game,n", GAME_SIZES)
