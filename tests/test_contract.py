@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 import random
@@ -42,6 +43,21 @@ def test_registry_make(game: str, n: int) -> None:
     assert env.metadata["name"] == f"{game}_v0"
     assert env.possible_agents == [f"player_{i}" for i in range(n)]
     assert envs.GAMES[game].module == f"envs.{game}_v0"
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_pickle_of_an_unstarted_env_keeps_its_table_and_rules(game: str) -> None:
+    """Before reset() a pickle holds the constructor arguments (EzPickle): the copy is the
+    same table, with the same size and rule options, ready to reset."""
+    n = GAMES[game].players[-1]
+    env = raw(game, n, events=False)
+    clone = pickle.loads(pickle.dumps(env))
+    assert clone.num_players == n and clone.rules == env.rules
+    assert clone.engine.events.on is False
+    clone.reset(seed=3)
+    env.reset(seed=3)
+    np.testing.assert_array_equal(clone.observe(clone.agent_selection)["observation"],
+                                  env.observe(env.agent_selection)["observation"])
 
 
 @pytest.mark.parametrize("game,n", GAME_SIZES)
@@ -206,6 +222,8 @@ def test_illegal_move_end_tells_every_agent_who_did_what(game: str) -> None:
     assert raw_env.legal_actions() == []
     assert not any(raw_env.is_legal(a) for a in range(raw_env.action_space(offender).n))
     assert raw_env.game_end() == "illegal_move"
+    copied = copy.deepcopy(raw_env)  # a copy of the ended game offers no move either
+    assert not any(copied.is_legal(a) for a in range(raw_env.action_space(offender).n))
     assert raw_env.engine.current_player == -1  # no seat is to act in the engine either
     assert raw_env.record()["illegal"] == {"agent": offender, "action": repr(illegal),
                                            "penalty": -1.0}
