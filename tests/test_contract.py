@@ -303,6 +303,20 @@ def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
     assert capsys.readouterr().out == ""
 
 
+def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
+    """A reset without a seed draws the game seed from 0..2**63-2 (a seeded stream after the
+    first seed): not from a handful of values, which would replay the same few deals; and
+    the record of a reset without options holds ``{}``, not ``None``."""
+    env = raw("paladin", 3)
+    env.reset(seed=0)
+    seeds = set()
+    for _ in range(20):
+        env.reset()
+        seeds.add(env.record()["seed"])
+    assert len(seeds) == 20 and max(seeds) > 2**32
+    assert env.record()["options"] == {}
+
+
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_record_replays_the_same_game(game: str, n: int) -> None:
     env = play_random(raw(game, n), seed=5)
