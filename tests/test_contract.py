@@ -50,10 +50,11 @@ def test_pickle_of_an_unstarted_env_keeps_its_table_and_rules(game: str) -> None
     """Before reset() a pickle holds the constructor arguments (EzPickle): the copy is the
     same table, with the same size and rule options, ready to reset."""
     n = GAMES[game].players[-1]
-    env = raw(game, n, events=False)
-    clone = pickle.loads(pickle.dumps(env))
-    assert clone.num_players == n and clone.rules == env.rules
-    assert clone.engine.events.on is False
+    for events in (True, False):
+        env = game_module(game).raw_env(num_players=n, render_mode="ansi", events=events)
+        clone = pickle.loads(pickle.dumps(env))
+        assert clone.num_players == n and clone.rules == env.rules
+        assert clone.render_mode == "ansi" and clone.engine.events.on is events
     clone.reset(seed=3)
     env.reset(seed=3)
     np.testing.assert_array_equal(clone.observe(clone.agent_selection)["observation"],
@@ -176,6 +177,31 @@ def test_illegal_action_raw_raises_and_names_it(game: str) -> None:
     assert env.action_name(illegal) in str(err.value)
     with pytest.raises(ValueError):
         env.step(10**6)
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_illegal_action_message_names_the_action_the_agent_the_phase_and_the_legal_moves(
+        game: str) -> None:
+    """The whole message, so a reader can fix the call: what was refused (its name, or why it
+    is no action id), whose turn it is, in which phase, and every legal move by name."""
+    env = raw(game, GAMES[game].players[0])
+    env.reset(seed=0)
+    agent, n = env.agent_selection, env._num_actions
+    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    phase = env.engine.phase_name()
+    where = f"{agent} in phase {phase!r}" if phase else agent
+    legal = ", ".join(env.action_name(a) for a in env.legal_actions())
+    name = env.action_name(illegal)
+    assert env.illegal_action_message(illegal) == (
+        f"{game}_v0: illegal action {illegal!r} ({name!r}) for {where}; legal actions: {legal}")
+    assert env.illegal_action_message(1.5) == (
+        f"{game}_v0: illegal action 1.5 of type float (not an integer action id in "
+        f"0..{n - 1}) for {where}; legal actions: {legal}")
+    with pytest.raises(ValueError, match=r"got 1\.5 of type float$") as err:
+        env.action_name(1.5)
+    assert f"in 0..{n - 1}," in str(err.value)
+    assert env.action_name(np.int64(illegal)) == name
+    assert env.action_name(np.int64(n - 1)) == env.action_name(n - 1)  # numpy ids, every one
 
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
