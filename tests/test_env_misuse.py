@@ -227,11 +227,17 @@ def test_queries_before_reset_raise_instead_of_answering_quietly(game: str) -> N
         ("events_since()", lambda: env.events_since("player_0")),
         ("events()", env.events),
         ("game_end()", env.game_end),
-        ("'num_agents'", lambda: env.num_agents),
+        ("record()", env.record),
+        ("render()", env.render),
+        ("observe()", lambda: env.observe("player_1")),
+        ("reading 'num_agents'", lambda: env.num_agents),
     ]
-    for what, call in calls:
-        with pytest.raises(EnvNotResetError, match=re.escape(what) + r".*call reset\(\) first"):
+    for what, call in calls:  # the whole message: what was called, and the fix
+        with pytest.raises(EnvNotResetError, match="^" + re.escape(
+                f"{game}_v0: {what} before reset(); call reset() first") + "$"):
             call()
+    with pytest.raises(AttributeError, match=r"^'raw_env' object has no attribute 'nope'$"):
+        _ = env.nope
     with pytest.raises(UnknownAgentError):  # the agent is checked first
         env.events_since("player_9")
     env.reset(seed=0)
