@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.arena import play_game, play_match
+from envs.core.arena import MatchResult, play_game, play_match
 from envs.core.registry import game_module
 from tests.training_support import ready_games
 from training.cli import main
@@ -82,6 +82,7 @@ def test_play_match_keeps_the_first_records_and_reports_each_game_in_lineup_orde
                        ("mean_rank", "ranks"), ("mean_reward", "rewards")):
         rows = np.array([getattr(game, attr) for game in match.games], dtype=float)
         assert getattr(match, name) == pytest.approx(rows.mean(axis=0).tolist())
+    assert MatchResult(3).win_rate == MatchResult(3).mean_rank == [0.0, 0.0, 0.0]  # no game
     plain = play_match("paladin", 3, lineup, seeds=[5])
     assert all(game.record is None for game in plain.games)
     for bad in (True, -1, 1.5):
@@ -90,7 +91,8 @@ def test_play_match_keeps_the_first_records_and_reports_each_game_in_lineup_orde
             play_match("paladin", 3, lineup, seeds=[5], keep_records=bad)
     with pytest.raises(ValueError, match="lineup has 2 agents for a 3-player game"):
         play_match("paladin", 3, lineup[:2], seeds=[5])
-    with pytest.raises(ValueError, match=r"no seeds: give at least one deal, e\.g\. seeds="):
+    with pytest.raises(ValueError, match=r"^play_match got no seeds: give at least one deal, "
+                                         r"e\.g\. seeds=range\(100\)$"):
         play_match("paladin", 3, lineup, seeds=[])
     # play_game hands its reset options to the env (an unknown one is named in a warning)
     env = game_module("paladin").raw_env(num_players=3)
