@@ -329,6 +329,25 @@ def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.parametrize("max_turns", [1, 300])
+def test_a_truncated_game_truncates_every_agent_and_says_so(max_turns: int) -> None:
+    """A turn limit ends the game truncated, not terminated (PettingZoo's distinction, which a
+    learner's bootstrapping reads); a finished game the other way round. Both records say
+    which, with the ranks, and the agent to act afterwards is one still at the table."""
+    env = raw("quests", 3, max_turns=max_turns)
+    env.reset(seed=2)
+    while env.game_end() == "in_progress":
+        env.step(env.legal_actions()[0])
+    cut = max_turns == 1
+    assert env.game_end() == ("truncated" if cut else "finished")
+    assert all(env.truncations[a] is cut for a in env.agents)
+    assert all(env.terminations[a] is (not cut) for a in env.agents)
+    record = env.record()
+    assert record["end"] == env.game_end() and record["truncated"] is cut
+    assert sorted(record["ranks"].values()) == sorted(env.engine.ranks())
+    assert env.agent_selection in env.agents
+
+
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
     """A reset without a seed draws the game seed from 0..2**63-2 (a seeded stream after the
     first seed): not from a handful of values, which would replay the same few deals; and
