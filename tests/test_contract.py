@@ -362,6 +362,31 @@ def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
     assert env.record()["options"] == {}
 
 
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_render_adds_the_last_moves_public_events_and_nothing_else(game: str) -> None:
+    """The text view is the table, then "What happened:" with the public events of the last
+    move only; nothing is added before the first move or after a move with no public event."""
+    env = game_module(game).raw_env(render_mode="ansi")
+    env.reset(seed=1)
+    assert env.render() == env.engine.render_text()
+    quiet_seen = told_seen = False
+    for _ in range(200):
+        if env.game_end() != "in_progress" or (quiet_seen and told_seen):
+            break
+        env.step(env.legal_actions()[0])
+        step = len(env.record()["actions"]) - 1
+        public = [e.text for e in env.events() if e.step == step and e.to is None]
+        table = env.engine.render_text()
+        if public:
+            told_seen = True
+            assert env.render() == table + "\nWhat happened:\n" + "\n".join(
+                f"  {text}" for text in public)
+        else:
+            quiet_seen = True
+            assert env.render() == table
+    assert told_seen
+
+
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_record_replays_the_same_game(game: str, n: int) -> None:
     env = play_random(raw(game, n), seed=5)
