@@ -177,6 +177,12 @@ def test_illegal_action_raw_raises_and_names_it(game: str) -> None:
     assert env.action_name(illegal) in str(err.value)
     with pytest.raises(ValueError):
         env.step(10**6)
+    n = env._num_actions
+    for past_the_end in (n, -1):  # a plain int just out of range: a ValueError, not IndexError
+        with pytest.raises(ValueError, match=f"illegal action {past_the_end} of type int"):
+            env.step(past_the_end)
+    with pytest.raises(ValueError, match=rf"illegal action np\.int64\({illegal}\) "):
+        env.step(np.int64(illegal))  # a numpy id is named as given
 
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
