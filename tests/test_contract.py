@@ -6,6 +6,7 @@ import copy
 import json
 import pickle
 import random
+import re
 import warnings
 
 import numpy as np
@@ -333,6 +334,10 @@ def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
     bare.reset(seed=0)
     bare.step(bare.legal_actions()[0])
     assert capsys.readouterr().out == ""
+    with pytest.warns(UserWarning, match=re.escape(  # no mode: a warning that names the fix
+            "You are calling render() without specifying a render_mode; "
+            "use render_mode='ansi' or 'human'.")):
+        assert bare.render() is None
 
 
 @pytest.mark.parametrize("max_turns", [1, 300])
