@@ -115,7 +115,9 @@ def test_lifecycle_misuse_raises_clear_errors(game: str) -> None:
         env.step(0)
     while env.agents:
         env.step(None)
-    with pytest.raises(GameOverError, match="the game is over"):
+    with pytest.raises(GameOverError, match=re.escape(
+            f"{game}_v0: the game is over and every agent has left it; call reset() to start "
+            "a new game")):
         env.step(0)
     with pytest.raises(GameOverError):
         env.last()
@@ -209,7 +211,9 @@ def test_selfplay_seed_and_table_sizes_and_pool_are_checked() -> None:
 def test_spaces_of_an_unknown_agent_name_the_table(game: str, kind: str) -> None:
     env = getattr(game_module(game), kind)(num_players=3)
     for call in (env.action_space, env.observation_space):
-        with pytest.raises(UnknownAgentError, match="no agent 'player_3' at this 3-player"):
+        with pytest.raises(UnknownAgentError, match=re.escape(
+                f"{game}_v0: no agent 'player_3' at this 3-player table; agents are "
+                "player_0, player_1, player_2")):
             call("player_3")
         with pytest.raises(UnknownAgentError):
             call(None)
