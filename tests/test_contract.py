@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 import random
+import re
 import warnings
 
 import numpy as np
@@ -42,6 +44,22 @@ def test_registry_make(game: str, n: int) -> None:
     assert env.metadata["name"] == f"{game}_v0"
     assert env.possible_agents == [f"player_{i}" for i in range(n)]
     assert envs.GAMES[game].module == f"envs.{game}_v0"
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_pickle_of_an_unstarted_env_keeps_its_table_and_rules(game: str) -> None:
+    """Before reset() a pickle holds the constructor arguments (EzPickle): the copy is the
+    same table, with the same size and rule options, ready to reset."""
+    n = GAMES[game].players[-1]
+    for events in (True, False):
+        env = game_module(game).raw_env(num_players=n, render_mode="ansi", events=events)
+        clone = pickle.loads(pickle.dumps(env))
+        assert clone.num_players == n and clone.rules == env.rules
+        assert clone.render_mode == "ansi" and clone.engine.events.on is events
+    clone.reset(seed=3)
+    env.reset(seed=3)
+    np.testing.assert_array_equal(clone.observe(clone.agent_selection)["observation"],
+                                  env.observe(env.agent_selection)["observation"])
 
 
 @pytest.mark.parametrize("game,n", GAME_SIZES)
@@ -160,6 +178,37 @@ def test_illegal_action_raw_raises_and_names_it(game: str) -> None:
     assert env.action_name(illegal) in str(err.value)
     with pytest.raises(ValueError):
         env.step(10**6)
+    n = env._num_actions
+    for past_the_end in (n, -1):  # a plain int just out of range: a ValueError, not IndexError
+        with pytest.raises(ValueError, match=f"illegal action {past_the_end} of type int"):
+            env.step(past_the_end)
+    with pytest.raises(ValueError, match=rf"illegal action np\.int64\({illegal}\) "):
+        env.step(np.int64(illegal))  # a numpy id is named as given
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_illegal_action_message_names_the_action_the_agent_the_phase_and_the_legal_moves(
+        game: str) -> None:
+    """The whole message, so a reader can fix the call: what was refused (its name, or why it
+    is no action id), whose turn it is, in which phase, and every legal move by name."""
+    env = raw(game, GAMES[game].players[0])
+    env.reset(seed=0)
+    agent, n = env.agent_selection, env._num_actions
+    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    phase = env.engine.phase_name()
+    where = f"{agent} in phase {phase!r}" if phase else agent
+    legal = ", ".join(env.action_name(a) for a in env.legal_actions())
+    name = env.action_name(illegal)
+    assert env.illegal_action_message(illegal) == (
+        f"{game}_v0: illegal action {illegal!r} ({name!r}) for {where}; legal actions: {legal}")
+    assert env.illegal_action_message(1.5) == (
+        f"{game}_v0: illegal action 1.5 of type float (not an integer action id in "
+        f"0..{n - 1}) for {where}; legal actions: {legal}")
+    with pytest.raises(ValueError, match=r"got 1\.5 of type float$") as err:
+        env.action_name(1.5)
+    assert f"in 0..{n - 1}," in str(err.value)
+    assert env.action_name(np.int64(illegal)) == name
+    assert env.action_name(np.int64(n - 1)) == env.action_name(n - 1)  # numpy ids, every one
 
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
@@ -183,6 +232,54 @@ def test_illegal_action_wrapped_terminates_with_penalty(game: str) -> None:
     with pytest.raises(AssertionError):
         env.reset(seed=0)
         env.step(env.action_space(env.agent_selection).n)
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_illegal_move_end_tells_every_agent_who_did_what(game: str) -> None:
+    """PettingZoo's TerminateIllegalWrapper end: every agent terminated *and* truncated, each
+    info names the offender and its action, no mask offers a move, the record says why, and
+    the offender's penalty is what ``last()`` hands it (not on top of an earlier reward)."""
+    env = game_module(game).env(num_players=GAMES[game].players[0])
+    env.reset(seed=0)
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="Illegal move"):
+        env.step(illegal)
+    raw_env = env.unwrapped
+    assert all(env.truncations[a] is True for a in env.agents)
+    assert all(env.terminations[a] is True for a in env.agents)
+    for agent in env.agents:
+        assert env.infos[agent] == {"illegal_action": {"agent": offender,
+                                                       "action": repr(illegal)}}
+        assert not raw_env.observe(agent)["action_mask"].any()
+    assert raw_env.legal_actions() == []
+    assert not any(raw_env.is_legal(a) for a in range(raw_env.action_space(offender).n))
+    assert raw_env.game_end() == "illegal_move"
+    copied = copy.deepcopy(raw_env)  # a copy of the ended game offers no move either
+    assert not any(copied.is_legal(a) for a in range(raw_env.action_space(offender).n))
+    assert raw_env.engine.current_player == -1  # no seat is to act in the engine either
+    assert raw_env.record()["illegal"] == {"agent": offender, "action": repr(illegal),
+                                           "penalty": -1.0}
+    got = {}
+    for agent in env.agent_iter():
+        got[agent] = env.last()[1]
+        env.step(None)
+    assert got == {a: -1 if a == offender else 0 for a in env.possible_agents}
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_is_legal_refuses_what_is_not_an_action_id_without_raising(game: str) -> None:
+    """``is_legal`` answers False (never an IndexError from the mask) for ids out of range
+    and non-integers, and True for every legal id, 0 included, plain or numpy."""
+    env = raw(game, GAMES[game].players[0])
+    env.reset(seed=0)
+    n = int(env.action_space(env.agent_selection).n)
+    for bad in (n, n + 1, -1, np.int64(n), 1.5, 0.0, "0", None):
+        assert env.is_legal(bad) is False, bad
+    mask = env.observe(env.agent_selection)["action_mask"]
+    for action in range(n):
+        assert env.is_legal(action) is bool(mask[action])
+        assert env.is_legal(np.int64(action)) is bool(mask[action])
 
 
 def test_order_enforcing() -> None:
@@ -220,6 +317,85 @@ def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
     env.reset(seed=0)
     assert env.render() is None
     assert capsys.readouterr().out.strip()
+    # "human" prints the table after every step, by itself; "ansi" and None print nothing
+    shown = raw(game, GAMES[game].players[0])
+    shown.render_mode = "human"
+    quiet = raw(game, GAMES[game].players[0])
+    quiet.render_mode = "ansi"
+    for each in (shown, quiet):
+        each.reset(seed=0)
+    capsys.readouterr()
+    quiet.step(quiet.legal_actions()[0])
+    assert capsys.readouterr().out == ""
+    shown.step(shown.legal_actions()[0])
+    out = capsys.readouterr().out
+    assert out.strip() and shown.engine.render_text() in out
+    bare = raw(game, GAMES[game].players[0])
+    bare.reset(seed=0)
+    bare.step(bare.legal_actions()[0])
+    assert capsys.readouterr().out == ""
+    with pytest.warns(UserWarning, match=re.escape(  # no mode: a warning that names the fix
+            "You are calling render() without specifying a render_mode; "
+            "use render_mode='ansi' or 'human'.")):
+        assert bare.render() is None
+
+
+@pytest.mark.parametrize("max_turns", [1, 300])
+def test_a_truncated_game_truncates_every_agent_and_says_so(max_turns: int) -> None:
+    """A turn limit ends the game truncated, not terminated (PettingZoo's distinction, which a
+    learner's bootstrapping reads); a finished game the other way round. Both records say
+    which, with the ranks, and the agent to act afterwards is one still at the table."""
+    env = raw("quests", 3, max_turns=max_turns)
+    env.reset(seed=2)
+    while env.game_end() == "in_progress":
+        env.step(env.legal_actions()[0])
+    cut = max_turns == 1
+    assert env.game_end() == ("truncated" if cut else "finished")
+    assert all(env.truncations[a] is cut for a in env.agents)
+    assert all(env.terminations[a] is (not cut) for a in env.agents)
+    record = env.record()
+    assert record["end"] == env.game_end() and record["truncated"] is cut
+    assert sorted(record["ranks"].values()) == sorted(env.engine.ranks())
+    assert env.agent_selection in env.agents
+
+
+def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
+    """A reset without a seed draws the game seed from 0..2**63-2 (a seeded stream after the
+    first seed): not from a handful of values, which would replay the same few deals; and
+    the record of a reset without options holds ``{}``, not ``None``."""
+    env = raw("paladin", 3)
+    env.reset(seed=0)
+    seeds = set()
+    for _ in range(20):
+        env.reset()
+        seeds.add(env.record()["seed"])
+    assert len(seeds) == 20 and max(seeds) > 2**32
+    assert env.record()["options"] == {}
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_render_adds_the_last_moves_public_events_and_nothing_else(game: str) -> None:
+    """The text view is the table, then "What happened:" with the public events of the last
+    move only; nothing is added before the first move or after a move with no public event."""
+    env = game_module(game).raw_env(render_mode="ansi")
+    env.reset(seed=1)
+    assert env.render() == env.engine.render_text()
+    quiet_seen = told_seen = False
+    for _ in range(200):
+        if env.game_end() != "in_progress" or (quiet_seen and told_seen):
+            break
+        env.step(env.legal_actions()[0])
+        step = len(env.record()["actions"]) - 1
+        public = [e.text for e in env.events() if e.step == step and e.to is None]
+        table = env.engine.render_text()
+        if public:
+            told_seen = True
+            assert env.render() == table + "\nWhat happened:\n" + "\n".join(
+                f"  {text}" for text in public)
+        else:
+            quiet_seen = True
+            assert env.render() == table
+    assert told_seen
 
 
 @pytest.mark.parametrize("game,n", GAME_SIZES)

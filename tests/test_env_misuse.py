@@ -115,7 +115,9 @@ def test_lifecycle_misuse_raises_clear_errors(game: str) -> None:
         env.step(0)
     while env.agents:
         env.step(None)
-    with pytest.raises(GameOverError, match="the game is over"):
+    with pytest.raises(GameOverError, match=re.escape(
+            f"{game}_v0: the game is over and every agent has left it; call reset() to start "
+            "a new game")):
         env.step(0)
     with pytest.raises(GameOverError):
         env.last()
@@ -209,7 +211,9 @@ def test_selfplay_seed_and_table_sizes_and_pool_are_checked() -> None:
 def test_spaces_of_an_unknown_agent_name_the_table(game: str, kind: str) -> None:
     env = getattr(game_module(game), kind)(num_players=3)
     for call in (env.action_space, env.observation_space):
-        with pytest.raises(UnknownAgentError, match="no agent 'player_3' at this 3-player"):
+        with pytest.raises(UnknownAgentError, match=re.escape(
+                f"{game}_v0: no agent 'player_3' at this 3-player table; agents are "
+                "player_0, player_1, player_2")):
             call("player_3")
         with pytest.raises(UnknownAgentError):
             call(None)
@@ -227,11 +231,17 @@ def test_queries_before_reset_raise_instead_of_answering_quietly(game: str) -> N
         ("events_since()", lambda: env.events_since("player_0")),
         ("events()", env.events),
         ("game_end()", env.game_end),
-        ("'num_agents'", lambda: env.num_agents),
+        ("record()", env.record),
+        ("render()", env.render),
+        ("observe()", lambda: env.observe("player_1")),
+        ("reading 'num_agents'", lambda: env.num_agents),
     ]
-    for what, call in calls:
-        with pytest.raises(EnvNotResetError, match=re.escape(what) + r".*call reset\(\) first"):
+    for what, call in calls:  # the whole message: what was called, and the fix
+        with pytest.raises(EnvNotResetError, match="^" + re.escape(
+                f"{game}_v0: {what} before reset(); call reset() first") + "$"):
             call()
+    with pytest.raises(AttributeError, match=r"^'raw_env' object has no attribute 'nope'$"):
+        _ = env.nope
     with pytest.raises(UnknownAgentError):  # the agent is checked first
         env.events_since("player_9")
     env.reset(seed=0)

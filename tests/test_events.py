@@ -754,3 +754,25 @@ def test_render_tells_what_the_last_move_set_off(game: str) -> None:
         else:
             assert "What happened:" not in text
     assert told > 0
+
+
+@pytest.mark.parametrize("module", [paladin_v0, white_knight_v0, quests_v0])
+def test_events_since_starts_at_the_agents_last_decision(module) -> None:
+    """``events_since(agent)`` holds what happened since that agent last acted, not the
+    whole game again: an agent's second decision does not see the deal's events twice."""
+    env = module.raw_env()
+    env.reset(seed=4)
+    first = env.agent_selection
+    acted = 0
+    while env.game_end() == "in_progress":
+        if env.agent_selection == first:
+            acted += 1
+            if acted == 2:
+                break
+        env.step(env.legal_actions()[0])
+    if acted < 2:
+        pytest.skip("the first agent never acted twice in this deal")
+    since = env.events_since(first)
+    seen = env.events(first)
+    assert len(since) < len(seen)
+    assert since == seen[len(seen) - len(since):]

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.arena import play_match
+from envs.core.arena import MatchResult, play_game, play_match
+from envs.core.registry import game_module
 from tests.training_support import ready_games
 from training.cli import main
 from training.evaluate import (
@@ -61,6 +62,42 @@ def test_play_match_rotates_every_agent_through_every_seat_of_each_deal() -> Non
     fixed = play_match("paladin", 3, still, seeds=[5, 6], rotate=False)
     assert [game.seats for game in fixed.games] == [[0, 1, 2], [0, 1, 2]]
     assert [spy.games for spy in still] == [[{0}, {0}], [{1}, {1}], [{2}, {2}]]
+
+
+def test_play_match_keeps_the_first_records_and_reports_each_game_in_lineup_order() -> None:
+    """``keep_records=k``: exactly the first k games keep their record (none by default); a
+    game's steps, rewards and ranks are its record's, in lineup order; the table's rules reach
+    the env; the means are over games; a bad ``keep_records`` or lineup is refused by name."""
+    lineup = [FirstLegal(), FirstLegal(), FirstLegal()]
+    match = play_match("paladin", 3, lineup, seeds=[5, 6], keep_records=2, reds_per_value=2)
+    assert [game.record is not None for game in match.games] == [True, True] + [False] * 4
+    for game in match.games[:2]:
+        record = game.record
+        assert record["rules"] == {"reds_per_value": 2}
+        assert game.steps == len(record["actions"]) > 0
+        by_seat = list(record["rewards"].values())
+        assert game.rewards == [by_seat[seat] for seat in game.seats]
+        assert game.ranks == [list(record["ranks"].values())[seat] for seat in game.seats]
+    for name, attr in (("win_rate", "wins"), ("mean_score", "scores"),
+                       ("mean_rank", "ranks"), ("mean_reward", "rewards")):
+        rows = np.array([getattr(game, attr) for game in match.games], dtype=float)
+        assert getattr(match, name) == pytest.approx(rows.mean(axis=0).tolist())
+    assert MatchResult(3).win_rate == MatchResult(3).mean_rank == [0.0, 0.0, 0.0]  # no game
+    plain = play_match("paladin", 3, lineup, seeds=[5])
+    assert all(game.record is None for game in plain.games)
+    for bad in (True, -1, 1.5):
+        with pytest.raises(ValueError, match=rf"keep_records must be a non-negative integer, "
+                                             rf"got {bad!r}"):
+            play_match("paladin", 3, lineup, seeds=[5], keep_records=bad)
+    with pytest.raises(ValueError, match="lineup has 2 agents for a 3-player game"):
+        play_match("paladin", 3, lineup[:2], seeds=[5])
+    with pytest.raises(ValueError, match=r"^play_match got no seeds: give at least one deal, "
+                                         r"e\.g\. seeds=range\(100\)$"):
+        play_match("paladin", 3, lineup, seeds=[])
+    # play_game hands its reset options to the env (an unknown one is named in a warning)
+    env = game_module("paladin").raw_env(num_players=3)
+    with pytest.warns(UserWarning, match="no_such_option"):
+        play_game(env, lineup, 5, options={"no_such_option": 1})
 
 
 def test_identical_players_share_the_wins_fairly() -> None:

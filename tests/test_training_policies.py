@@ -91,6 +91,25 @@ def test_checkpoint_policy_greedy_and_sampled() -> None:
     obs_batch = rng.normal(size=(6, 5)).astype(np.float32)
     masks = np.tile(mask, (6, 1))
     assert greedy.act_batch(obs_batch, masks).tolist() == [greedy.act(o, mask) for o in obs_batch]
+    # the sampled batch: one legal draw per row, from the policy's seeded stream, as act() draws
+    batch = sampled.act_batch(obs_batch, masks)
+    assert batch.shape == (6,) and set(batch.tolist()) <= {0, 1}
+    again = CheckpointPolicy(actor, deterministic=False, seed=7)
+    twin = CheckpointPolicy(actor, deterministic=False, seed=7)
+    rows = np.tile(obs, (400, 1))
+    drawn = again.act_batch(rows, np.tile(mask, (400, 1)))
+    assert drawn.tolist() == twin.act_batch(rows, np.tile(mask, (400, 1))).tolist()
+    p1 = float(actor.masked_logits(obs, mask)[1] - actor.masked_logits(obs, mask)[0])
+    expected = 1 / (1 + np.exp(-p1))  # softmax share of action 1 among the two legal ones
+    assert abs(float(np.mean(drawn == 1)) - expected) < 0.1
+    # a network trained on [observation, mask] reads the mask in a batch as in act()
+    wide = NumpyActor([rng.normal(size=(8, 9)).astype(np.float32),
+                       rng.normal(size=(4, 8)).astype(np.float32)],
+                      [np.zeros(8, np.float32), np.zeros(4, np.float32)])
+    masked = CheckpointPolicy(wide, include_mask=True)
+    masks = np.array([[1, 1, 0, 0], [0, 1, 1, 1], [1, 0, 1, 0]] * 2, np.int8)
+    assert masked.act_batch(obs_batch, masks).tolist() == [
+        masked.act(o, m) for o, m in zip(obs_batch, masks)]
 
 
 def test_numpy_actor_rejects_inconsistent_layers() -> None:
