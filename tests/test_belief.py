@@ -57,6 +57,18 @@ def states(game: str, n: int, seeds: range, every: int) -> Iterator[Any]:
         yield copy.deepcopy(state)
 
 
+def quests_hidden_stage_states() -> Iterator[tuple[Any, int, list[int]]]:
+    """3-player Quests states with stages a non-sponsor observer has not seen: ``(state,
+    observer, its hidden stages)``."""
+    for state in states("quests", 3, range(6), every=3):
+        if state.over or state.sponsor < 0:
+            continue
+        observer = next(s for s in range(3) if s != state.sponsor)
+        stages = hidden_stages(state, observer)
+        if stages:
+            yield state, observer, stages
+
+
 # -- per game: reference encoder, card census, hidden places -------------------------------------
 def census(game: str, e: Any) -> Any:
     if game == "paladin":
@@ -254,13 +266,7 @@ def test_hidden_quest_stages_are_redealt_within_the_quests_rules() -> None:
     from envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
 
     checked = 0
-    for state in states("quests", 3, range(6), every=3):
-        if state.over or state.sponsor < 0:
-            continue
-        observer = next(s for s in range(3) if s != state.sponsor)
-        stages = hidden_stages(state, observer)
-        if not stages:
-            continue
+    for state, observer, stages in quests_hidden_stage_states():
         seen: dict[int, set[tuple[int, ...]]] = {k: set() for k in stages}
         rng = np.random.default_rng(checked)
         for _ in range(40):
@@ -538,13 +544,7 @@ def test_quests_hidden_stages_are_drawn_only_from_the_unknown_pool() -> None:
     from envs.quests.belief import _draw_stages
 
     checked = 0
-    for state in states("quests", 3, range(6), every=3):
-        if state.over or state.sponsor < 0:
-            continue
-        observer = next(s for s in range(3) if s != state.sponsor)
-        stages = hidden_stages(state, observer)
-        if not stages:
-            continue
+    for state, _, stages in quests_hidden_stage_states():
         exact = counts([kind for k in stages for kind in state.stages[k]], QUESTS_KINDS)
         rng = np.random.default_rng(checked)
         drawn = [_draw_stages(state, stages, exact, rng) for _ in range(200)]
