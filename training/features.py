@@ -44,10 +44,14 @@ def check_features(value: Any, what: str = "env.features") -> tuple[str, ...]:
     return tuple(names)
 
 
+def features_module(game: str) -> Any:
+    """``envs.<game>.features``: the game's feature sets, their index tables, ``COUNT_RULES``."""
+    return importlib.import_module(f"envs.{game_entry(game).game}.features")
+
+
 def feature_function(game: str, name: str) -> Any:
-    """The callable of one feature set for ``game`` (``envs.<game>.features``)."""
-    module = importlib.import_module(f"envs.{game_entry(game).game}.features")
-    return getattr(module, FEATURE_SETS[name][0])
+    """The callable of one feature set for ``game``."""
+    return getattr(features_module(game), FEATURE_SETS[name][0])
 
 
 def check_rules(game: str, names: Sequence[str], rules: Any, what: str = "env.features") -> None:
@@ -55,8 +59,7 @@ def check_rules(game: str, names: Sequence[str], rules: Any, what: str = "env.fe
     the counts would be wrong, silently, so a config may not combine the two."""
     if not names or not isinstance(rules, dict):
         return
-    module = importlib.import_module(f"envs.{game_entry(game).game}.features")
-    clash = sorted(set(rules) & set(getattr(module, "COUNT_RULES", ())))
+    clash = sorted(set(rules) & set(getattr(features_module(game), "COUNT_RULES", ())))
     if clash:
         raise ValueError(f"{what} counts the spec's cards; it cannot be combined with the rule "
                          f"option(s) {', '.join(clash)} (remove one or the other)")
@@ -64,8 +67,7 @@ def check_rules(game: str, names: Sequence[str], rules: Any, what: str = "env.fe
 
 def feature_layout(game: str, name: str) -> Any:
     """The index table (an ``ObsLayout``) of one feature set for ``game``."""
-    module = importlib.import_module(f"envs.{game_entry(game).game}.features")
-    return getattr(module, FEATURE_SETS[name][1])
+    return getattr(features_module(game), FEATURE_SETS[name][1])
 
 
 def features_size(game: str, names: Sequence[str]) -> int:
