@@ -21,9 +21,9 @@ Checked in every game:
 - on a sample of games: ``replay(record())`` reaches the same end and rewards, and a
   ``copy.deepcopy`` taken in mid-game continues to the identical record.
 
-Reading the memory figures: RSS grows over the first thousand or so Quests games while the
-sponsorship-feasibility memo (bounded ``lru_cache`` tables in ``envs/quests/feasibility.py``)
-fills, then stays flat (about 130-140 MiB in one process); growth after that is a leak.
+Reading the memory figures: RSS grows over the first games while allocations settle, then
+stays flat; growth after that is a leak. (Quests' sponsorship-feasibility search memoises only
+small weapon-set tables since it stopped keeping a memo of whole searches.)
 
 Exit status 0 when every game passed, 1 at the first failure (its game, size, entry point and
 seed are printed, so ``--only GAME`` with that seed reproduces it), 2 for bad arguments.

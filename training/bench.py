@@ -231,8 +231,9 @@ def run_bench(
     done = 0
     tick = CLOCKS[clock]
     # Warm-up, untimed: an engine may keep process-wide memo tables (Quests' feasibility
-    # oracle), so whichever env ran first on a fresh process paid to fill them and every later
-    # one read them: the first game env measured looked slower, events on looked costly.
+    # oracle kept large ones once, small weapon-set tables now), so whichever env ran first on
+    # a fresh process paid to fill them and every later one read them: the first game env
+    # measured looked slower, events on looked costly.
     for block in plan if warmup else ():
         for config in block:
             measure(config.make(), seconds / 4, repeats, tick)

@@ -15,14 +15,17 @@ The search builds those stages lowest first. One dominance rule keeps it small a
 lowest stage only ever needs a *minimal* weapon set (removing any weapon would drop it to
 ``t`` or below). Taking a weapon off the lowest stage keeps it above ``t`` and below every
 later stage and returns the weapon to the pool, so a solution with a non-minimal set implies
-one with a minimal set. Results are memoised on the (sorted foe values, weapon counts, k, t)
-key; a hand holds about 12 cards, so the search is cheap.
+one with a minimal set. A hand holds about 12 cards, so the search is cheap: two stages
+(the commonest search) are answered without recursion, and nothing is memoised but the small
+weapon-set tables. A memo of whole searches (bounded ``lru_cache`` tables, once) missed on
+most random-play hands, and its hundreds of thousands of live entries cost more in hashing
+and garbage-collector passes than its hits saved.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from functools import cache, lru_cache
+from functools import cache
 from operator import sub as _sub
 
 from envs.quests.cards import NUM_WEAPONS, WEAPON_BP
@@ -92,7 +95,6 @@ def _minus(weapons: Weapons, sub: int) -> Weapons:
     return tuple(map(_sub, weapons, _BITS[sub]))
 
 
-@lru_cache(maxsize=1 << 17)
 def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
     """Can the hand make ``k`` foe stages with distinct BPs, all above ``t``?"""
     if k <= 0:
@@ -109,6 +111,8 @@ def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
         return foes[-1] + _HELD_BP[held] > t
     if foes[-1] + _HELD_BP[held] < t + 5 * k:
         return False  # k distinct multiples of 5 above t: the top one is at least t + 5k
+    if k == 2:
+        return _two_stages(foes, weapons, held, t)
     tried = set()
     for i, v in enumerate(foes):
         if v in tried:
@@ -117,6 +121,29 @@ def foe_stages_possible(foes: Foes, weapons: Weapons, k: int, t: int) -> bool:
         rest = foes[:i] + foes[i + 1 :]
         for sub, bonus in minimal_sets(held, t - v):
             if foe_stages_possible(rest, _minus(weapons, sub), k - 1, v + bonus):
+                return True
+    return False
+
+
+def _two_stages(foes: Foes, weapons: Weapons, held: int, t: int) -> bool:
+    """:func:`foe_stages_possible` for ``k == 2`` (its commonest search) without recursing:
+    for each lowest stage (foe ``v``, minimal weapon set), the one stage left is the ``k == 1``
+    case, answered in place: the strongest foe left with one weapon of every name still held
+    (a name held once is gone once the lowest stage uses it; the strongest foe left is
+    ``foes[-1]`` unless ``v`` is the top value and held once)."""
+    ones = 0  # names held exactly once
+    for i, count in enumerate(weapons):
+        if count == 1:
+            ones |= 1 << i
+    last = len(foes) - 1
+    tried = set()
+    for i, v in enumerate(foes):  # i: the first foe of value v (foes are sorted)
+        if v in tried:
+            continue
+        tried.add(v)
+        strongest = foes[-1] if i < last else foes[-2]
+        for sub, bonus in minimal_sets(held, t - v):
+            if strongest + _HELD_BP[held & ~(sub & ones)] > v + bonus:
                 return True
     return False
 
@@ -132,10 +159,10 @@ def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
     if need <= 0:
         return True
     if len(set(foes[bisect_right(foes, t):])) >= need:  # distinct foe values above t
-        return True  # the cheap common case, before the memoised search
-    if foe_stages_possible(foes, weapons, r, t):
-        return True
-    return need < r and foe_stages_possible(foes, weapons, need, t)
+        return True  # the cheap common case, before the search
+    # ``need`` foe stages, a test making up the rest: asking for all ``r`` first, as this once
+    # did, only doubled the search (r foe stages imply r - 1) and never changed the answer
+    return foe_stages_possible(foes, weapons, need, t)
 
 
 def partial_stage_possible(foes: Foes, weapons: Weapons, tests: int, r_after: int, value: int,
@@ -150,7 +177,6 @@ def partial_stage_possible(foes: Foes, weapons: Weapons, tests: int, r_after: in
     return _partial_below(foes, weapons, tests, r_after, value, on_stage, t, test_allowed)
 
 
-@lru_cache(maxsize=1 << 16)
 def _partial_below(foes: Foes, weapons: Weapons, tests: int, r_after: int, value: int,
                    on_stage: int, t: int, test_allowed: bool) -> bool:
     held = held_mask(weapons, exclude=on_stage)
@@ -174,6 +200,4 @@ def without(foes: Foes, value: int) -> Foes:
 
 def clear_caches() -> None:
     """Empty the memo tables (tests use it to measure cold-cache cost)."""
-    foe_stages_possible.cache_clear()
-    _partial_below.cache_clear()
     minimal_sets.cache_clear()
