@@ -8,6 +8,7 @@ actions — the foe or test of the current stage, then weapons for a foe, then `
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any
 
 from envs.core.events import SEAT, Spec, Twin, seat_list
@@ -187,10 +188,19 @@ class QuestFlow(Table):
         self.pw[seat][self.i_stage_content[stage][STAGE_INDEX[kind]]] = 1.0
 
     def _mask_build_card(self, seat: int) -> None:
+        """A foe is offered if the quest can still be completed from it, a test if the quest
+        can be completed around it (exact: :mod:`~envs.quests.feasibility`).
+
+        The feasibility search's cheap sufficient case is inlined, as in
+        :meth:`_mask_build_weapons`: a stage above the threshold, with at least as many
+        distinct foe values above it as the later stages need foes (one fewer when a test can
+        fill one), is completable without weapons; most candidates end there."""
         foes, weapons, tests = self._build_hand(seat)
         stage = self.cur_stage
         after = self.num_stages - stage - 1
         t, test_ok = self.threshold, not self.test_used
+        need = after - 1 if test_ok and tests else after  # foe stages the later ones need
+        distinct = sorted(set(foes))
         hand = self.hands[seat]
         values = FOE_VALUES[self.story]
         base = A.ADD + stage * NUM_STAGE_KINDS
@@ -201,8 +211,9 @@ class QuestFlow(Table):
                 v = values[kind]
                 ok = verdict.get(v)
                 if ok is None:
-                    ok = partial_stage_possible(without(foes, v), weapons, tests, after, v, 0, t,
-                                                test_ok)
+                    ok = (v > t and len(distinct) - bisect_right(distinct, v) >= need) or (
+                        partial_stage_possible(without(foes, v), weapons, tests, after, v, 0, t,
+                                               test_ok))
                     verdict[v] = ok
                 if ok:
                     mw[base + STAGE_INDEX[kind]] = 1
@@ -212,22 +223,32 @@ class QuestFlow(Table):
                     mw[base + STAGE_INDEX[kind]] = 1
 
     def _mask_build_weapons(self, seat: int) -> None:
+        """Weapons (distinct names) and ``finish stage``, each offered if the quest can still be
+        completed after it; the search's cheap sufficient case inlined (see
+        :meth:`_mask_build_card`)."""
         if self.stage_test[self.cur_stage] >= 0:
             self._mw[A.FINISH_STAGE] = 1  # no weapons on a test; the rest stays buildable
             return
         foes, weapons, tests = self._build_hand(seat)
         after = self.num_stages - self.cur_stage - 1
         t, test_ok = self.threshold, not self.test_used
+        need = after - 1 if test_ok and tests else after  # foe stages the later ones need
+        distinct = sorted(set(foes))
         value, on_stage = self.build_value, self.build_on
         base = A.ADD + self.cur_stage * NUM_STAGE_KINDS
         mw = self._mw
         for i, kind in enumerate(WEAPONS):
             if weapons[i] and not on_stage >> i & 1:
-                rest = (*weapons[:i], weapons[i] - 1, *weapons[i + 1 :])
-                if partial_stage_possible(foes, rest, tests, after, value + KIND_BP[kind],
-                                          on_stage | 1 << i, t, test_ok):
+                bp = value + KIND_BP[kind]
+                if bp > t and len(distinct) - bisect_right(distinct, bp) >= need:
                     mw[base + STAGE_INDEX[kind]] = 1
-        if value > t and stages_possible(foes, weapons, tests, after, value, test_ok):
+                    continue
+                rest = (*weapons[:i], weapons[i] - 1, *weapons[i + 1 :])
+                if partial_stage_possible(foes, rest, tests, after, bp, on_stage | 1 << i, t,
+                                          test_ok):
+                    mw[base + STAGE_INDEX[kind]] = 1
+        if value > t and (len(distinct) - bisect_right(distinct, value) >= need
+                          or stages_possible(foes, weapons, tests, after, value, test_ok)):
             mw[A.FINISH_STAGE] = 1
 
     def _buildable_without_a_mordred(self, seat: int) -> bool:

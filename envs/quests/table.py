@@ -256,7 +256,7 @@ class Table(GameEngine):
         self.phase = OVER
 
     # -- copying -----------------------------------------------------------------------------------
-    _derived = ("w", "pw", "_mw", "_priv_rows", "_quest_views")
+    _derived = ("w", "pw", "_mw", "_priv_rows", "_quest_views", "_pub_cells", "_priv_cells")
 
     def _bind_views(self) -> None:
         """Memoryviews of the observation layers and the mask, for fast scalar writes; numpy
@@ -267,6 +267,10 @@ class Table(GameEngine):
         self._priv_rows = list(self.priv)
         self._quest_views = [layer[..., run] for run in self._quest_runs
                              for layer in (self.pub, self.priv)]
+        # the observation's cells of each layer (a buffer has one more, always 0), for seat 0
+        # at a full table, whose observation needs no reordering
+        self._pub_cells = self.pub[: LAYOUT.size]
+        self._priv_cells = [row[: LAYOUT.size] for row in self.priv]
 
     #: read-only after construction: shared by copies instead of deep-copied
     _SHARED = ("rules", "adventure_cards", "story_cards", "catalogs", "_name_tables", "_perms",
