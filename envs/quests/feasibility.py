@@ -61,14 +61,11 @@ _HELD_BP = [sum(WEAPON_BP[i] for i in range(NUM_WEAPONS) if held >> i & 1)
 _BITS = tuple(tuple(sub >> i & 1 for i in range(NUM_WEAPONS)) for sub in range(1 << NUM_WEAPONS))
 
 
-#: held-names mask of every "is each name held" vector (64 entries; keys are tuples of bools)
-_HELD_OF = {tuple(bool(sub >> i & 1) for i in range(NUM_WEAPONS)): sub
-            for sub in range(1 << NUM_WEAPONS)}
-
-
 def _held(weapons: Weapons) -> int:
-    """Bit mask of the weapon names held (count > 0): one table look-up."""
-    return _HELD_OF[tuple(map(bool, weapons))]
+    """Bit mask of the weapon names held (count > 0), by arithmetic on the six counts: about
+    40% fewer instructions than building a tuple of bools to look up (its hottest line once)."""
+    a, b, c, d, e, f = weapons
+    return (a > 0) | (b > 0) << 1 | (c > 0) << 2 | (d > 0) << 3 | (e > 0) << 4 | (f > 0) << 5
 
 
 def held_mask(weapons: Weapons, exclude: int = 0) -> int:
