@@ -103,7 +103,8 @@ class CheckpointPolicy:
         """What the network reads: ``[observation, mask (include_mask), features]``."""
         x = observation
         if self.include_mask:
-            x = np.concatenate([observation, action_mask.astype(np.float32)], axis=-1)
+            # (one call: the mask is cast while it is copied, as astype then concatenate did)
+            x = np.concatenate((observation, action_mask), axis=-1, dtype=np.float32)
         if self.features is not None:
             x = self.features.extend(x, observation)
         return x

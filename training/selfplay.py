@@ -402,7 +402,7 @@ class SelfPlayEnv(gymnasium.Env):
             self._mask = engine.legal_mask().astype(bool)
         x = obs
         if self.include_mask:
-            x = np.concatenate([obs, self._mask.astype(np.float32)])
+            x = np.concatenate((obs, self._mask), dtype=np.float32)  # the mask cast on copy
         if self.features is not None:
             x = self.features.extend(x, obs)
         return self._with_global(x)
