@@ -156,24 +156,46 @@ class NumpyActor:
         One input draws noise for its legal actions only and computes only their output rows
         (an opponent has a few legal moves of up to hundreds of actions: Quests 223): the same
         distribution as noise over every action with the illegal ones masked out, at a
-        fraction of the cost; a batch draws noise for every action of every row.
+        fraction of the cost. A batch likewise computes the actions legal in some row and
+        draws noise for each row's legal ones.
         """
         mask = np.asarray(mask)
         if mask.ndim == 1 and len(self._wt) > 1:
             legal = mask.nonzero()[0]
             if legal.size:
-                h = self._first_layer(np.asarray(x, dtype=np.float32))
-                for wt, b in zip(self._wt[1:-1], self._b[1:-1]):
-                    h = self._act(h) @ wt
-                    h += b
-                logits = self._w_out.take(legal, axis=0) @ self._act(h)
-                logits += self._b[-1].take(legal)
+                logits = self._output_rows(self._last_hidden(x), legal)
                 logits += rng.gumbel(size=legal.size).astype(np.float32)
                 return int(legal[logits.argmax()])
+        elif mask.ndim == 2 and len(self._wt) > 1:
+            legal = mask != 0
+            cols = legal.any(axis=0).nonzero()[0]  # actions legal in some row
+            if cols.size:
+                logits = self._output_rows(self._last_hidden(x), cols)
+                legal_cols = legal[:, cols]
+                noisy = np.full(logits.shape, -np.inf, np.float32)
+                noisy[legal_cols] = logits[legal_cols] + rng.gumbel(
+                    size=int(legal_cols.sum())).astype(np.float32)
+                out = cols[noisy.argmax(axis=-1)]
+                out[~legal_cols.any(axis=1)] = 0  # (a row without a legal action: 0, as below)
+                return out
         logits = self.masked_logits(x, mask)
         noise = rng.gumbel(size=logits.shape).astype(np.float32)
         out = np.argmax(logits + noise, axis=-1)
         return int(out) if np.ndim(out) == 0 else out
+
+    def _last_hidden(self, x: np.ndarray) -> np.ndarray:
+        """The input of the output layer (after the last activation), one input or a batch."""
+        h = self._first_layer(np.asarray(x, dtype=np.float32))
+        for wt, b in zip(self._wt[1:-1], self._b[1:-1]):
+            h = self._act(h) @ wt
+            h += b
+        return self._act(h)
+
+    def _output_rows(self, h: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Logits of ``actions`` only (columns, for a batch ``h``)."""
+        logits = h @ self._w_out.take(actions, axis=0).T
+        logits += self._b[-1].take(actions)
+        return logits
 
     # -- conversions -----------------------------------------------------------------------------
     @classmethod
