@@ -109,9 +109,11 @@ class WhiteKnightHeuristic(StyledAgent):
 
     def __init__(self, seed: int | None = None, style: str | WhiteKnightStyle = "default") -> None:
         super().__init__(seed, style)
-        # others' committed counts -> (credited total, largest credit), in float32 as numpy
-        # computes ``counts * mean_card``: the same sums to the last bit, computed once each
-        self._credit: dict[tuple[int, ...], tuple[float, float]] = {}
+        # (mean_card, others' committed counts) -> (credited total, largest credit), in
+        # float32 as numpy computes ``counts * mean_card``: the same sums to the last bit,
+        # computed once each (keyed by the style's number too, so a changed style never
+        # reads another's credit)
+        self._credit: dict[tuple[float, tuple[int, ...]], tuple[float, float]] = {}
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
@@ -148,11 +150,12 @@ class WhiteKnightHeuristic(StyledAgent):
     def _credits(self, counts: tuple[int, ...]) -> tuple[float, float]:
         """Sum and largest of ``counts × mean_card`` over the other seats (float32 like the
         numpy expression it stands for)."""
-        credit = self._credit.get(counts)
+        mean_card = self.style.mean_card
+        credit = self._credit.get((mean_card, counts))
         if credit is None:
-            others = np.array(counts, dtype=np.float32) * self.style.mean_card
-            credit = self._credit[counts] = (float(others.sum()),
-                                             float(others.max(initial=0.0)))
+            others = np.array(counts, dtype=np.float32) * mean_card
+            credit = self._credit[mean_card, counts] = (float(others.sum()),
+                                                        float(others.max(initial=0.0)))
         return credit
 
     # -- decisions -----------------------------------------------------------------------------
