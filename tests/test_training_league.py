@@ -12,7 +12,7 @@ from tests.training_support import tiny_config
 from training.config import config_from_dict
 from training.league import BatchedSelfPlayVecEnv, LeagueTracker
 from training.numpy_net import NumpyActor
-from training.selfplay import OpponentPool, SelfPlayEnv, pfsp_factor
+from training.selfplay import OpponentPool, SelfPlayEnv, choice_cdf, draw_index, pfsp_factor
 
 
 def small_actor(game_obs: int, actions: int, seed: int = 0) -> NumpyActor:
@@ -45,6 +45,31 @@ def test_pool_draws_by_pfsp_weights() -> None:
     assert abs(draws.count("heuristic") / 2000 - probs["heuristic"]) < 0.04
     with pytest.raises(ValueError, match="pfsp must be >= 0"):
         OpponentPool("paladin", pfsp=-1.0)
+
+
+def test_draw_index_is_numpys_choice_and_the_pool_redraws_its_table_on_new_rates() -> None:
+    """The cheap draw picks what ``rng.choice(k, p=p)`` picks and leaves the generator where
+    it would (seeded episodes stay the same), and the pool's cached PFSP table follows every
+    change of the rates and snapshots."""
+    for seed in range(200):
+        p = np.random.default_rng(seed).random(1 + seed % 7)
+        p[seed % len(p)] = 0.0 if len(p) > 1 else p[0]
+        p /= p.sum()
+        ours, numpys = np.random.default_rng(seed), np.random.default_rng(seed)
+        cdf = choice_cdf(p)
+        assert [draw_index(ours, cdf) for _ in range(30)] == [
+            int(numpys.choice(len(p), p=p)) for _ in range(30)]
+        assert ours.integers(2**62) == numpys.integers(2**62)
+    pool = OpponentPool("paladin", {"random": 1.0, "heuristic": 1.0, "snapshots": 1.0},
+                        pfsp=2.0, pfsp_floor=0.0, seed=0)
+    rng = np.random.default_rng(0)
+    assert {pool.draw(3, rng)[1][0] for _ in range(200)} == {"random", "heuristic"}
+    pool.set_win_rates({"random": 1.0})  # beaten for good: factor 0 with no floor
+    assert {pool.draw(3, rng)[1][0] for _ in range(200)} == {"heuristic"}
+    pool.add_snapshot("snapshot_1", small_actor(756, 124), False)
+    assert {pool.draw(3, rng)[1][0] for _ in range(300)} == {"heuristic", "snapshot_1"}
+    pool.win_rates["heuristic"] = 1.0  # edited in place: the table follows too
+    assert {pool.draw(3, rng)[1][0] for _ in range(200)} == {"snapshot_1"}
 
 
 def test_tracker_turns_finished_episodes_into_win_rates() -> None:
@@ -121,7 +146,7 @@ def test_network_moves_wait_for_the_others_and_batch_larger() -> None:
         runs[defer] = (np.stack(observations), len(calls), sum(calls))
     np.testing.assert_array_equal(runs[False][0], runs[True][0])  # the same games
     assert runs[False][2] == runs[True][2]  # the same network moves...
-    assert runs[True][1] < 0.9 * runs[False][1]  # ...in fewer calls (561 vs 663 here)
+    assert runs[True][1] < 0.9 * runs[False][1]  # ...in fewer calls (560 vs 658 here)
 
 
 def test_league_config_is_validated() -> None:

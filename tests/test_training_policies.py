@@ -117,3 +117,62 @@ def test_numpy_actor_rejects_inconsistent_layers() -> None:
         NumpyActor([np.zeros((2, 2))], [np.zeros(2)], "gelu")
     with pytest.raises(ValueError, match="layer 1 takes 3 inputs"):
         NumpyActor([np.zeros((2, 2)), np.zeros((4, 3))], [np.zeros(2), np.zeros(4)])
+
+
+def test_a_single_sampled_move_follows_the_masked_softmax() -> None:
+    """One input draws noise for its legal actions only: the frequencies are still the
+    softmax of the legal logits, illegal actions never come up, and a batch of the same rows
+    (noise over every action) draws from the same distribution."""
+    rng = np.random.default_rng(3)
+    actor = NumpyActor([rng.normal(size=(16, 12)).astype(np.float32),
+                        rng.normal(size=(16, 16)).astype(np.float32),
+                        rng.normal(size=(6, 16)).astype(np.float32)],
+                       [np.zeros(16, np.float32), np.zeros(16, np.float32),
+                        np.zeros(6, np.float32)])
+    obs = (rng.random(12) < 0.4).astype(np.float32)
+    mask = np.array([1, 0, 1, 1, 0, 1], np.int8)
+    logits = actor.masked_logits(obs, mask).astype(np.float64)
+    expected = np.exp(logits - logits.max())
+    expected /= expected.sum()
+    draws = 6000
+    gen = np.random.default_rng(11)
+    single = np.bincount([actor.sample(obs, mask, gen) for _ in range(draws)], minlength=6)
+    batch = np.bincount(actor.sample(np.tile(obs, (draws, 1)), np.tile(mask, (draws, 1)), gen),
+                        minlength=6)
+    assert single[mask == 0].sum() == 0 and batch[mask == 0].sum() == 0
+    spread = 4 * np.sqrt(expected * (1 - expected) / draws) + 1e-9
+    assert (np.abs(single / draws - expected) <= spread).all(), (single / draws, expected)
+    assert (np.abs(batch / draws - expected) <= spread).all(), (batch / draws, expected)
+    # the sparse first layer of one input gives the dense product's logits
+    dense = np.tanh(np.tanh(obs @ actor.weights[0].T) @ actor.weights[1].T) @ actor.weights[2].T
+    np.testing.assert_allclose(actor.logits(obs), dense, rtol=1e-5, atol=1e-5)
+
+
+def test_a_forced_move_is_played_without_the_network() -> None:
+    """One legal action is the move, greedy or sampled, alone or in a batch; the network runs
+    only for the rows with a choice, and a mixed batch answers as row-by-row play."""
+    rng = np.random.default_rng(5)
+    actor = NumpyActor([rng.normal(size=(8, 5)).astype(np.float32),
+                        rng.normal(size=(4, 8)).astype(np.float32)],
+                       [np.zeros(8, np.float32), np.array([50.0, 0, 0, 0], np.float32)])
+    rows: list[int] = []
+    greedy, sample = actor.greedy, actor.sample
+    actor.greedy = lambda x, m: rows.append(len(np.atleast_2d(x))) or greedy(x, m)  # type: ignore[method-assign]
+    actor.sample = lambda x, m, g: rows.append(len(np.atleast_2d(x))) or sample(x, m, g)  # type: ignore[method-assign]
+    obs = rng.normal(size=(6, 5)).astype(np.float32)
+    masks = np.array([[0, 0, 1, 0], [1, 1, 0, 0], [0, 0, 0, 1], [1, 0, 1, 1], [0, 1, 0, 0],
+                      [1, 1, 1, 1]], np.int8)
+    forced = [2, None, 3, None, 1, None]
+    for deterministic in (True, False):
+        policy = CheckpointPolicy(actor, deterministic=deterministic, seed=0)
+        rows.clear()
+        for o, m, f in zip(obs, masks, forced):
+            action = policy.act(o, m)
+            assert m[action] == 1 and (f is None or action == f)
+        assert rows == [1, 1, 1]  # the three rows with a choice
+        rows.clear()
+        batch = policy.act_batch(obs, masks).tolist()
+        assert rows == [3] and all(masks[i][a] == 1 for i, a in enumerate(batch))
+        assert [batch[i] for i in (0, 2, 4)] == [2, 3, 1]
+        if deterministic:  # action 0 (logit +50) wherever it is legal
+            assert batch == [policy.act(o, m) for o, m in zip(obs, masks)] == [2, 0, 3, 0, 1, 0]

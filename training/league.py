@@ -86,10 +86,21 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
         """Drive every env's generator to its end, batching opponent moves across envs."""
         results: list[Any] = [None] * len(gens)
         pending: dict[int, Request] = {}
+        defer = self.defer_network_moves
 
         def advance(i: int, action: int | None) -> None:
+            """Send ``action`` to env ``i``; with ``defer``, answer its moves that cannot
+            batch (heuristic, random, search) here at once, up to its next network request.
+            The same moves as answering them one round at a time: the envs share nothing,
+            and network requests wait for every other kind either way."""
+            gen, env = gens[i], self.envs[i]
             try:
-                pending[i] = gens[i].send(action)  # type: ignore[arg-type]
+                request = gen.send(action)  # type: ignore[arg-type]
+                while defer and getattr(request[0], "batch_key", None) is None:
+                    policy, obs, mask, seat = request
+                    request = gen.send(choose_action(policy, obs, mask, env.engine, seat))
+                    self.single_moves += 1
+                pending[i] = request
             except StopIteration as done:
                 pending.pop(i, None)
                 results[i] = done.value
@@ -98,16 +109,9 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
             advance(i, None)
         while pending:
             groups: dict[Any, list[int]] = defaultdict(list)
-            singles = []
             for i, (policy, _, _, _) in pending.items():
                 key = getattr(policy, "batch_key", None)
-                if key is None:
-                    singles.append(i)
                 groups[("single", i) if key is None else key].append(i)
-            if singles and self.defer_network_moves:
-                # network requests wait while any other move is pending: the envs behind
-                # those moves may reach a network request too, and join the batch
-                groups = {("single", i): [i] for i in singles}
             answers: list[tuple[int, int]] = []
             for members in groups.values():
                 if len(members) == 1:

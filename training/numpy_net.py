@@ -75,6 +75,8 @@ class NumpyActor:
                 )
         self._wt = [np.ascontiguousarray(w.T, dtype=np.float32) for w in self.weights]
         self._b = [np.asarray(b, dtype=np.float32) for b in self.biases]
+        # the output layer as (out, in) rows: a single sampled move computes only its legal rows
+        self._w_out = np.ascontiguousarray(self.weights[-1], dtype=np.float32)
         self._act = _tanh if self.activation == "tanh" else _relu
 
     def __getstate__(self) -> dict:
@@ -114,20 +116,28 @@ class NumpyActor:
         batch (the opponents of a few envs, see ``training.league``) reads the rows of inputs
         non-zero in any of its rows.
         """
-        h = np.asarray(x, dtype=np.float32)
-        wt, b = self._wt[0], self._b[0]
-        if h.ndim == 1:
-            nz = np.flatnonzero(h)
-            h = h[nz] @ wt[nz]
-        elif h.shape[0] <= SPARSE_BATCH:
-            nz = np.flatnonzero(h.any(axis=0))
-            h = h[:, nz] @ wt[nz]
-        else:
-            h = h @ wt
-        h += b
+        h = self._first_layer(np.asarray(x, dtype=np.float32))
         for wt, b in zip(self._wt[1:], self._b[1:]):
             h = self._act(h) @ wt
             h += b
+        return h
+
+    def _first_layer(self, h: np.ndarray) -> np.ndarray:
+        """``W_1 · x + b_1`` (before the activation), sparse for one input or a small batch.
+
+        ``take`` and ``nonzero`` rather than fancy indexing and ``np.flatnonzero``: the same
+        rows and sums (bit-identical), in about half the time per opponent move.
+        """
+        wt = self._wt[0]
+        if h.ndim == 1:
+            nz = h.nonzero()[0]
+            h = h.take(nz) @ wt.take(nz, axis=0)
+        elif h.shape[0] <= SPARSE_BATCH:
+            nz = h.any(axis=0).nonzero()[0]
+            h = h.take(nz, axis=1) @ wt.take(nz, axis=0)
+        else:
+            h = h @ wt
+        h += self._b[0]
         return h
 
     def masked_logits(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -137,15 +147,55 @@ class NumpyActor:
 
     def greedy(self, x: np.ndarray, mask: np.ndarray) -> np.ndarray | int:
         """Most likely legal action (an int for one input, an array for a batch)."""
-        out = np.argmax(self.masked_logits(x, mask), axis=-1)
-        return int(out) if np.ndim(out) == 0 else out
+        out = self.masked_logits(x, mask).argmax(axis=-1)
+        return int(out) if out.ndim == 0 else out
 
     def sample(self, x: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray | int:
-        """A legal action drawn from the policy's distribution (Gumbel-max trick)."""
+        """A legal action drawn from the policy's distribution (Gumbel-max trick).
+
+        One input draws noise for its legal actions only and computes only their output rows
+        (an opponent has a few legal moves of up to hundreds of actions: Quests 223): the same
+        distribution as noise over every action with the illegal ones masked out, at a
+        fraction of the cost. A batch likewise computes the actions legal in some row and
+        draws noise for each row's legal ones.
+        """
+        mask = np.asarray(mask)
+        if mask.ndim == 1 and len(self._wt) > 1:
+            legal = mask.nonzero()[0]
+            if legal.size:
+                logits = self._output_rows(self._last_hidden(x), legal)
+                logits += rng.gumbel(size=legal.size).astype(np.float32)
+                return int(legal[logits.argmax()])
+        elif mask.ndim == 2 and len(self._wt) > 1:
+            legal = mask != 0
+            cols = legal.any(axis=0).nonzero()[0]  # actions legal in some row
+            if cols.size:
+                logits = self._output_rows(self._last_hidden(x), cols)
+                legal_cols = legal[:, cols]
+                noisy = np.full(logits.shape, -np.inf, np.float32)
+                noisy[legal_cols] = logits[legal_cols] + rng.gumbel(
+                    size=int(legal_cols.sum())).astype(np.float32)
+                out = cols[noisy.argmax(axis=-1)]
+                out[~legal_cols.any(axis=1)] = 0  # (a row without a legal action: 0, as below)
+                return out
         logits = self.masked_logits(x, mask)
         noise = rng.gumbel(size=logits.shape).astype(np.float32)
         out = np.argmax(logits + noise, axis=-1)
         return int(out) if np.ndim(out) == 0 else out
+
+    def _last_hidden(self, x: np.ndarray) -> np.ndarray:
+        """The input of the output layer (after the last activation), one input or a batch."""
+        h = self._first_layer(np.asarray(x, dtype=np.float32))
+        for wt, b in zip(self._wt[1:-1], self._b[1:-1]):
+            h = self._act(h) @ wt
+            h += b
+        return self._act(h)
+
+    def _output_rows(self, h: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Logits of ``actions`` only (columns, for a batch ``h``)."""
+        logits = h @ self._w_out.take(actions, axis=0).T
+        logits += self._b[-1].take(actions)
+        return logits
 
     # -- conversions -----------------------------------------------------------------------------
     @classmethod

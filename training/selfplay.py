@@ -54,6 +54,20 @@ def pfsp_factor(win_rate: float, power: float, floor: float) -> float:
     return max((1.0 - win_rate) ** power, floor)
 
 
+def choice_cdf(probs: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The cumulative table :func:`draw_index` reads: ``cumsum(p) / its last value``."""
+    cdf = np.cumsum(np.asarray(probs, dtype=np.float64))
+    cdf /= cdf[-1]
+    return cdf
+
+
+def draw_index(rng: np.random.Generator, cdf: np.ndarray) -> int:
+    """``int(rng.choice(len(p), p=p))`` for ``cdf = choice_cdf(p)``, without checking ``p`` on
+    every draw (~1 µs instead of ~11): numpy's ``choice`` draws one uniform and looks it up in
+    this table, so the index and the generator's later draws are the same (tested)."""
+    return int(cdf.searchsorted(rng.random(), side="right"))
+
+
 def normalised_weights(weights: Mapping[Any, float], what: str) -> tuple[list, np.ndarray]:
     """Keys and probabilities of a weight table; ``ValueError`` on negative or all-zero weights."""
     keys = list(weights)
@@ -101,6 +115,8 @@ class OpponentPool:
                              f"{pfsp!r}, {pfsp_floor!r}, {pfsp_prior!r}")
         self.pfsp, self.pfsp_floor, self.pfsp_prior = float(pfsp), float(pfsp_floor), pfsp_prior
         self.win_rates: dict[str, float] = {}
+        self._table_inputs: tuple | None = None  # what the cached PFSP draw table was made of
+        self._table: tuple[list[str], np.ndarray] = ([], np.ones(1))
         # (name, actor, include_mask, input features): what the learner read when copied
         self.snapshots: list[tuple[str, NumpyActor, bool, InputFeatures | None]] = []
         self.reseed(seed)
@@ -158,10 +174,22 @@ class OpponentPool:
         keys, probs = normalised_weights(raw, "opponent pool")
         return dict(zip(keys, probs.tolist()))
 
+    def _entry_table(self) -> tuple[list[str], np.ndarray]:
+        """Entry names and the cumulative table of :meth:`entry_probabilities`, made again
+        only when one of its inputs changed (every episode draws from it; the rates change
+        once per rollout)."""
+        inputs = (tuple(self.weights.items()), tuple(entry[0] for entry in self.snapshots),
+                  tuple(self.win_rates.items()), self.pfsp, self.pfsp_floor, self.pfsp_prior)
+        if inputs != self._table_inputs:
+            probs = self.entry_probabilities()
+            self._table = list(probs), choice_cdf(list(probs.values()))
+            self._table_inputs = inputs
+        return self._table
+
     def _draw_entry(self, rng: np.random.Generator) -> str:
         if self.pfsp > 0:
-            keys, probs = zip(*self.entry_probabilities().items())
-            return keys[int(rng.choice(len(keys), p=probs))]
+            keys, cdf = self._entry_table()
+            return keys[draw_index(rng, cdf)]
         weights = {k: w for k, w in self.weights.items() if k != SNAPSHOTS or self.snapshots}
         keys, probs = normalised_weights(weights, "opponent pool")
         key = keys[int(rng.choice(len(keys), p=probs))]
@@ -222,6 +250,7 @@ class SelfPlayEnv(gymnasium.Env):
                 raise ValueError(f"{self.game} is played by {', '.join(map(str, entry.players))} "
                                  f"players, not {n!r}")
         self.sizes, self.size_probs = normalised_weights(table_sizes, "table_sizes")
+        self._size_cdf = choice_cdf(self.size_probs)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
         self.reward_kind = reward
@@ -300,7 +329,7 @@ class SelfPlayEnv(gymnasium.Env):
             self.pool.reseed(int(self.np_random.integers(2**31)))
         rng = self.np_random
         while True:
-            n = self.sizes[int(rng.choice(len(self.sizes), p=self.size_probs))]
+            n = self.sizes[draw_index(rng, self._size_cdf)]
             self.engine = self.engines[n]
             self.seat = int(rng.integers(n))
             opponents, self.opponent_names = self.pool.draw(n - 1, rng)
@@ -402,7 +431,7 @@ class SelfPlayEnv(gymnasium.Env):
             self._mask = engine.legal_mask().astype(bool)
         x = obs
         if self.include_mask:
-            x = np.concatenate([obs, self._mask.astype(np.float32)])
+            x = np.concatenate((obs, self._mask), dtype=np.float32)  # the mask cast on copy
         if self.features is not None:
             x = self.features.extend(x, obs)
         return self._with_global(x)

@@ -53,19 +53,24 @@ from envs.white_knight.cards import (
 from envs.white_knight.observation import LAYOUT, PHASES
 
 _PHASE = {name: i for i, name in enumerate(PHASES)}
-_VALUES = np.array(ATTACK_VALUES, dtype=np.float64)
 _MEAN_CARD = 3.2  # mean value of the spec's 40 attack cards (129 / 40)
 _ITEM_DAMAGE = {FIRE_FLASK: 2, HOLY_SWORD: 3}  # spec defaults
-
-
-def _slice(name: str) -> slice:
-    piece = LAYOUT[name]
-    return slice(piece.offset, piece.stop)
-
-
-_S = {piece.name: _slice(piece.name) for piece in LAYOUT.pieces}
 _P = LAYOUT.max_players
-_ATTACKS = np.array(MONSTER_ATTACK)  # spec defaults, per monster kind
+_ATTACKS = list(MONSTER_ATTACK)  # spec defaults, per monster kind
+
+# Offsets of the pieces it reads. The agent runs per opponent move in training, so it reads
+# cells as Python numbers (``tolist`` of a few cells, ``item``) rather than through numpy
+# slices and scalars; every read value is an integer count over a fixed scale, recovered by
+# ``round`` exactly as ``np.rint`` of the float32 cell did before (the same choices:
+# tests/test_white_knight_heuristic_reference.py).
+_PHASE_AT, _HP_AT = LAYOUT["phase"].offset, LAYOUT["hp"].offset
+_HAND_AT, _SIZE_AT = LAYOUT["hand"].offset, LAYOUT["hand_size"].offset
+_JOINED_AT, _COUNT_AT = LAYOUT["joined"].offset, LAYOUT["committed_count"].offset
+_VALUES_AT, _BATTLE_AT = LAYOUT["committed_values"].offset, LAYOUT["battle"].offset
+_STATS_AT, _TO_COME_AT = LAYOUT["monster_stats"].offset, LAYOUT["monsters_to_come"].offset
+_OWNED_AT = LAYOUT["treasures_owned"].offset
+_JOIN, _RAISE, _DRAFT, _DAMAGE = (_PHASE[p] for p in ("join", "raise", "draft", "damage"))
+_DAMAGE_ORDER = sorted(DAMAGE_ITEMS, key=lambda k: _ITEM_DAMAGE[k])  # smallest item first
 
 
 @dataclass(frozen=True)
@@ -102,41 +107,61 @@ class WhiteKnightHeuristic(StyledAgent):
     STYLES = STYLES
     style: WhiteKnightStyle
 
+    def __init__(self, seed: int | None = None, style: str | WhiteKnightStyle = "default") -> None:
+        super().__init__(seed, style)
+        # (mean_card, others' committed counts) -> (credited total, largest credit), in
+        # float32 as numpy computes ``counts * mean_card``: the same sums to the last bit,
+        # computed once each (keyed by the style's number too, so a changed style never
+        # reads another's credit)
+        self._credit: dict[tuple[float, tuple[int, ...]], tuple[float, float]] = {}
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs = observation
-        # (array methods rather than np.flatnonzero / np.argmax: this runs per opponent move)
         if np.count_nonzero(action_mask) == 1:
             return int(action_mask.argmax())
-        phase = int(obs[_S["phase"]].argmax())
-        if phase == _PHASE["join"]:
-            return self._join(obs, action_mask)
-        if phase == _PHASE["raise"]:
-            return self._raise(obs, action_mask)
-        if phase == _PHASE["draft"]:
-            return self._draft(obs, action_mask)
-        if phase == _PHASE["damage"]:
-            return self._damage(obs, action_mask)
-        return self._heal(obs, action_mask)
+        mask = action_mask.tolist()
+        cells = obs[_PHASE_AT : _PHASE_AT + len(PHASES)].tolist()
+        phase = cells.index(max(cells))  # the first largest cell, as argmax
+        if phase == _JOIN:
+            return self._join(obs, mask)
+        if phase == _RAISE:
+            return self._raise(obs, mask)
+        if phase == _DRAFT:
+            return self._draft(obs, mask)
+        if phase == _DAMAGE:
+            return self._damage(obs, mask)
+        return self._heal(obs, mask)
 
     # -- reading the observation ---------------------------------------------------------------
     @staticmethod
     def _monster(obs: np.ndarray) -> tuple[int, int, int]:
         """HP, attack and VP of the current monster."""
-        stats = obs[_S["monster_stats"]]
-        return round(stats[0] * 20), round(stats[1] * 10), round(stats[3] * 10)
+        hp, attack, _, vp = obs[_STATS_AT : _STATS_AT + 4].tolist()
+        return round(hp * 20), round(attack * 10), round(vp * 10)
 
     @staticmethod
-    def _hand(obs: np.ndarray) -> np.ndarray:
-        return np.rint(obs[_S["hand"]] * 4).astype(np.int64)
+    def _hand(obs: np.ndarray) -> list[int]:
+        return [round(c * 4) for c in obs[_HAND_AT : _HAND_AT + NUM_ATTACK].tolist()]
 
     @staticmethod
     def _my_hp(obs: np.ndarray) -> int:
-        return round(obs[_S["hp"]][0] * 10)
+        return round(obs.item(_HP_AT) * 10)
+
+    def _credits(self, counts: tuple[int, ...]) -> tuple[float, float]:
+        """Sum and largest of ``counts × mean_card`` over the other seats (float32 like the
+        numpy expression it stands for)."""
+        mean_card = self.style.mean_card
+        credit = self._credit.get((mean_card, counts))
+        if credit is None:
+            others = np.array(counts, dtype=np.float32) * mean_card
+            credit = self._credit[mean_card, counts] = (float(others.sum()),
+                                                        float(others.max(initial=0.0)))
+        return credit
 
     # -- decisions -----------------------------------------------------------------------------
-    def _heal(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        to_come = obs[_S["monsters_to_come"]] > 0
-        worst = int(_ATTACKS[to_come].max()) if to_come.any() else 0
+    def _heal(self, obs: np.ndarray, mask: list[int]) -> int:
+        to_come = obs[_TO_COME_AT : _TO_COME_AT + len(_ATTACKS)].tolist()
+        worst = max((a for a, c in zip(_ATTACKS, to_come) if c > 0), default=0)
         if self._my_hp(obs) <= worst + self.style.heal_buffer:
             if mask[A.USE_POTION]:
                 return A.USE_POTION
@@ -144,59 +169,64 @@ class WhiteKnightHeuristic(StyledAgent):
                 return A.USE_ELIXIR
         return A.DRAW
 
-    def _join(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _join(self, obs: np.ndarray, mask: list[int]) -> int:
         hp, attack, _ = self._monster(obs)
-        hand = self._hand(obs)
-        held = mask[A.COMMIT : A.COMMIT + NUM_ATTACK].nonzero()[0].tolist()
+        held = [k for k in range(NUM_ATTACK) if mask[A.COMMIT + k]]
         style = self.style
         survives = style.join_lethal or self._my_hp(obs) > attack + style.join_buffer
-        solo = float(hand @ _VALUES) > hp
-        if not (survives or solo):
-            return A.STAY_OUT
-        partners = int((obs[_S["hand_size"]][1:] > 0).sum())
+        if not survives:
+            solo = sum(c * v for c, v in zip(self._hand(obs), ATTACK_VALUES)) > hp
+            if not solo:
+                return A.STAY_OUT
+        sizes = obs[_SIZE_AT + 1 : _SIZE_AT + _P].tolist()
+        partners = sum(1 for size in sizes if size > 0)
         return A.COMMIT + (held[0] if partners >= style.commit_weakest_from else held[-1])
 
-    def _raise(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _raise(self, obs: np.ndarray, mask: list[int]) -> int:
         hp, attack, vp = self._monster(obs)
-        hand = self._hand(obs)
-        mine = float(np.rint(obs[_S["committed_values"]][:NUM_ATTACK] * 4) @ _VALUES)
-        counts = np.rint(obs[_S["committed_count"]] * 10)
+        committed = obs[_VALUES_AT : _VALUES_AT + NUM_ATTACK].tolist()
+        mine = float(sum(round(c * 4) * v for c, v in zip(committed, ATTACK_VALUES)))
+        counts = tuple(round(c * 10)
+                       for c in obs[_COUNT_AT + 1 : _COUNT_AT + _P].tolist())
+        others_sum, others_max = self._credits(counts)
         style = self.style
-        others = counts[1:] * style.mean_card
         lethal = self._my_hp(obs) <= attack
-        estimate = mine + (0.0 if lethal else float(others.sum()))
-        held = mask[A.RAISE : A.RAISE + NUM_ATTACK].nonzero()[0].tolist()
+        estimate = mine + (0.0 if lethal else others_sum)
+        held = [k for k in range(NUM_ATTACK) if mask[A.RAISE + k]]
         target = hp + style.margin
         if estimate < target:
             for k in held:  # ascending values: the smallest card that reaches the margin
                 if estimate + ATTACK_VALUES[k] >= target:
                     return A.RAISE + k
             return A.RAISE + held[-1]
-        duel = int((obs[_S["joined"]] > 0).sum()) == 2
-        if (style.mvp_race and duel and vp >= 2 and int(hand.sum()) >= 2
-                and mine <= float(others.max(initial=0.0))):
+        if not (style.mvp_race and vp >= 2 and mine <= others_max):
+            return A.PASS
+        joined = obs[_JOINED_AT : _JOINED_AT + _P].tolist()
+        duel = sum(1 for j in joined if j > 0) == 2
+        if duel and sum(self._hand(obs)) >= 2:
             return A.RAISE + held[-1]
         return A.PASS
 
-    def _damage(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _damage(self, obs: np.ndarray, mask: list[int]) -> int:
         hp, _, _ = self._monster(obs)
-        battle = obs[_S["battle"]]
-        gap = hp + 1 - round((battle[0] + battle[1]) * 20)
-        mine = [k for k in DAMAGE_ITEMS if mask[A.USE_ITEM[k]]]
-        mine.sort(key=lambda k: _ITEM_DAMAGE[k])
+        total, added = obs[_BATTLE_AT : _BATTLE_AT + 2].tolist()
+        gap = hp + 1 - round((total + added) * 20)
+        mine = [k for k in _DAMAGE_ORDER if mask[A.USE_ITEM[k]]]
         for k in mine:
             if _ITEM_DAMAGE[k] >= gap:
                 return A.USE_ITEM[k]
-        owned = np.rint(obs[_S["treasures_owned"]].reshape(_P, NUM_TREASURES) * 4)
-        joined = obs[_S["joined"]] > 0
-        available = sum(
-            float(owned[joined, k].sum()) * dmg for k, dmg in _ITEM_DAMAGE.items()
-        )
+        joined = obs[_JOINED_AT : _JOINED_AT + _P].tolist()
+        available = 0.0
+        for seat, j in enumerate(joined):
+            if j > 0:
+                row = _OWNED_AT + seat * NUM_TREASURES
+                available += sum(round(obs.item(row + k) * 4) * dmg
+                                 for k, dmg in _ITEM_DAMAGE.items())
         if available >= gap:
             return A.USE_ITEM[mine[-1]]
         return A.PASS
 
-    def _draft(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def _draft(self, obs: np.ndarray, mask: list[int]) -> int:
         low_hp = self._my_hp(obs) <= 2
         best, best_value = -1, -1.0
         for k in range(NUM_TREASURES):
