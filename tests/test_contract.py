@@ -18,7 +18,14 @@ import envs
 from envs.core.record import replay, replay_steps
 from envs.core.registry import GAMES, available_games, game_module
 from tests.conftest import GAME_SIZES
-from tests.helpers import PALADIN_TWIN_DEAL, observations, play_random, random_legal, raw
+from tests.helpers import (
+    PALADIN_TWIN_DEAL,
+    PALADIN_TWIN_SCRIPT,
+    observations,
+    play_random,
+    random_legal,
+    raw,
+)
 
 GAMES_AVAILABLE = available_games()
 
@@ -437,16 +444,21 @@ def test_a_record_holds_its_own_copy_of_the_reset_options(game: str) -> None:
     assert env.record()["options"] == {deck: [name, name]}
 
 
-def test_reset_options_json_cannot_hold_are_kept_in_a_copy() -> None:
-    """Seats named by numpy ints are accepted as keys (``hands``), which ``json.dumps`` cannot
-    write: the record still keeps the options as given, deep-copied, not dropped."""
+def test_reset_options_json_cannot_hold_still_replay_from_the_record() -> None:
+    """Seats named by numpy ints (``hands`` keys), which reset() accepts and ``json.dumps``
+    cannot write: the record still holds the rigged deal, in a copy of its own, so it replays
+    the game the env played after the caller has reused its lists."""
     deal = copy.deepcopy(PALADIN_TWIN_DEAL)
     deal["hands"] = {np.int64(i): hand for i, hand in enumerate(deal["hands"].values())}
-    given = copy.deepcopy(deal)
     env = raw("paladin", 3)
     env.reset(seed=1, options=deal)
-    deal["hands"][np.int64(0)].append("9")  # the caller reuses its lists
-    assert env.record()["options"] == given
+    for name in PALADIN_TWIN_SCRIPT[:6]:
+        env.step(env.action_from_name(name))
+    first, second = list(deal["hands"].values())[:2]  # the caller reuses its lists
+    first[0], second[0] = second[0], first[0]
+    replayed = replay(env.record())  # raises ReplayMismatchError on another deal's events
+    for a, b in zip(observations(replayed), observations(env)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
