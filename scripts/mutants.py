@@ -43,9 +43,10 @@ MODULES: dict[str, tuple[str, ...]] = {
     "envs/paladin/belief.py": (*_BELIEF, "-k", "paladin"),
     "envs/white_knight/belief.py": (*_BELIEF, "-k", "white_knight"),
     "envs/quests/belief.py": (*_BELIEF, "-k", "quests"),
-    "envs/core/record.py": ("tests/test_replay_checks.py", "tests/test_golden.py",
-                            "tests/test_events.py", "tests/test_contract.py",
-                            "tests/test_env_misuse.py"),
+    # test_record_validation.py: check_record's refusals and how they show a value (_show)
+    "envs/core/record.py": ("tests/test_replay_checks.py", "tests/test_record_validation.py",
+                            "tests/test_golden.py", "tests/test_events.py",
+                            "tests/test_contract.py", "tests/test_env_misuse.py"),
     "envs/core/events.py": ("tests/test_events.py", "tests/test_quests_events.py"),
     "training/checkpoint.py": ("tests/test_training_checkpoint.py",),
     "envs/core/aec.py": ("tests/test_contract.py", "tests/test_env_misuse.py",

@@ -127,3 +127,19 @@ def test_a_valid_record_passes_unchanged(paladin_record: dict, tmp_path: Path) -
     source.write_text(json.dumps(paladin_record))
     assert load_record(source) == paladin_record
     assert main(["replay", str(source), "--html", str(tmp_path / "good.html")]) == 0
+
+
+def test_an_error_shows_the_value_as_json_cut_to_60_characters(paladin_record: dict) -> None:
+    """The value in an error line is its JSON, whole up to 60 characters and cut to 57 plus
+    "..." beyond (a megabyte of junk stays one readable line), or its type's name when JSON
+    cannot write it."""
+    cases = [
+        ("x" * 58, '"' + "x" * 58 + '"'),  # 60 characters: whole
+        ("x" * 59, '"' + "x" * 56 + "..."),  # 61: cut
+        ({1, 2}, "'set'"),
+    ]
+    for value, shown in cases:
+        with pytest.raises(ValueError) as caught:
+            check_record(dict(paladin_record, seed=value))
+        assert str(caught.value) == (
+            f"game record field 'seed' must be a non-negative integer, got {shown}")

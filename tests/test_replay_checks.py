@@ -96,6 +96,15 @@ def test_an_illegal_move_end_replays_with_its_recorded_penalty() -> None:
         pass
 
 
+def test_an_illegal_move_end_recorded_without_its_penalty_replays_with_the_default() -> None:
+    """A record written before ``illegal`` held the penalty (the offender's reward is the
+    default -1 there) still replays: the default penalty is re-enacted."""
+    record, offender = illegal_end_record()
+    del record["illegal"]["penalty"]
+    final = replay(record)
+    assert final.rewards[offender] == -1.0 and final.record()["rewards"] == record["rewards"]
+
+
 def test_an_illegal_move_end_by_the_wrong_agent_or_after_the_end_names_who_acts() -> None:
     record, offender = illegal_end_record()
     wrong = next(a for a in record["rewards"] if a != offender)
