@@ -50,11 +50,14 @@ BAD_FIELDS = [
     (("options",), [1], "field 'options' must be an object"),
     (("events", 0, "step"), "x", "event #0: 'step' must be an integer >= 0"),
     (("events", 0, "to"), 7, "'to' must be null or a seat from 0 to 2"),
-    (("events",), {"a": 1}, "field 'events' must be a list"),
-    (("rewards", "player_0"), "1", "'player_0' must be finite numbers"),
+    (("events",), {"a": 1}, "field 'events' must be a list of event objects, got {\"a\": 1}"),
+    (("rewards", "player_0"), "1", "field 'rewards': 'player_0' must be finite numbers, got \"1\""),
+    (("scores", "player_0"), True, "field 'scores': 'player_0' must be finite numbers, got true"),
+    (("rewards",), [1], "field 'rewards' must be an object of finite numbers, got [1]"),
     (("end",), "won", "field 'end' must be one of finished"),
     (("over",), "yes", "field 'over' must be true or false"),
-    (("players",), {"player_0": 3}, "'player_0' must be policy specs"),
+    (("players",), {"player_0": 3},
+     "field 'players': 'player_0' must be policy specs (strings), got 3"),
     (("colour",), "red", "unknown field(s) \"colour\""),
 ]
 
@@ -143,3 +146,12 @@ def test_an_error_shows_the_value_as_json_cut_to_60_characters(paladin_record: d
             check_record(dict(paladin_record, seed=value))
         assert str(caught.value) == (
             f"game record field 'seed' must be a non-negative integer, got {shown}")
+
+
+def test_an_infinite_reward_is_refused(paladin_record: dict) -> None:
+    """Rewards and scores are finite numbers (JSON has no Infinity; Python's json writes it)."""
+    rewards = dict(paladin_record["rewards"], player_0=float("inf"))
+    with pytest.raises(ValueError) as caught:
+        check_record(dict(paladin_record, rewards=rewards))
+    assert str(caught.value) == (
+        "game record field 'rewards': 'player_0' must be finite numbers, got Infinity")
