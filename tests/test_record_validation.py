@@ -155,3 +155,40 @@ def test_an_infinite_reward_is_refused(paladin_record: dict) -> None:
         check_record(dict(paladin_record, rewards=rewards))
     assert str(caught.value) == (
         "game record field 'rewards': 'player_0' must be finite numbers, got Infinity")
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    (None, 5, "game record event #1 must be an object, got 5"),
+    ("step", "x", "game record event #1: 'step' must be an integer >= 0, got \"x\""),
+    ("step", -1, "game record event #1: 'step' must be an integer >= 0, got -1"),
+    ("step", True, "game record event #1: 'step' must be an integer >= 0, got true"),
+    ("kind", 3, "game record event #1: 'kind' must be a string, got 3"),
+    ("text", None, "game record event #1: 'text' must be a string, got null"),
+    ("to", 3, "game record event #1: 'to' must be null or a seat from 0 to 2, got 3"),
+    ("to", "x", "game record event #1: 'to' must be null or a seat from 0 to 2, got \"x\""),
+    ("data", 5, "game record event #1: 'data' must be an object, got 5"),
+])
+def test_a_malformed_event_is_named_by_its_index_field_and_value(
+        paladin_record: dict, key: str | None, value: Any, message: str) -> None:
+    """Each field of an event (docs/events.md) is checked, and the error names the event's
+    index, the field, what it must be and what it holds, whole."""
+    record = json.loads(json.dumps(paladin_record))
+    if key is None:
+        record["events"][1] = value
+    else:
+        record["events"][1][key] = value
+    with pytest.raises(ValueError) as caught:
+        check_record(record)
+    assert str(caught.value) == message
+
+
+def test_a_record_that_is_not_an_object_or_of_another_version_says_so(
+        paladin_record: dict) -> None:
+    with pytest.raises(ValueError) as caught:
+        check_record([1, 2])
+    assert str(caught.value) == "a game record is a JSON object"
+    version = paladin_record["version"]
+    with pytest.raises(ValueError) as caught:
+        replay(dict(paladin_record, version=version + 1))
+    assert str(caught.value) == (f"record is for paladin_v0 version {version + 1}, this "
+                                 f"installation has version {version}")
