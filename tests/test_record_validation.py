@@ -32,33 +32,50 @@ def _with(record: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
     return edited
 
 
+#: (path, value, the whole error): each refusal names the field, what it must be and what it
+#: holds (a fragment would let a mangled message pass)
+ACTION = "game record action #0 must be an action id of paladin (an integer from 0 to 123), got "
+ALLOWED = ("env, version, num_players, seed, options, actions, game, rules, end, over, "
+           "truncated, rewards, scores, ranks, illegal, events, players")
 BAD_FIELDS = [
-    (("actions", 0), None, "action #0 must be an action id of paladin"),
-    (("actions", 0), "x", "action #0 must be an action id"),
-    (("actions", 0), 10**20, "an integer from 0 to 123"),
-    (("actions", 0), True, "action #0 must be an action id"),
-    (("env",), 5, "field 'env' must be a game name"),
-    (("env",), "chess_v0", "unknown game 'chess_v0'"),
-    (("game",), "quests", "field 'game' says \"quests\", but its env \"paladin_v0\" is paladin"),
-    (("num_players",), None, "field 'num_players' must be a table size of paladin (3, 4, 5)"),
-    (("num_players",), 10**20, "must be a table size of paladin"),
-    (("rules",), [], "field 'rules' must be an object"),
-    (("seed",), "0", "field 'seed' must be a non-negative integer, got \"0\""),
-    (("seed",), 0.5, "field 'seed' must be a non-negative integer, got 0.5"),
-    (("seed",), -1, "field 'seed' must be a non-negative integer"),
-    (("version",), "0", "field 'version' must be an integer"),
-    (("options",), [1], "field 'options' must be an object"),
-    (("events", 0, "step"), "x", "event #0: 'step' must be an integer >= 0"),
-    (("events", 0, "to"), 7, "'to' must be null or a seat from 0 to 2"),
-    (("events",), {"a": 1}, "field 'events' must be a list of event objects, got {\"a\": 1}"),
-    (("rewards", "player_0"), "1", "field 'rewards': 'player_0' must be finite numbers, got \"1\""),
-    (("scores", "player_0"), True, "field 'scores': 'player_0' must be finite numbers, got true"),
-    (("rewards",), [1], "field 'rewards' must be an object of finite numbers, got [1]"),
-    (("end",), "won", "field 'end' must be one of finished"),
-    (("over",), "yes", "field 'over' must be true or false"),
+    (("actions", 0), None, ACTION + "null"),
+    (("actions", 0), "x", ACTION + '"x"'),
+    (("actions", 0), 10**20, ACTION + "100000000000000000000"),
+    (("actions", 0), True, ACTION + "true"),
+    (("env",), 5, "game record field 'env' must be a game name such as 'paladin_v0', got 5"),
+    (("env",), "chess_v0", "game record field 'env': unknown game 'chess_v0'; available: "
+                           "paladin, white_knight, quests"),
+    (("game",), "quests", "game record field 'game' says \"quests\", but its env "
+                          "\"paladin_v0\" is paladin"),
+    (("game",), 5, "game record field 'game' must be a game name, got 5"),
+    (("num_players",), None, "game record field 'num_players' must be a table size of paladin "
+                             "(3, 4, 5), got null"),
+    (("num_players",), 10**20, "game record field 'num_players' must be a table size of "
+                               "paladin (3, 4, 5), got 100000000000000000000"),
+    (("rules",), [], "game record field 'rules' must be an object (or null), got []"),
+    (("seed",), "0", "game record field 'seed' must be a non-negative integer, got \"0\""),
+    (("seed",), 0.5, "game record field 'seed' must be a non-negative integer, got 0.5"),
+    (("seed",), -1, "game record field 'seed' must be a non-negative integer, got -1"),
+    (("version",), "0", "game record field 'version' must be an integer, got \"0\""),
+    (("options",), [1], "game record field 'options' must be an object (or null), got [1]"),
+    (("events", 0, "step"), "x", "game record event #0: 'step' must be an integer >= 0, "
+                                 "got \"x\""),
+    (("events", 0, "to"), 7, "game record event #0: 'to' must be null or a seat from 0 to 2, "
+                             "got 7"),
+    (("events",), {"a": 1}, "game record field 'events' must be a list of event objects, "
+                            "got {\"a\": 1}"),
+    (("rewards", "player_0"), "1", "game record field 'rewards': 'player_0' must be finite "
+                                   "numbers, got \"1\""),
+    (("scores", "player_0"), True, "game record field 'scores': 'player_0' must be finite "
+                                   "numbers, got true"),
+    (("rewards",), [1], "game record field 'rewards' must be an object of finite numbers, "
+                        "got [1]"),
+    (("end",), "won", "game record field 'end' must be one of finished, truncated, "
+                      "illegal_move, in_progress, got \"won\""),
+    (("over",), "yes", "game record field 'over' must be true or false, got \"yes\""),
     (("players",), {"player_0": 3},
-     "field 'players': 'player_0' must be policy specs (strings), got 3"),
-    (("colour",), "red", "unknown field(s) \"colour\""),
+     "game record field 'players': 'player_0' must be policy specs (strings), got 3"),
+    (("colour",), "red", f"game record has unknown field(s) \"colour\"; allowed: {ALLOWED}"),
 ]
 
 
@@ -69,7 +86,7 @@ def test_a_malformed_field_is_one_line_through_the_library_and_the_viewer(
     record = _with(paladin_record, path, value)
     with pytest.raises(ValueError, match=None) as caught:
         check_record(record)
-    assert match in str(caught.value)
+    assert str(caught.value) == match
     with pytest.raises(ValueError):
         replay(record)
     source = tmp_path / "bad.json"
@@ -192,3 +209,14 @@ def test_a_record_that_is_not_an_object_or_of_another_version_says_so(
         replay(dict(paladin_record, version=version + 1))
     assert str(caught.value) == (f"record is for paladin_v0 version {version + 1}, this "
                                  f"installation has version {version}")
+
+
+def test_missing_and_unknown_fields_are_all_named(paladin_record: dict) -> None:
+    record = {k: v for k, v in paladin_record.items() if k not in ("seed", "actions")}
+    with pytest.raises(ValueError) as caught:
+        check_record(record)
+    assert str(caught.value) == "game record lacks seed, actions"
+    with pytest.raises(ValueError) as caught:
+        check_record(dict(paladin_record, colour=1, size=2))
+    assert str(caught.value) == (
+        f"game record has unknown field(s) \"colour\", \"size\"; allowed: {ALLOWED}")
