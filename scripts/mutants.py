@@ -251,7 +251,11 @@ def run(module: str, children: int, retest: bool = False) -> float:
     print(f"== {module}: mutmut run (tests: {' '.join(MODULES[module])})"
           + (f", retesting {len(names)} survivor(s)" if retest else ""), flush=True)
     mutmut = Path(sys.executable).with_name("mutmut")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    # one torch / BLAS thread: mutmut forks each mutant's test run from a process that has
+    # run the tests once, and torch's thread pool does not survive a fork (the checkpoint
+    # tests then hang until mutmut's wall timeout, which it reports as a kill)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1",
+           "MKL_NUM_THREADS": "1"}
     proc = subprocess.run([str(mutmut), "run", "--max-children", str(children), *names],
                           cwd=work, env=env, check=False)
     took = time.monotonic() - start
