@@ -128,6 +128,17 @@ def test_texts_helpers() -> None:
         "you beat player_10's 5 and your 7"
 
 
+def test_second_person_is_reflexive_only_in_the_readers_own_clause() -> None:
+    """When the reader is the subject, "to you" becomes "to yourself" in that clause only
+    (up to the first ';'); another seat's clause, or a sentence about another seat, keeps
+    "to you"."""
+    assert second_person("player_2 dealt 1 card to player_2; player_1 passed a card to "
+                         "player_2; player_2 kept it", 2) == \
+        "you dealt 1 card to yourself; player_1 passed a card to you; you kept it"
+    assert second_person("player_1 dealt 1 card to player_2", 2) == \
+        "player_1 dealt 1 card to you"
+
+
 # -- branches ------------------------------------------------------------------------------------
 def until_reveal(events: list[Event]) -> list[Event]:
     """The events of the steps before the first public reveal (that step's public moves may
