@@ -118,6 +118,30 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
     assert len(log) == 0 and log.step == 0 and list(log) == []
 
 
+def test_a_copied_log_goes_on_at_the_step_it_was_copied_at() -> None:
+    """An engine copied for search applies moves without the env, which sets the step: the
+    copy's events carry the step of the moment it was copied."""
+    log = EventLog()
+    log.step = 3
+    clone = copy.deepcopy(log)
+    clone.emit("x", "y")
+    assert clone.step == 3 and clone.visible(None)[-1].step == 3
+
+
+@pytest.mark.parametrize("game", list(MODULES))
+def test_a_played_games_share_reads_as_the_seats_visible_events(game: str) -> None:
+    """``share(seat)`` of a real game's log (numbered kinds, twins, ready texts; what belief
+    sampling hands a sampled world) reads exactly as ``visible(seat)``, public events too."""
+    env = MODULES[game].raw_env(num_players=3)
+    env.reset(seed=4)
+    chooser = random.Random(4)
+    while not env.engine.over:
+        env.step(chooser.choice(env.legal_actions()))
+    log = env.engine.events
+    for seat in range(3):
+        assert log.share(seat).visible(None) == log.visible(seat)
+
+
 def test_texts_helpers() -> None:
     assert seat_list([]) == "nobody"
     assert seat_list([3]) == "player_3" and seat_list([0, 1]) == "player_0 and player_1"
