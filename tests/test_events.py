@@ -118,6 +118,17 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
     assert len(log) == 0 and log.step == 0 and list(log) == []
 
 
+def test_a_game_over_note_follows_the_result_it_explains() -> None:
+    """``note`` explains a score (White Knight's void monsters); it is added after the
+    winners and scores, never instead of them."""
+    from envs.core.events import emit_game_over
+
+    log = EventLog()
+    emit_game_over(log, [4, 2], [1, 2], unit="VP", note="a rule changed the totals")
+    assert log.visible(None)[-1].text == (
+        "game over: player_0 won; VP: player_0 4, player_1 2 — a rule changed the totals")
+
+
 def test_a_copied_log_goes_on_at_the_step_it_was_copied_at() -> None:
     """An engine copied for search applies moves without the env, which sets the step: the
     copy's events carry the step of the moment it was copied."""
