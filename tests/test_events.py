@@ -129,6 +129,14 @@ def test_a_game_over_note_follows_the_result_it_explains() -> None:
         "game over: player_0 won; VP: player_0 4, player_1 2 — a rule changed the totals")
 
 
+def test_a_new_log_starts_at_step_0_and_keeps_ready_texts_as_given() -> None:
+    """Events recorded before the first move are at step 0 in a new log as in a cleared one,
+    and a ready text is told as given, braces and all (only ``emit_lazy`` formats)."""
+    log = EventLog()
+    log.emit("deal", "dealt {face down}", player=1)
+    assert log.visible(None) == [Event(0, "deal", "dealt {face down}", None, {"player": 1})]
+
+
 def test_a_copied_log_goes_on_at_the_step_it_was_copied_at() -> None:
     """An engine copied for search applies moves without the env, which sets the step: the
     copy's events carry the step of the moment it was copied."""
