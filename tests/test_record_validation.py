@@ -37,11 +37,15 @@ def _with(record: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
 ACTION = "game record action #0 must be an action id of paladin (an integer from 0 to 123), got "
 ALLOWED = ("env, version, num_players, seed, options, actions, game, rules, end, over, "
            "truncated, rewards, scores, ranks, illegal, events, players")
+ILLEGAL = ("game record field 'illegal' must be an object with the offending 'agent' and its "
+           "'penalty', got ")
 BAD_FIELDS = [
     (("actions", 0), None, ACTION + "null"),
     (("actions", 0), "x", ACTION + '"x"'),
     (("actions", 0), 10**20, ACTION + "100000000000000000000"),
     (("actions", 0), True, ACTION + "true"),
+    (("actions", 0), 124, ACTION + "124"),
+    (("actions",), 5, "game record field 'actions' must be a list of action ids, got 5"),
     (("env",), 5, "game record field 'env' must be a game name such as 'paladin_v0', got 5"),
     (("env",), "chess_v0", "game record field 'env': unknown game 'chess_v0'; available: "
                            "paladin, white_knight, quests"),
@@ -73,6 +77,14 @@ BAD_FIELDS = [
     (("end",), "won", "game record field 'end' must be one of finished, truncated, "
                       "illegal_move, in_progress, got \"won\""),
     (("over",), "yes", "game record field 'over' must be true or false, got \"yes\""),
+    (("truncated",), "yes",
+     "game record field 'truncated' must be true or false, got \"yes\""),
+    (("illegal",), 5, ILLEGAL + "5"),
+    (("illegal",), {"agent": 3}, ILLEGAL + '{"agent": 3}'),
+    (("illegal",), {"agent": "player_0", "penalty": "x"},
+     ILLEGAL + '{"agent": "player_0", "penalty": "x"}'),
+    (("ranks", "player_0"), "1", "game record field 'ranks': 'player_0' must be finite "
+                                 "numbers, got \"1\""),
     (("players",), {"player_0": 3},
      "game record field 'players': 'player_0' must be policy specs (strings), got 3"),
     (("colour",), "red", f"game record has unknown field(s) \"colour\"; allowed: {ALLOWED}"),
@@ -220,3 +232,22 @@ def test_missing_and_unknown_fields_are_all_named(paladin_record: dict) -> None:
         check_record(dict(paladin_record, colour=1, size=2))
     assert str(caught.value) == (
         f"game record has unknown field(s) \"colour\", \"size\"; allowed: {ALLOWED}")
+
+
+def test_what_a_record_may_hold_is_accepted(paladin_record: dict,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side of each refusal: ``game`` may be the game or its env module's name,
+    ``players`` maps agents to policy specs, ``illegal`` may omit its penalty (older records),
+    and a record may hold exactly the most actions allowed, not one more."""
+    for game in ("paladin", "paladin_v0", " paladin "):
+        check_record(dict(paladin_record, game=game))
+    check_record(dict(paladin_record, players={"player_0": "random", "player_1": "heuristic"}))
+    check_record(dict(paladin_record, illegal={"agent": "player_0", "action": "7"}))
+    most = len(paladin_record["actions"])
+    monkeypatch.setattr(record_module, "MAX_RECORD_ACTIONS", most)
+    check_record(paladin_record)
+    monkeypatch.setattr(record_module, "MAX_RECORD_ACTIONS", most - 1)
+    with pytest.raises(ValueError) as caught:
+        check_record(paladin_record)
+    assert str(caught.value) == (f"game record holds {most:,} actions; at most {most - 1:,} "
+                                 "are allowed")
