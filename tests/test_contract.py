@@ -18,7 +18,14 @@ import envs
 from envs.core.record import replay, replay_steps
 from envs.core.registry import GAMES, available_games, game_module
 from tests.conftest import GAME_SIZES
-from tests.helpers import observations, play_random, random_legal, raw
+from tests.helpers import (
+    PALADIN_TWIN_DEAL,
+    PALADIN_TWIN_SCRIPT,
+    observations,
+    play_random,
+    random_legal,
+    raw,
+)
 
 GAMES_AVAILABLE = available_games()
 
@@ -46,15 +53,23 @@ def test_registry_make(game: str, n: int) -> None:
     assert envs.GAMES[game].module == f"envs.{game}_v0"
 
 
+#: one rule option away from its default, per game
+_NON_DEFAULT_RULE = {"paladin": {"red_bonus": 2}, "white_knight": {"max_hp": 6},
+                     "quests": {"max_turns": 50}}
+
+
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_pickle_of_an_unstarted_env_keeps_its_table_and_rules(game: str) -> None:
     """Before reset() a pickle holds the constructor arguments (EzPickle): the copy is the
     same table, with the same size and rule options, ready to reset."""
     n = GAMES[game].players[-1]
+    option = _NON_DEFAULT_RULE[game]
     for events in (True, False):
-        env = game_module(game).raw_env(num_players=n, render_mode="ansi", events=events)
+        env = game_module(game).raw_env(num_players=n, render_mode="ansi", events=events,
+                                        **option)
         clone = pickle.loads(pickle.dumps(env))
         assert clone.num_players == n and clone.rules == env.rules
+        assert {k: getattr(clone.rules, k) for k in option} == option
         assert clone.render_mode == "ansi" and clone.engine.events.on is events
     clone.reset(seed=3)
     env.reset(seed=3)
@@ -89,6 +104,8 @@ def test_spaces_are_the_same_for_every_table_size(game: str) -> None:
                     env.action_space("player_0").n))
         assert space["observation"].dtype == np.float32
         assert space["action_mask"].dtype == np.int8
+        # a mask is 0 or 1, and its space says so (a learner may size an embedding from it)
+        assert (space["action_mask"].low == 0).all() and (space["action_mask"].high == 1).all()
     assert len(shapes) == 1
 
 
@@ -357,6 +374,91 @@ def test_a_truncated_game_truncates_every_agent_and_says_so(max_turns: int) -> N
     assert record["end"] == env.game_end() and record["truncated"] is cut
     assert sorted(record["ranks"].values()) == sorted(env.engine.ranks())
     assert env.agent_selection in env.agents
+
+
+def test_a_game_a_rigged_deal_ends_at_reset_lets_every_agent_leave_in_seat_order() -> None:
+    """A rigged setup can end the game inside reset() (Quests: one event card, a turn limit of
+    one): player_0 is selected first, on a fresh env as on one whose last game left another
+    agent selected (the same seed and options make the same game on any env), and every
+    agent reads its terminal reward and infos through last() as it takes its dead step."""
+    options = {"story_deck": ["Pox"]}
+    used = play_random(raw("quests", 4, max_turns=1), seed=2)
+    assert used.agent_selection != "player_0"  # the premise: a leftover to ignore
+    while used.agents:
+        used.step(None)
+    for env in (raw("quests", 4, max_turns=1), used):
+        env.reset(seed=1, options=options)
+        assert env.game_end() == "truncated" and env.agent_selection == "player_0"
+        expected = dict(zip(env.possible_agents, env.engine.rewards()))
+        ranks = dict(zip(env.possible_agents, env.engine.ranks()))
+        got = {}
+        for agent in env.agent_iter():
+            _, reward, terminated, truncated, info = env.last()
+            assert truncated and not terminated and info["rank"] == ranks[agent]
+            got[agent] = reward
+            env.step(None)
+        assert list(got) == env.possible_agents and got == expected
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_a_finished_game_offers_no_move(game: str) -> None:
+    """Once a game ends no mask offers a move and ``is_legal`` refuses every id, in the env and
+    in a copy of it (as after an illegal-move end)."""
+    env = play_random(raw(game, GAMES[game].players[0]), seed=3)
+    assert env.game_end() == "finished"
+    n = int(env.action_space("player_0").n)
+    for ended in (env, copy.deepcopy(env)):
+        assert ended.legal_actions() == []
+        assert not any(ended.is_legal(a) for a in range(n))
+        for agent in ended.possible_agents:
+            assert not ended.observe(agent)["action_mask"].any()
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_a_copy_of_a_started_env_decodes_its_observations(game: str) -> None:
+    """``env.layout`` (what reads an observation's named parts) survives a deep copy and a
+    pickle of a started env, like the game itself."""
+    env = raw(game, GAMES[game].players[0])
+    env.reset(seed=4)
+    agent = env.agent_selection
+    described = env.layout.describe(env.observe(agent)["observation"])
+    for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+        assert clone.layout is env.layout
+        assert clone.layout.describe(clone.observe(agent)["observation"]) == described
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+def test_a_record_holds_its_own_copy_of_the_reset_options(game: str) -> None:
+    """``record()["options"]`` are the reset options as given (what replays a rigged game), in
+    a copy of its own: neither the caller changing its options after reset() nor a reader
+    editing one record changes the next record."""
+    env = raw(game, GAMES[game].players[0])
+    deck = env.engine_cls.hand_deck
+    name = env.engine.catalogs[deck].names[0]
+    options = {deck: [name, name]}
+    env.reset(seed=0, options=options)
+    options[deck].append(name)  # the caller reuses its list
+    record = env.record()
+    assert record["options"] == {deck: [name, name]}
+    record["options"][deck].clear()  # a reader edits the record it got
+    assert env.record()["options"] == {deck: [name, name]}
+
+
+def test_reset_options_json_cannot_hold_still_replay_from_the_record() -> None:
+    """Seats named by numpy ints (``hands`` keys), which reset() accepts and ``json.dumps``
+    cannot write: the record still holds the rigged deal, in a copy of its own, so it replays
+    the game the env played after the caller has reused its lists."""
+    deal = copy.deepcopy(PALADIN_TWIN_DEAL)
+    deal["hands"] = {np.int64(i): hand for i, hand in enumerate(deal["hands"].values())}
+    env = raw("paladin", 3)
+    env.reset(seed=1, options=deal)
+    for name in PALADIN_TWIN_SCRIPT[:6]:
+        env.step(env.action_from_name(name))
+    first, second = list(deal["hands"].values())[:2]  # the caller reuses its lists
+    first[0], second[0] = second[0], first[0]
+    replayed = replay(env.record())  # raises ReplayMismatchError on another deal's events
+    for a, b in zip(observations(replayed), observations(env)):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:

@@ -235,6 +235,8 @@ def test_queries_before_reset_raise_instead_of_answering_quietly(game: str) -> N
         ("render()", env.render),
         ("observe()", lambda: env.observe("player_1")),
         ("reading 'num_agents'", lambda: env.num_agents),
+        *((f"reading {name!r}", lambda name=name: getattr(env, name)) for name in (
+            "agents", "agent_selection", "rewards", "terminations", "truncations", "infos")),
     ]
     for what, call in calls:  # the whole message: what was called, and the fix
         with pytest.raises(EnvNotResetError, match="^" + re.escape(

@@ -118,6 +118,49 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
     assert len(log) == 0 and log.step == 0 and list(log) == []
 
 
+def test_a_game_over_note_follows_the_result_it_explains() -> None:
+    """``note`` explains a score (White Knight's void monsters); it is added after the
+    winners and scores, never instead of them."""
+    from envs.core.events import emit_game_over
+
+    log = EventLog()
+    emit_game_over(log, [4, 2], [1, 2], unit="VP", note="a rule changed the totals")
+    assert log.visible(None)[-1].text == (
+        "game over: player_0 won; VP: player_0 4, player_1 2 — a rule changed the totals")
+
+
+def test_a_new_log_starts_at_step_0_and_keeps_ready_texts_as_given() -> None:
+    """Events recorded before the first move are at step 0 in a new log as in a cleared one,
+    and a ready text is told as given, braces and all (only ``emit_lazy`` formats)."""
+    log = EventLog()
+    log.emit("deal", "dealt {face down}", player=1)
+    assert log.visible(None) == [Event(0, "deal", "dealt {face down}", None, {"player": 1})]
+
+
+def test_a_copied_log_goes_on_at_the_step_it_was_copied_at() -> None:
+    """An engine copied for search applies moves without the env, which sets the step: the
+    copy's events carry the step of the moment it was copied."""
+    log = EventLog()
+    log.step = 3
+    clone = copy.deepcopy(log)
+    clone.emit("x", "y")
+    assert clone.step == 3 and clone.visible(None)[-1].step == 3
+
+
+@pytest.mark.parametrize("game", list(MODULES))
+def test_a_played_games_share_reads_as_the_seats_visible_events(game: str) -> None:
+    """``share(seat)`` of a real game's log (numbered kinds, twins, ready texts; what belief
+    sampling hands a sampled world) reads exactly as ``visible(seat)``, public events too."""
+    env = MODULES[game].raw_env(num_players=3)
+    env.reset(seed=4)
+    chooser = random.Random(4)
+    while not env.engine.over:
+        env.step(chooser.choice(env.legal_actions()))
+    log = env.engine.events
+    for seat in range(3):
+        assert log.share(seat).visible(None) == log.visible(seat)
+
+
 def test_texts_helpers() -> None:
     assert seat_list([]) == "nobody"
     assert seat_list([3]) == "player_3" and seat_list([0, 1]) == "player_0 and player_1"
@@ -126,6 +169,17 @@ def test_texts_helpers() -> None:
     assert seat_list([2, 0, 1]) == "player_2, player_0 and player_1"
     assert second_person("player_1 beat player_10's 5 and player_1's 7", 1) == \
         "you beat player_10's 5 and your 7"
+
+
+def test_second_person_is_reflexive_only_in_the_readers_own_clause() -> None:
+    """When the reader is the subject, "to you" becomes "to yourself" in that clause only
+    (up to the first ';'); another seat's clause, or a sentence about another seat, keeps
+    "to you"."""
+    assert second_person("player_2 dealt 1 card to player_2; player_1 passed a card to "
+                         "player_2; player_2 kept it", 2) == \
+        "you dealt 1 card to yourself; player_1 passed a card to you; you kept it"
+    assert second_person("player_1 dealt 1 card to player_2", 2) == \
+        "player_1 dealt 1 card to you"
 
 
 # -- branches ------------------------------------------------------------------------------------

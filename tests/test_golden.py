@@ -40,3 +40,13 @@ def test_golden_playthrough_regenerates_identically(path: Path) -> None:
             f"  regenerated: {new[first] if first < len(new) else '<end>'}\n"
             "If the change is intended, run scripts/regen_golden.py and review the diff."
         )
+
+
+def test_a_playthrough_stops_after_max_steps_and_plays_the_rules_given() -> None:
+    """``max_steps`` cuts a playthrough after exactly that many decisions, saying so before the
+    rewards and the final table; rule options reach the env (and its header)."""
+    text = playthrough("quests", 3, 2, max_steps=2, max_turns=1)
+    assert '"max_turns": 1' in text.splitlines()[1]
+    assert re.findall(r"^step (\d+):", text, flags=re.M) == ["0", "1"]
+    assert "\n... stopped after 2 steps\n\nrewards: " in text
+    assert "final table:\nQuests of the Round Table, 3 players — turn 1/1" in text

@@ -32,30 +32,62 @@ def _with(record: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
     return edited
 
 
+#: (path, value, the whole error): each refusal names the field, what it must be and what it
+#: holds (a fragment would let a mangled message pass)
+ACTION = "game record action #0 must be an action id of paladin (an integer from 0 to 123), got "
+ALLOWED = ("env, version, num_players, seed, options, actions, game, rules, end, over, "
+           "truncated, rewards, scores, ranks, illegal, events, players")
+ILLEGAL = ("game record field 'illegal' must be an object with the offending 'agent' and its "
+           "'penalty', got ")
 BAD_FIELDS = [
-    (("actions", 0), None, "action #0 must be an action id of paladin"),
-    (("actions", 0), "x", "action #0 must be an action id"),
-    (("actions", 0), 10**20, "an integer from 0 to 123"),
-    (("actions", 0), True, "action #0 must be an action id"),
-    (("env",), 5, "field 'env' must be a game name"),
-    (("env",), "chess_v0", "unknown game 'chess_v0'"),
-    (("game",), "quests", "field 'game' says \"quests\", but its env \"paladin_v0\" is paladin"),
-    (("num_players",), None, "field 'num_players' must be a table size of paladin (3, 4, 5)"),
-    (("num_players",), 10**20, "must be a table size of paladin"),
-    (("rules",), [], "field 'rules' must be an object"),
-    (("seed",), "0", "field 'seed' must be a non-negative integer, got \"0\""),
-    (("seed",), 0.5, "field 'seed' must be a non-negative integer, got 0.5"),
-    (("seed",), -1, "field 'seed' must be a non-negative integer"),
-    (("version",), "0", "field 'version' must be an integer"),
-    (("options",), [1], "field 'options' must be an object"),
-    (("events", 0, "step"), "x", "event #0: 'step' must be an integer >= 0"),
-    (("events", 0, "to"), 7, "'to' must be null or a seat from 0 to 2"),
-    (("events",), {"a": 1}, "field 'events' must be a list"),
-    (("rewards", "player_0"), "1", "'player_0' must be finite numbers"),
-    (("end",), "won", "field 'end' must be one of finished"),
-    (("over",), "yes", "field 'over' must be true or false"),
-    (("players",), {"player_0": 3}, "'player_0' must be policy specs"),
-    (("colour",), "red", "unknown field(s) \"colour\""),
+    (("actions", 0), None, ACTION + "null"),
+    (("actions", 0), "x", ACTION + '"x"'),
+    (("actions", 0), 10**20, ACTION + "100000000000000000000"),
+    (("actions", 0), True, ACTION + "true"),
+    (("actions", 0), 124, ACTION + "124"),
+    (("actions",), 5, "game record field 'actions' must be a list of action ids, got 5"),
+    (("env",), 5, "game record field 'env' must be a game name such as 'paladin_v0', got 5"),
+    (("env",), "chess_v0", "game record field 'env': unknown game 'chess_v0'; available: "
+                           "paladin, white_knight, quests"),
+    (("game",), "quests", "game record field 'game' says \"quests\", but its env "
+                          "\"paladin_v0\" is paladin"),
+    (("game",), 5, "game record field 'game' must be a game name, got 5"),
+    (("num_players",), None, "game record field 'num_players' must be a table size of paladin "
+                             "(3, 4, 5), got null"),
+    (("num_players",), 10**20, "game record field 'num_players' must be a table size of "
+                               "paladin (3, 4, 5), got 100000000000000000000"),
+    (("rules",), [], "game record field 'rules' must be an object (or null), got []"),
+    (("seed",), "0", "game record field 'seed' must be a non-negative integer, got \"0\""),
+    (("seed",), 0.5, "game record field 'seed' must be a non-negative integer, got 0.5"),
+    (("seed",), -1, "game record field 'seed' must be a non-negative integer, got -1"),
+    (("version",), "0", "game record field 'version' must be an integer, got \"0\""),
+    (("options",), [1], "game record field 'options' must be an object (or null), got [1]"),
+    (("events", 0, "step"), "x", "game record event #0: 'step' must be an integer >= 0, "
+                                 "got \"x\""),
+    (("events", 0, "to"), 7, "game record event #0: 'to' must be null or a seat from 0 to 2, "
+                             "got 7"),
+    (("events",), {"a": 1}, "game record field 'events' must be a list of event objects, "
+                            "got {\"a\": 1}"),
+    (("rewards", "player_0"), "1", "game record field 'rewards': 'player_0' must be finite "
+                                   "numbers, got \"1\""),
+    (("scores", "player_0"), True, "game record field 'scores': 'player_0' must be finite "
+                                   "numbers, got true"),
+    (("rewards",), [1], "game record field 'rewards' must be an object of finite numbers, "
+                        "got [1]"),
+    (("end",), "won", "game record field 'end' must be one of finished, truncated, "
+                      "illegal_move, in_progress, got \"won\""),
+    (("over",), "yes", "game record field 'over' must be true or false, got \"yes\""),
+    (("truncated",), "yes",
+     "game record field 'truncated' must be true or false, got \"yes\""),
+    (("illegal",), 5, ILLEGAL + "5"),
+    (("illegal",), {"agent": 3}, ILLEGAL + '{"agent": 3}'),
+    (("illegal",), {"agent": "player_0", "penalty": "x"},
+     ILLEGAL + '{"agent": "player_0", "penalty": "x"}'),
+    (("ranks", "player_0"), "1", "game record field 'ranks': 'player_0' must be finite "
+                                 "numbers, got \"1\""),
+    (("players",), {"player_0": 3},
+     "game record field 'players': 'player_0' must be policy specs (strings), got 3"),
+    (("colour",), "red", f"game record has unknown field(s) \"colour\"; allowed: {ALLOWED}"),
 ]
 
 
@@ -66,7 +98,7 @@ def test_a_malformed_field_is_one_line_through_the_library_and_the_viewer(
     record = _with(paladin_record, path, value)
     with pytest.raises(ValueError, match=None) as caught:
         check_record(record)
-    assert match in str(caught.value)
+    assert str(caught.value) == match
     with pytest.raises(ValueError):
         replay(record)
     source = tmp_path / "bad.json"
@@ -127,3 +159,95 @@ def test_a_valid_record_passes_unchanged(paladin_record: dict, tmp_path: Path) -
     source.write_text(json.dumps(paladin_record))
     assert load_record(source) == paladin_record
     assert main(["replay", str(source), "--html", str(tmp_path / "good.html")]) == 0
+
+
+def test_an_error_shows_the_value_as_json_cut_to_60_characters(paladin_record: dict) -> None:
+    """The value in an error line is its JSON, whole up to 60 characters and cut to 57 plus
+    "..." beyond (a megabyte of junk stays one readable line), or its type's name when JSON
+    cannot write it."""
+    cases = [
+        ("x" * 58, '"' + "x" * 58 + '"'),  # 60 characters: whole
+        ("x" * 59, '"' + "x" * 56 + "..."),  # 61: cut
+        ({1, 2}, "'set'"),
+    ]
+    for value, shown in cases:
+        with pytest.raises(ValueError) as caught:
+            check_record(dict(paladin_record, seed=value))
+        assert str(caught.value) == (
+            f"game record field 'seed' must be a non-negative integer, got {shown}")
+
+
+def test_an_infinite_reward_is_refused(paladin_record: dict) -> None:
+    """Rewards and scores are finite numbers (JSON has no Infinity; Python's json writes it)."""
+    rewards = dict(paladin_record["rewards"], player_0=float("inf"))
+    with pytest.raises(ValueError) as caught:
+        check_record(dict(paladin_record, rewards=rewards))
+    assert str(caught.value) == (
+        "game record field 'rewards': 'player_0' must be finite numbers, got Infinity")
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    (None, 5, "game record event #1 must be an object, got 5"),
+    ("step", "x", "game record event #1: 'step' must be an integer >= 0, got \"x\""),
+    ("step", -1, "game record event #1: 'step' must be an integer >= 0, got -1"),
+    ("step", True, "game record event #1: 'step' must be an integer >= 0, got true"),
+    ("kind", 3, "game record event #1: 'kind' must be a string, got 3"),
+    ("text", None, "game record event #1: 'text' must be a string, got null"),
+    ("to", 3, "game record event #1: 'to' must be null or a seat from 0 to 2, got 3"),
+    ("to", "x", "game record event #1: 'to' must be null or a seat from 0 to 2, got \"x\""),
+    ("data", 5, "game record event #1: 'data' must be an object, got 5"),
+])
+def test_a_malformed_event_is_named_by_its_index_field_and_value(
+        paladin_record: dict, key: str | None, value: Any, message: str) -> None:
+    """Each field of an event (docs/events.md) is checked, and the error names the event's
+    index, the field, what it must be and what it holds, whole."""
+    record = json.loads(json.dumps(paladin_record))
+    if key is None:
+        record["events"][1] = value
+    else:
+        record["events"][1][key] = value
+    with pytest.raises(ValueError) as caught:
+        check_record(record)
+    assert str(caught.value) == message
+
+
+def test_a_record_that_is_not_an_object_or_of_another_version_says_so(
+        paladin_record: dict) -> None:
+    with pytest.raises(ValueError) as caught:
+        check_record([1, 2])
+    assert str(caught.value) == "a game record is a JSON object"
+    version = paladin_record["version"]
+    with pytest.raises(ValueError) as caught:
+        replay(dict(paladin_record, version=version + 1))
+    assert str(caught.value) == (f"record is for paladin_v0 version {version + 1}, this "
+                                 f"installation has version {version}")
+
+
+def test_missing_and_unknown_fields_are_all_named(paladin_record: dict) -> None:
+    record = {k: v for k, v in paladin_record.items() if k not in ("seed", "actions")}
+    with pytest.raises(ValueError) as caught:
+        check_record(record)
+    assert str(caught.value) == "game record lacks seed, actions"
+    with pytest.raises(ValueError) as caught:
+        check_record(dict(paladin_record, colour=1, size=2))
+    assert str(caught.value) == (
+        f"game record has unknown field(s) \"colour\", \"size\"; allowed: {ALLOWED}")
+
+
+def test_what_a_record_may_hold_is_accepted(paladin_record: dict,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side of each refusal: ``game`` may be the game or its env module's name,
+    ``players`` maps agents to policy specs, ``illegal`` may omit its penalty (older records),
+    and a record may hold exactly the most actions allowed, not one more."""
+    for game in ("paladin", "paladin_v0", " paladin "):
+        check_record(dict(paladin_record, game=game))
+    check_record(dict(paladin_record, players={"player_0": "random", "player_1": "heuristic"}))
+    check_record(dict(paladin_record, illegal={"agent": "player_0", "action": "7"}))
+    most = len(paladin_record["actions"])
+    monkeypatch.setattr(record_module, "MAX_RECORD_ACTIONS", most)
+    check_record(paladin_record)
+    monkeypatch.setattr(record_module, "MAX_RECORD_ACTIONS", most - 1)
+    with pytest.raises(ValueError) as caught:
+        check_record(paladin_record)
+    assert str(caught.value) == (f"game record holds {most:,} actions; at most {most - 1:,} "
+                                 "are allowed")

@@ -77,6 +77,67 @@ def test_a_game_ended_by_an_illegal_move_replays_to_that_end(game: str) -> None:
         replay(wrong)
 
 
+def test_records_from_before_end_replay_to_the_end_their_flags_say() -> None:
+    """A record written before ``end`` existed says how its game ended with ``over``,
+    ``truncated`` and ``illegal``: a finished, a truncated and an illegal-move end each replay
+    to the end those flags say, and a flag that says otherwise is refused."""
+    truncated = play_random(raw("quests", 3, max_turns=1), seed=2)
+    records = {"finished": _finished_record("paladin"),
+               "truncated": json.loads(json.dumps(truncated.record())),
+               "illegal_move": illegal_end_record()[0]}
+    for end, record in records.items():
+        assert record.pop("end") == end
+        assert replay(record).game_end() == end
+    other = {"finished": "truncated", "truncated": "finished"}
+    for end, flipped in other.items():
+        record = dict(records[end], truncated=flipped == "truncated")
+        with pytest.raises(ReplayMismatchError, match=f"it ends '{end}', the record says "
+                                                      f"'{flipped}'"):
+            replay(record)
+
+
+def test_rewards_and_scores_are_compared_as_numbers_up_to_float_rounding() -> None:
+    """Another tool that rewrites a record may round its floats (a 0 summed back as 1e-13,
+    a value off in its last digits): the record still replays; a real difference does not."""
+    record = _finished_record("paladin", seed=4)
+    numbers = [*record["rewards"].values(), *record["scores"].values()]
+    assert 0 in numbers and any(numbers)  # the premise: both kinds of rounding are tried
+    rounded = {key: {a: v * (1 + 1e-12) + (1e-13 if v == 0 else 0.0)
+                     for a, v in record[key].items()} for key in ("rewards", "scores")}
+    assert replay(dict(record, **rounded)).game_end() == "finished"
+    agent = next(iter(record["scores"]))
+    off = dict(record, scores=dict(record["scores"], **{agent: record["scores"][agent] + 1e-6}))
+    with pytest.raises(ReplayMismatchError, match="its scores are"):
+        replay(off)
+
+
+def test_a_replay_mismatch_lists_every_problem_in_one_line() -> None:
+    """Each difference the replay finds is named, separated by '; ', with the cut-short hint
+    when the replay stops in progress."""
+    record = _finished_record("paladin", seed=4)
+    cut = dict(record, actions=record["actions"][:-1])
+    replayed = replay_steps_final(cut)
+    with pytest.raises(ReplayMismatchError) as caught:
+        replay(cut)
+    assert str(caught.value) == (
+        f"paladin_v0 record (3 players, seed 4): replaying its {len(cut['actions'])} actions "
+        f"does not reproduce the record: it ends 'in_progress', the record says 'finished'; "
+        f"its rewards are None, the record says {record['rewards']}; "
+        f"its scores are {replayed['scores']}, the record says {record['scores']}; "
+        f"the record's events differ from the replayed game's at event "
+        f"{len(replayed['events'])} ({len(record['events'])} recorded, "
+        f"{len(replayed['events'])} replayed) (is the record cut short?)")
+
+
+def replay_steps_final(record: dict) -> dict:
+    """The record of ``record``'s game replayed by hand, action by action (no checks)."""
+    env = raw(record["env"].removesuffix("_v0"), record["num_players"])
+    env.reset(seed=record["seed"], options=record["options"] or None)
+    for action in record["actions"]:
+        env.step(action)
+    return env.record()
+
+
 def illegal_end_record(penalty: float = -1.0) -> tuple[dict, str]:
     """A Paladin record that ends on ``player_?``'s illegal move, with the given penalty."""
     env = raw("paladin", 3)
@@ -94,6 +155,15 @@ def test_an_illegal_move_end_replays_with_its_recorded_penalty() -> None:
     assert replay(record).rewards[offender] == -3.5 and replay(record).record() == record
     for _ in replay_steps(record):  # the step-by-step replay re-enacts the same end
         pass
+
+
+def test_an_illegal_move_end_recorded_without_its_penalty_replays_with_the_default() -> None:
+    """A record written before ``illegal`` held the penalty (the offender's reward is the
+    default -1 there) still replays: the default penalty is re-enacted."""
+    record, offender = illegal_end_record()
+    del record["illegal"]["penalty"]
+    final = replay(record)
+    assert final.rewards[offender] == -1.0 and final.record()["rewards"] == record["rewards"]
 
 
 def test_an_illegal_move_end_by_the_wrong_agent_or_after_the_end_names_who_acts() -> None:

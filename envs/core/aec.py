@@ -254,6 +254,9 @@ class CardGameEnv(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         if self.engine.over:  # a rigged setup can end the game before anyone acts
+            # the first agent takes the first dead step: not whoever the env's last game left
+            # selected, so the same seed and options give the same game on any env
+            self.agent_selection = self.possible_agents[0]
             self._finish()
         else:
             self.agent_selection = self.possible_agents[self.engine.current_player]
@@ -333,9 +336,7 @@ class CardGameEnv(AECEnv, EzPickle):
             self.terminations[agent] = not truncated
             self.truncations[agent] = truncated
             self.infos[agent] = {"score": scores[seat], "rank": ranks[seat]}
-        self._accumulate_rewards()
-        if getattr(self, "agent_selection", None) not in self.agents:
-            self.agent_selection = self.agents[0]
+        self._accumulate_rewards()  # agent_selection stays: the mover, or reset()'s choice
 
     # -- legality ----------------------------------------------------------------------------------
     def is_legal(self, action: Any) -> bool:
