@@ -112,10 +112,10 @@ def test_cli_events_option(capsys: pytest.CaptureFixture) -> None:
 
 
 def test_every_env_is_warmed_up_untimed_and_measured_on_its_own_deals() -> None:
-    """Quests keeps a process-wide memo (its feasibility oracle): measured on the same deals,
-    the first env of a block paid to fill it and the others read it (events on looked 19%
-    dearer than off). Every env is played untimed first, and each measured env of a round
-    plays its own deals (seeds), none another's."""
+    """An env may keep process-wide tables (Quests once memoised whole feasibility searches):
+    measured on the same deals, the first env of a block paid to fill them and the others read
+    them (events on looked 19% dearer than off). Every env is played untimed first, and each
+    measured env of a round plays its own deals (seeds), none another's."""
     calls: list[tuple[str, float, int]] = []
 
     def measure(env: AECEnv, seconds: float, seed: int, clock: Callable[[], float]) -> float:
