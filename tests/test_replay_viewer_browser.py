@@ -86,8 +86,13 @@ def _open(driver, tmp_path: Path, record: dict, name: str) -> None:
     page = write_viewer(path, tmp_path / f"{name}.html")
     console_errors(driver)
     requested_urls(driver)  # drop what earlier pages logged
+    from selenium.webdriver.support.wait import WebDriverWait
+
     driver.get(page.resolve().as_uri())
-    assert driver.execute_script("return document.readyState") == "complete"
+    # get() normally returns once the page has loaded, but under load (a full parallel suite
+    # beside other jobs) Chromium has returned while the document was still "loading"
+    WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
 
 
 def _narration(driver) -> list[str]:
