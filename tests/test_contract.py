@@ -461,6 +461,45 @@ def test_reset_options_json_cannot_hold_still_replay_from_the_record() -> None:
         np.testing.assert_array_equal(a, b)
 
 
+#: a rigged deal per game keyed by seat numbers (``hands``; Quests' ``allies``, ``progress``)
+SEAT_NUMBER_DEALS: dict[str, dict] = {
+    "paladin": {"hands": {0: ["9", "5r", "0", "2"], 2: ["7", "6", "4", "1r"]}},
+    "white_knight": {"hands": {0: ["A6", "A5"], 1: ["A2"]}},
+    "quests": {"hands": {0: ["Boar", "Saxons", "Sword"], 1: ["Excalibur"]},
+               "allies": {1: ["Sir Tristan"]}, "progress": {1: 5}},
+}
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+@pytest.mark.parametrize("seat", [int, np.int64], ids=["int", "numpy_int"])
+def test_a_deal_rigged_by_seat_numbers_is_recorded_by_seat_names_and_replays_from_a_file(
+    game: str, seat: type, tmp_path
+) -> None:
+    """Seat-keyed options keyed by the int ``k`` (or a numpy int), which reset() accepts as
+    ``"player_k"``: the record keys them ``"player_k"``. Kept as given, JSON wrote ``0`` as
+    ``"0"``, which the replay refused, and could not write a numpy-int key at all. The game is
+    the one the ``"player_k"`` form deals, and its saved record loads and replays it."""
+    from envs.core.record import load_record, save_record
+
+    deal = SEAT_NUMBER_DEALS[game]
+    named = {option: {f"player_{k}": v for k, v in value.items()} for option, value in deal.items()}
+    numbered = {option: {seat(k): list(v) if isinstance(v, list) else v for k, v in value.items()}
+                for option, value in deal.items()}
+    n = GAMES[game].players[0]
+    env = play_random(raw(game, n), seed=5, options=numbered)
+    record = env.record()
+    assert record["options"] == named
+    assert record == play_random(raw(game, n), seed=5, options=named).record()
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    loaded = load_record(path)
+    assert loaded == record
+    replayed = replay(loaded)
+    assert replayed.record() == record
+    for a, b in zip(observations(replayed), observations(env)):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
     """A reset without a seed draws the game seed from 0..2**63-2 (a seeded stream after the
     first seed): not from a handful of values, which would replay the same few deals; and
