@@ -566,3 +566,102 @@ def test_quests_hidden_stages_are_drawn_only_from_the_unknown_pool() -> None:
         if checked == 4:
             break
     assert checked == 4
+
+
+def white_knight_expected_mask(world: Any) -> np.ndarray | None:
+    """The rule, computed here from the cards (not from the engine's cached kind bits): a
+    joining seat may commit any attack kind it holds or stay out, a raising seat add one or
+    pass, a drafting seat take any kind left in the packet. ``None`` in other phases."""
+    from envs.white_knight import actions as WA
+    from envs.white_knight import engine as E
+    from envs.white_knight.cards import NUM_TREASURES
+
+    seat = world.current_player
+    expected = np.zeros(WA.NUM_ACTIONS, dtype=np.int8)
+    if world.phase == E.JOIN:
+        first, extra, held, kinds = WA.COMMIT, WA.STAY_OUT, world.hands[seat], NUM_ATTACK
+    elif world.phase == E.RAISE:
+        first, extra, held, kinds = WA.RAISE, WA.PASS, world.hands[seat], NUM_ATTACK
+    elif world.phase == E.DRAFT:
+        first, extra, held, kinds = WA.TAKE, None, world.packet, NUM_TREASURES
+    else:
+        return None
+    for kind in range(kinds):
+        expected[first + kind] = held[kind] > 0
+    if extra is not None:
+        expected[extra] = 1
+    return expected
+
+
+def test_white_knight_redealt_seats_offer_only_the_cards_they_now_hold() -> None:
+    """The sampler rewrites each re-dealt seat's cached kind bits and the pending decision's
+    mask: in a sampled world, the seat to act (the observer or not, seat 0 included) and
+    every seat asked later in the rollout may commit or add exactly the attack kinds it now
+    holds and take exactly the treasure kinds in the packet. A stale mask would let search
+    play a card the re-dealt hand does not have."""
+    checked, actors = 0, set()
+    for index, state in enumerate(white_knight_states(3, range(8), lambda s: True)):
+        observer = index % 3
+        if state.current_player == observer:
+            continue
+        world = state.sample_world(observer, np.random.default_rng(index))
+        actors.add(world.current_player)
+        chooser = random.Random(index)
+        while not world.over:
+            mask = world.legal_mask()
+            expected = white_knight_expected_mask(world)
+            if expected is not None:
+                np.testing.assert_array_equal(mask, expected, err_msg=world.phase_name())
+                checked += 1
+            legal = np.flatnonzero(mask)
+            world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert checked > 200 and actors == {0, 1, 2}
+
+
+def white_knight_unseen_packets() -> list[tuple[Any, int]]:
+    """Drafts in progress (5 players) with an observer that has not seen the packet."""
+    from envs.white_knight import engine as E
+
+    found = white_knight_states(
+        5, range(30), lambda s: s.phase == E.DRAFT and any(v is None for v in s.seen_packet))
+    return [(s, next(k for k, v in enumerate(s.seen_packet) if v is None)) for s in found]
+
+
+def test_white_knight_a_packet_the_observer_has_not_seen_is_redealt_with_two_kinds() -> None:
+    """The packet in flight is hidden from a seat it has not reached: re-dealt (its content
+    changes across samples, the true one is not kept), of its public size, and always of two
+    kinds or more (a packet being drafted offers a choice, which the observer knows)."""
+    found = white_knight_unseen_packets()
+    assert len(found) >= 3
+    changed = 0
+    for index, (state, observer) in enumerate(found[:12]):
+        rng = np.random.default_rng(index)
+        packets = set()
+        for _ in range(30):
+            world = state.sample_world(observer, rng)
+            assert sum(world.packet) == state.packet_n == world.packet_n
+            assert sum(1 for c in world.packet if c) >= 2, world.packet
+            assert world.packet_bits == sum(1 << k for k, c in enumerate(world.packet) if c)
+            packets.add(tuple(world.packet))
+        changed += len(packets) > 1
+    assert changed >= 3, "the unseen packet kept its true content in every sample"
+
+
+def test_white_knight_no_two_kind_packet_in_the_pool_is_a_clear_error() -> None:
+    """A state whose unknown treasures are all of one kind (impossible in play: a drafted
+    packet holds two kinds) cannot give a consistent packet: the sampler says so, rather than
+    handing search a draft with no choice."""
+    state, observer = white_knight_unseen_packets()[0]
+    kind = max(range(len(state.packet)), key=lambda k: state.rules.treasure_counts[k])
+    pool = list(state.rules.treasure_counts)
+    used = counts(state.treasure_discards, len(pool))
+    holder = next(s for s in range(state.num_players) if s != observer)
+    # every treasure is owned by one seat, except packet_n copies of one kind; the deck is empty
+    for s in range(state.num_players):
+        state.treasures[s] = [0] * len(pool)
+    state.treasures[holder] = [c - u - (state.packet_n if k == kind else 0)
+                               for k, (c, u) in enumerate(zip(pool, used))]
+    state.treasure_deck = []
+    with pytest.raises(AssertionError) as err:
+        state.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == "belief: no packet of two kinds in the treasure pool"
