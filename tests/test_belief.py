@@ -665,3 +665,47 @@ def test_white_knight_no_two_kind_packet_in_the_pool_is_a_clear_error() -> None:
     with pytest.raises(AssertionError) as err:
         state.sample_world(observer, np.random.default_rng(0))
     assert str(err.value) == "belief: no packet of two kinds in the treasure pool"
+
+
+def quests_quest_bookkeeping(e: Any) -> None:
+    """The engine's quest bookkeeping, computed here from the stage cards (checked on the
+    true states too, so it is the engine's rule): each stage's test (its test card or -1), its
+    BP once finished (0 for a test and for the foe stage still being built, whose running BP
+    and weapon names are ``build_value`` / ``build_on``), whether the test is used, and the
+    threshold (the BP of the last foe stage built, the highest since they rise)."""
+    from envs.quests import table as T
+    from envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
+
+    for k, cards in enumerate(e.stages):
+        if not cards:
+            continue
+        test = cards[0] in TESTS
+        assert e.stage_test[k] == (cards[0] if test else -1), f"stage {k + 1} test"
+        value = 0 if test else FOE_VALUES[e.story][cards[0]] + sum(KIND_BP[w] for w in cards[1:])
+        building = e.phase == T.BUILD_WEAPONS and k == e.cur_stage
+        assert e.stage_value[k] == (0 if building else value), f"stage {k + 1} BP"
+        if building and not test:
+            assert e.build_value == value
+            assert e.build_on == sum(1 << WEAPONS.index(w) for w in cards[1:])
+    assert e.test_used == any(t >= 0 for t in e.stage_test)
+    assert e.threshold == max(e.stage_value, default=0)
+
+
+def test_quests_redealt_stages_keep_the_quest_bookkeeping_the_engine_plays_by() -> None:
+    """A re-dealt hidden stage carries the bookkeeping the engine resolves the quest by (a test
+    stage's test, a foe stage's BP, the stage still being built, the threshold): stale values
+    would make a foe stage of 0 BP that anyone beats, or let a sponsor build a second test.
+    Checked in sampled worlds of states with hidden stages, building ones included."""
+    from envs.quests import table as T
+
+    checked, phases = 0, set()
+    for state, observer, _ in quests_hidden_stage_states():
+        quests_quest_bookkeeping(state)
+        rng = np.random.default_rng(checked)
+        for _ in range(4):
+            quests_quest_bookkeeping(state.sample_world(observer, rng))
+        phases.add(state.phase)
+        checked += 1
+        if checked == 60:
+            break
+    assert checked == 60 and {T.BUILD_CARD, T.BUILD_WEAPONS, T.STAGE_PLAY} <= phases, phases
