@@ -709,3 +709,83 @@ def test_quests_redealt_stages_keep_the_quest_bookkeeping_the_engine_plays_by() 
         if checked == 60:
             break
     assert checked == 60 and {T.BUILD_CARD, T.BUILD_WEAPONS, T.STAGE_PLAY} <= phases, phases
+
+
+
+def _pass_ask(e: Any) -> None:
+    """Answer the pending ask with no preview and nothing played face down."""
+    from envs.quests import actions as QA
+    from envs.quests import table as T
+
+    if e.phase == T.PREVIEW:
+        e.apply(QA.NO_PREVIEW)
+    if not e.over and e.phase in (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY):
+        e.apply(QA.DONE)
+
+
+def quests_asked_later(state: Any) -> set[int]:
+    """Seats the game will still ask for face-down cards in the current stage or round (a
+    seat offered a preview first has not chosen yet): found by playing on in a clone, nothing
+    played, until the next stage is announced, a tie round begins or play moves on."""
+    from envs.quests import table as T
+
+    e = state.clone()
+    later = {e.current_player} if e.phase == T.PREVIEW and e.after_preview != T.BID else set()
+    round_ = (e.announced, e.tie_round)
+    _pass_ask(e)
+    while (not e.over and e.phase in (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY, T.PREVIEW)
+           and (e.announced, e.tie_round) == round_):
+        later.add(e.current_player)
+        _pass_ask(e)
+    return later
+
+
+def quests_face_down_states() -> list[Any]:
+    """4-player Quests states while seats choose face-down cards: quest stages (a Merlin
+    preview before one included) and tournaments of seeded random games, and final
+    tournaments (every seat one shield short of the Round Table, so several reach it in one
+    turn); per phase, states with another seat that has chosen and states with one still to
+    be asked."""
+    from envs.quests import table as T
+
+    plays = (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY, T.PREVIEW)
+    found: dict[tuple[int, bool], list[Any]] = {(p, c): [] for p in plays for c in (True, False)}
+    for seed in range(40):
+        env = game_module("quests").raw_env(num_players=4)
+        options = {"progress": {f"player_{s}": 21 for s in range(4)}} if seed % 2 else None
+        env.reset(seed=seed, options=options)
+        e, chooser = env.engine, random.Random(seed)
+        while not e.over:
+            if e.phase in plays and (e.phase != T.PREVIEW or e.after_preview == T.STAGE_PLAY):
+                chose = any(e.hidden_n[s] for s in range(4) if s != e.current_player)
+                key = (e.phase, chose)
+                if len(found[key]) < 6 and (chose or quests_asked_later(e) - {e.current_player}):
+                    found[key].append(copy.deepcopy(e))
+            legal = np.flatnonzero(e.legal_mask())
+            e.apply(int(legal[chooser.randrange(len(legal))]))
+    assert all(len(states) >= 2 for states in found.values()), {
+        (T.PHASES[p], c): len(v) for (p, c), v in found.items()}
+    return [state for states in found.values() for state in states]
+
+
+def test_quests_only_seats_that_have_chosen_play_face_down_in_a_sampled_world() -> None:
+    """Face-down cards are secret, the flow is not: in a sampled world a seat the game will
+    still ask this stage or round holds no face-down card, and a seat that has chosen (in a
+    quest stage, a tournament or the final tournament) re-makes its choice, face down or not
+    across samples."""
+    checked, remade = 0, {True: 0, False: 0}
+    for index, state in enumerate(quests_face_down_states()):
+        later = quests_asked_later(state)
+        for observer in range(4):
+            rng = np.random.default_rng(index)
+            for _ in range(6):
+                world = state.sample_world(observer, rng)
+                for seat in range(4):
+                    if seat == observer:
+                        continue
+                    if seat in later:
+                        assert world.hidden_n[seat] == 0 and not world.played[seat]
+                        checked += 1
+                    elif state.hidden_n[seat]:
+                        remade[world.hidden_n[seat] > 0] += 1
+    assert checked >= 20 and min(remade.values()) >= 20, (checked, remade)
