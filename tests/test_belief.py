@@ -745,11 +745,12 @@ def quests_face_down_states() -> list[Any]:
     preview before one included) and tournaments of seeded random games, and final
     tournaments (every seat one shield short of the Round Table, so several reach it in one
     turn); per phase, states with another seat that has chosen and states with one still to
-    be asked."""
+    be asked; and states in which a seat that has chosen has an Amour in play."""
     from envs.quests import table as T
 
     plays = (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY, T.PREVIEW)
-    found: dict[tuple[int, bool], list[Any]] = {(p, c): [] for p in plays for c in (True, False)}
+    found: dict[tuple[Any, bool], list[Any]] = {(p, c): [] for p in plays for c in (True, False)}
+    found["amour", True] = []  # another seat that has chosen holds an Amour in play
     for seed in range(40):
         env = game_module("quests").raw_env(num_players=4)
         options = {"progress": {f"player_{s}": 21 for s in range(4)}} if seed % 2 else None
@@ -761,10 +762,13 @@ def quests_face_down_states() -> list[Any]:
                 key = (e.phase, chose)
                 if len(found[key]) < 6 and (chose or quests_asked_later(e) - {e.current_player}):
                     found[key].append(copy.deepcopy(e))
+                elif len(found["amour", True]) < 8 and any(
+                        e.hidden_n[s] and e.amour[s] for s in range(4) if s != e.current_player):
+                    found["amour", True].append(copy.deepcopy(e))
             legal = np.flatnonzero(e.legal_mask())
             e.apply(int(legal[chooser.randrange(len(legal))]))
     assert all(len(states) >= 2 for states in found.values()), {
-        (T.PHASES[p], c): len(v) for (p, c), v in found.items()}
+        (p, c): len(v) for (p, c), v in found.items()}
     return [state for states in found.values() for state in states]
 
 
@@ -789,3 +793,115 @@ def test_quests_only_seats_that_have_chosen_play_face_down_in_a_sampled_world() 
                     elif state.hidden_n[seat]:
                         remade[world.hidden_n[seat] > 0] += 1
     assert checked >= 20 and min(remade.values()) >= 20, (checked, remade)
+
+
+def test_quests_a_remade_face_down_choice_follows_the_play_rules_at_even_odds() -> None:
+    """A seat that has chosen re-makes its choice from its re-dealt place: only weapons (of
+    distinct names), an Amour (one, and none beside an Amour in play) and allies, with the
+    engine's played flags exactly its face-down cards; each card it may play is chosen with
+    probability 1/2 (a weapon or Amour held c times: 1 - 2**-c, an ally each copy 1/2)."""
+    from envs.quests.cards import ALLIES, AMOUR_KIND, NUM_PLAYABLE, WEAPONS
+
+    allies, weapons = set(ALLIES), set(WEAPONS)
+    expected, observed = {False: 0.0, True: 0.0}, {False: 0.0, True: 0.0}
+    for index, state in enumerate(quests_face_down_states()):
+        rng = np.random.default_rng(index)
+        for observer in range(4):
+            chose = [s for s in range(4) if s != observer and state.hidden_n[s]]
+            for _ in range(4):
+                world = state.sample_world(observer, rng)
+                for seat in chose:
+                    down = world.played[seat]
+                    assert all(k in weapons or k in allies or k == AMOUR_KIND for k in down)
+                    played_weapons = [k for k in down if k in weapons]
+                    assert len(set(played_weapons)) == len(played_weapons), down
+                    assert down.count(AMOUR_KIND) <= (0 if world.amour[seat] else 1), down
+                    assert [world.played_flag[seat][k] for k in range(NUM_PLAYABLE)] == [
+                        k in down for k in range(NUM_PLAYABLE)]
+                    place = [h + c for h, c in zip(world.hands[seat], counts(down, QUESTS_KINDS))]
+                    amour = bool(world.amour[seat])
+                    for kind, held in enumerate(place):
+                        if kind in allies:
+                            expected[amour] += held / 2
+                        elif held and (kind in weapons or (kind == AMOUR_KIND and not amour)):
+                            expected[amour] += 1 - 0.5 ** held
+                    observed[amour] += len(down)
+    # seats with an Amour in play apart: their weapons are chosen like anyone's
+    for amour, tolerance in ((False, 0.08), (True, 0.15)):  # about 3 standard deviations
+        assert expected[amour] > 100 and abs(observed[amour] / expected[amour] - 1) < tolerance, (
+            amour, observed, expected)
+
+
+def test_quests_stages_of_every_sponsor_are_redealt_when_the_observer_has_not_seen_them() -> None:
+    """Stages the observer has not seen (not its own quest, not revealed, not previewed by
+    it) change across samples, whoever sponsors the quest, seat 0 included: a stage kept as
+    it is would show search the sponsor's quest. (Some stages are forced by the quest's rules
+    and what the observer knows, e.g. the weakest foe first: counted per sponsor, not each.)"""
+    checked, changed = 0, {0: 0, 1: 0, 2: 0}
+    for state in states("quests", 3, range(12), every=4):
+        if state.over or state.sponsor < 0:
+            continue
+        observer = (state.sponsor + 1) % 3
+        unseen = [k for k, cards in enumerate(state.stages) if cards
+                  and not state.stage_revealed[k] and state.previewed[observer] != k]
+        if not unseen:
+            continue
+        rng = np.random.default_rng(checked)
+        worlds = [state.sample_world(observer, rng) for _ in range(6)]
+        for k in unseen:
+            changed[state.sponsor] += len({tuple(w.stages[k]) for w in worlds}) > 1
+        checked += 1
+        if min(changed.values()) >= 5:
+            break
+    assert min(changed.values()) >= 5, (checked, changed)
+
+
+def test_quests_a_world_whose_redealt_actor_cannot_decide_is_rejected() -> None:
+    """King's Call to Arms asks a seat to discard a weapon (or foes): a re-dealt hand may hold
+    neither, and the sampler must not hand search such a world. Every sampled world offers
+    the seat to act a move, whichever seat it is (seat 0 included)."""
+    found = []
+    for seed in range(60):
+        engine = new_engine("quests", 4)
+        for state in engine_states(engine, range(seed, seed + 1)):
+            if not state.over and state.phase_name() == "call_to_arms":
+                found.append(copy.deepcopy(state))
+    actors = {s.current_player for s in found}
+    assert len(found) >= 20 and actors == {0, 1, 2, 3}, (len(found), actors)
+    for index, state in enumerate(found[:120]):
+        rng = np.random.default_rng(index)
+        for observer in range(4):
+            if observer == state.current_player:
+                continue
+            for _ in range(5):
+                world = state.sample_world(observer, rng)
+                assert world.legal_mask().any(), f"player_{world.current_player} cannot act"
+
+
+def test_quests_sampler_refuses_an_impossible_state_in_one_clear_line(monkeypatch) -> None:
+    """States no game reaches are refused, not sampled from: face-down cards held by a seat
+    whose turn to choose has not come, a story deck that does not match its public
+    composition, and no consistent world within the sampler's tries."""
+    import envs.quests.belief as QB
+    from envs.quests.cards import STORY_COPIES
+
+    state = next(s for s in states("quests", 3, range(3), every=7)
+                 if not s.over and s.phase_name() == "stage_play")
+    outsider = next(s for s in range(3) if s not in state.participants)
+    observer = next(s for s in range(3) if s != outsider)
+    tampered = copy.deepcopy(state)
+    tampered.hidden_n[outsider] = 1
+    with pytest.raises(AssertionError) as err:
+        tampered.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == f"belief: player_{outsider} holds face-down cards out of turn"
+    tampered = copy.deepcopy(state)
+    tampered.story_deck.pop()
+    composition = [STORY_COPIES[s] - state.story_discard_n[s] for s in range(len(STORY_COPIES))]
+    composition[state.story] -= 1  # the story being played
+    with pytest.raises(AssertionError) as err:
+        tampered.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == f"belief: story deck composition {composition}"
+    monkeypatch.setattr(QB, "MAX_TRIES", 0)
+    with pytest.raises(AssertionError) as err:
+        state.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == "belief: no consistent Quests world found"
