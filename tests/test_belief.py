@@ -905,3 +905,86 @@ def test_quests_sampler_refuses_an_impossible_state_in_one_clear_line(monkeypatc
     with pytest.raises(AssertionError) as err:
         state.sample_world(observer, np.random.default_rng(0))
     assert str(err.value) == "belief: no consistent Quests world found"
+
+
+def quests_unseen_stage_states() -> list[tuple[Any, int, list[int]]]:
+    """``(state, observer, stages it has not seen)``: 3-player states of seeded random games
+    with a quest whose stages a non-sponsor has not all seen, and states under the
+    ``quest_draws="each_stage"`` rule in which an announced test stage is not revealed yet
+    (a draw's hand limit comes between the two)."""
+    from envs.core.engine import Setup
+    from envs.quests.engine import QuestsEngine
+    from envs.quests.rules import QuestsRules
+
+    def unseen(state: Any, observer: int) -> list[int]:
+        return [k for k, cards in enumerate(state.stages) if cards
+                and not state.stage_revealed[k] and state.previewed[observer] != k]
+
+    found, announced_tests = [], []
+    for state in states("quests", 3, range(6), every=3):
+        if state.over or state.sponsor < 0 or len(found) == 60:
+            continue
+        observer = (state.sponsor + 1 + len(found) % 2) % 3
+        if unseen(state, observer):
+            found.append((state, observer, unseen(state, observer)))
+    engine = QuestsEngine(3, QuestsRules(quest_draws="each_stage"))
+    for seed in range(20):
+        engine.reset(np.random.default_rng(seed), Setup())
+        chooser = random.Random(seed)
+        while not engine.over and len(announced_tests) < 10:
+            if engine.sponsor >= 0:
+                observer = (engine.sponsor + 1) % 3
+                stages = unseen(engine, observer)
+                if any(k < engine.announced and engine.stage_test[k] >= 0 for k in stages):
+                    announced_tests.append((copy.deepcopy(engine), observer, stages))
+            legal = np.flatnonzero(engine.legal_mask())
+            engine.apply(int(legal[chooser.randrange(len(legal))]))
+    assert len(found) == 60 and len(announced_tests) == 10
+    return found + announced_tests
+
+
+def test_quests_redealt_stages_form_a_legal_quest_of_the_public_shape() -> None:
+    """Each stage the observer has not seen is re-dealt to the quest's public shape and rules:
+    its card count; an announced stage's type (a test stays a test, also while a draw delays
+    its reveal); a stage of several cards a foe and distinct weapons; a one-card stage not yet
+    announced a foe or a test, either whatever it truly is; at most one test in the quest, and
+    the finished foe stages rising strictly in BP, the stages the observer knows included.
+    Every weapon kind the pool holds can be drawn (kind 0 too)."""
+    from envs.quests import table as T
+    from envs.quests.cards import FOE_VALUES, FOES, KIND_BP, TESTS, WEAPONS
+
+    one_card = {(truth, drawn): 0 for truth in ("foe", "test") for drawn in ("foe", "test")}
+    weapons_seen, announced_tests = set(), 0
+    for index, (state, observer, unseen) in enumerate(quests_unseen_stage_states()):
+        rng = np.random.default_rng(index)
+        for _ in range(8):
+            world = state.sample_world(observer, rng)
+            for k in unseen:
+                cards = world.stages[k]
+                assert len(cards) == len(state.stages[k])
+                if k < state.announced:
+                    assert (cards[0] in TESTS) == (state.stage_test[k] >= 0)
+                    announced_tests += cards[0] in TESTS
+                if len(cards) > 1:
+                    assert cards[0] in FOES and all(w in WEAPONS for w in cards[1:])
+                    assert len(set(cards[1:])) == len(cards) - 1
+                    weapons_seen.update(cards[1:])
+                else:
+                    assert cards[0] in FOES or cards[0] in TESTS
+                    if k == state.announced:  # the next stage: its type is still secret
+                        truth = "test" if state.stage_test[k] >= 0 else "foe"
+                        drawn = "test" if cards[0] in TESTS else "foe"
+                        one_card[truth, drawn] += 1
+            tests, last = 0, 0
+            for k, cards in enumerate(world.stages):
+                if not cards:
+                    break
+                if cards[0] in TESTS:
+                    tests += 1
+                elif not (world.phase == T.BUILD_WEAPONS and k == world.cur_stage):
+                    value = FOE_VALUES[world.story][cards[0]] + sum(KIND_BP[w] for w in cards[1:])
+                    assert value > last, world.stages
+                    last = value
+            assert tests <= 1, world.stages
+    assert min(one_card.values()) >= 5, one_card  # either type, whatever the truth
+    assert weapons_seen == set(WEAPONS) and announced_tests >= 40, (weapons_seen, announced_tests)
