@@ -500,6 +500,16 @@ def test_a_deal_rigged_by_seat_numbers_is_recorded_by_seat_names_and_replays_fro
         np.testing.assert_array_equal(a, b)
 
 
+def test_only_seat_keyed_options_are_rekeyed_in_the_record() -> None:
+    """The record re-keys the seat-keyed options only: an unknown option holding a dict is
+    ignored with a warning and recorded as given (its keys are not seats), and Quests'
+    ``allies`` / ``progress`` given as ``None`` (none) are recorded as ``None``."""
+    env = raw("quests", 3)
+    with pytest.warns(UserWarning, match="ignoring unknown reset option 'notes'"):
+        env.reset(seed=0, options={"notes": {"a": 1}, "allies": None, "progress": None})
+    assert env.record()["options"] == {"notes": {"a": 1}, "allies": None, "progress": None}
+
+
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
     """A reset without a seed draws the game seed from 0..2**63-2 (a seeded stream after the
     first seed): not from a handful of values, which would replay the same few deals; and
