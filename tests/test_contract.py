@@ -444,10 +444,10 @@ def test_a_record_holds_its_own_copy_of_the_reset_options(game: str) -> None:
     assert env.record()["options"] == {deck: [name, name]}
 
 
-def test_reset_options_json_cannot_hold_still_replay_from_the_record() -> None:
-    """Seats named by numpy ints (``hands`` keys), which reset() accepts and ``json.dumps``
-    cannot write: the record still holds the rigged deal, in a copy of its own, so it replays
-    the game the env played after the caller has reused its lists."""
+def test_a_deal_rigged_by_numpy_seats_replays_after_the_caller_reuses_its_lists() -> None:
+    """Seats named by numpy ints (``hands`` keys), which reset() accepts: the record holds the
+    rigged deal (keyed ``"player_k"``) in a copy of its own, so it replays the game the env
+    played after the caller has reused its lists."""
     deal = copy.deepcopy(PALADIN_TWIN_DEAL)
     deal["hands"] = {np.int64(i): hand for i, hand in enumerate(deal["hands"].values())}
     env = raw("paladin", 3)
@@ -508,6 +508,18 @@ def test_only_seat_keyed_options_are_rekeyed_in_the_record() -> None:
     with pytest.warns(UserWarning, match="ignoring unknown reset option 'notes'"):
         env.reset(seed=0, options={"notes": {"a": 1}, "allies": None, "progress": None})
     assert env.record()["options"] == {"notes": {"a": 1}, "allies": None, "progress": None}
+
+
+def test_a_reset_option_json_cannot_hold_is_recorded_as_a_copy_of_its_own() -> None:
+    """A value JSON cannot hold (a set, under an option the game ignores with a warning) is
+    recorded deep-copied as it is: the record keeps it, and the caller changing its set after
+    reset() does not change the record."""
+    env = raw("paladin", 3)
+    tags = {1, 2}
+    with pytest.warns(UserWarning, match="ignoring unknown reset option 'tags'"):
+        env.reset(seed=0, options={"tags": tags})
+    tags.add(3)
+    assert env.record()["options"] == {"tags": {1, 2}}
 
 
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
