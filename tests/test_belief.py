@@ -566,3 +566,425 @@ def test_quests_hidden_stages_are_drawn_only_from_the_unknown_pool() -> None:
         if checked == 4:
             break
     assert checked == 4
+
+
+def white_knight_expected_mask(world: Any) -> np.ndarray | None:
+    """The rule, computed here from the cards (not from the engine's cached kind bits): a
+    joining seat may commit any attack kind it holds or stay out, a raising seat add one or
+    pass, a drafting seat take any kind left in the packet. ``None`` in other phases."""
+    from envs.white_knight import actions as WA
+    from envs.white_knight import engine as E
+    from envs.white_knight.cards import NUM_TREASURES
+
+    seat = world.current_player
+    expected = np.zeros(WA.NUM_ACTIONS, dtype=np.int8)
+    if world.phase == E.JOIN:
+        first, extra, held, kinds = WA.COMMIT, WA.STAY_OUT, world.hands[seat], NUM_ATTACK
+    elif world.phase == E.RAISE:
+        first, extra, held, kinds = WA.RAISE, WA.PASS, world.hands[seat], NUM_ATTACK
+    elif world.phase == E.DRAFT:
+        first, extra, held, kinds = WA.TAKE, None, world.packet, NUM_TREASURES
+    else:
+        return None
+    for kind in range(kinds):
+        expected[first + kind] = held[kind] > 0
+    if extra is not None:
+        expected[extra] = 1
+    return expected
+
+
+def test_white_knight_redealt_seats_offer_only_the_cards_they_now_hold() -> None:
+    """The sampler rewrites each re-dealt seat's cached kind bits and the pending decision's
+    mask: in a sampled world, the seat to act (the observer or not, seat 0 included) and
+    every seat asked later in the rollout may commit or add exactly the attack kinds it now
+    holds and take exactly the treasure kinds in the packet. A stale mask would let search
+    play a card the re-dealt hand does not have."""
+    checked, actors = 0, set()
+    for index, state in enumerate(white_knight_states(3, range(8), lambda s: True)):
+        observer = index % 3
+        if state.current_player == observer:
+            continue
+        world = state.sample_world(observer, np.random.default_rng(index))
+        actors.add(world.current_player)
+        chooser = random.Random(index)
+        while not world.over:
+            mask = world.legal_mask()
+            expected = white_knight_expected_mask(world)
+            if expected is not None:
+                np.testing.assert_array_equal(mask, expected, err_msg=world.phase_name())
+                checked += 1
+            legal = np.flatnonzero(mask)
+            world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert checked > 200 and actors == {0, 1, 2}
+
+
+def white_knight_unseen_packets() -> list[tuple[Any, int]]:
+    """Drafts in progress (5 players) with an observer that has not seen the packet."""
+    from envs.white_knight import engine as E
+
+    found = white_knight_states(
+        5, range(30), lambda s: s.phase == E.DRAFT and any(v is None for v in s.seen_packet))
+    return [(s, next(k for k, v in enumerate(s.seen_packet) if v is None)) for s in found]
+
+
+def test_white_knight_a_packet_the_observer_has_not_seen_is_redealt_with_two_kinds() -> None:
+    """The packet in flight is hidden from a seat it has not reached: re-dealt (its content
+    changes across samples, the true one is not kept), of its public size, and always of two
+    kinds or more (a packet being drafted offers a choice, which the observer knows)."""
+    found = white_knight_unseen_packets()
+    assert len(found) >= 3
+    changed = 0
+    for index, (state, observer) in enumerate(found[:12]):
+        rng = np.random.default_rng(index)
+        packets = set()
+        for _ in range(30):
+            world = state.sample_world(observer, rng)
+            assert sum(world.packet) == state.packet_n == world.packet_n
+            assert sum(1 for c in world.packet if c) >= 2, world.packet
+            assert world.packet_bits == sum(1 << k for k, c in enumerate(world.packet) if c)
+            packets.add(tuple(world.packet))
+        changed += len(packets) > 1
+    assert changed >= 3, "the unseen packet kept its true content in every sample"
+
+
+def test_white_knight_no_two_kind_packet_in_the_pool_is_a_clear_error() -> None:
+    """A state whose unknown treasures are all of one kind (impossible in play: a drafted
+    packet holds two kinds) cannot give a consistent packet: the sampler says so, rather than
+    handing search a draft with no choice."""
+    state, observer = white_knight_unseen_packets()[0]
+    kind = max(range(len(state.packet)), key=lambda k: state.rules.treasure_counts[k])
+    pool = list(state.rules.treasure_counts)
+    used = counts(state.treasure_discards, len(pool))
+    holder = next(s for s in range(state.num_players) if s != observer)
+    # every treasure is owned by one seat, except packet_n copies of one kind; the deck is empty
+    for s in range(state.num_players):
+        state.treasures[s] = [0] * len(pool)
+    state.treasures[holder] = [c - u - (state.packet_n if k == kind else 0)
+                               for k, (c, u) in enumerate(zip(pool, used))]
+    state.treasure_deck = []
+    with pytest.raises(AssertionError) as err:
+        state.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == "belief: no packet of two kinds in the treasure pool"
+
+
+def quests_quest_bookkeeping(e: Any) -> None:
+    """The engine's quest bookkeeping, computed here from the stage cards (checked on the
+    true states too, so it is the engine's rule): each stage's test (its test card or -1), its
+    BP once finished (0 for a test and for the foe stage still being built, whose running BP
+    and weapon names are ``build_value`` / ``build_on``), whether the test is used, and the
+    threshold (the BP of the last foe stage built, the highest since they rise)."""
+    from envs.quests import table as T
+    from envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
+
+    for k, cards in enumerate(e.stages):
+        if not cards:
+            continue
+        test = cards[0] in TESTS
+        assert e.stage_test[k] == (cards[0] if test else -1), f"stage {k + 1} test"
+        value = 0 if test else FOE_VALUES[e.story][cards[0]] + sum(KIND_BP[w] for w in cards[1:])
+        building = e.phase == T.BUILD_WEAPONS and k == e.cur_stage
+        assert e.stage_value[k] == (0 if building else value), f"stage {k + 1} BP"
+        if building and not test:
+            assert e.build_value == value
+            assert e.build_on == sum(1 << WEAPONS.index(w) for w in cards[1:])
+    assert e.test_used == any(t >= 0 for t in e.stage_test)
+    assert e.threshold == max(e.stage_value, default=0)
+
+
+def test_quests_redealt_stages_keep_the_quest_bookkeeping_the_engine_plays_by() -> None:
+    """A re-dealt hidden stage carries the bookkeeping the engine resolves the quest by (a test
+    stage's test, a foe stage's BP, the stage still being built, the threshold): stale values
+    would make a foe stage of 0 BP that anyone beats, or let a sponsor build a second test.
+    Checked in sampled worlds of states with hidden stages, building ones included."""
+    from envs.quests import table as T
+
+    checked, phases = 0, set()
+    for state, observer, _ in quests_hidden_stage_states():
+        quests_quest_bookkeeping(state)
+        rng = np.random.default_rng(checked)
+        for _ in range(4):
+            quests_quest_bookkeeping(state.sample_world(observer, rng))
+        phases.add(state.phase)
+        checked += 1
+        if checked == 60:
+            break
+    assert checked == 60 and {T.BUILD_CARD, T.BUILD_WEAPONS, T.STAGE_PLAY} <= phases, phases
+
+
+
+def _pass_ask(e: Any) -> None:
+    """Answer the pending ask with no preview and nothing played face down."""
+    from envs.quests import actions as QA
+    from envs.quests import table as T
+
+    if e.phase == T.PREVIEW:
+        e.apply(QA.NO_PREVIEW)
+    if not e.over and e.phase in (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY):
+        e.apply(QA.DONE)
+
+
+def quests_asked_later(state: Any) -> set[int]:
+    """Seats the game will still ask for face-down cards in the current stage or round (a
+    seat offered a preview first has not chosen yet): found by playing on in a clone, nothing
+    played, until the next stage is announced, a tie round begins or play moves on."""
+    from envs.quests import table as T
+
+    e = state.clone()
+    later = {e.current_player} if e.phase == T.PREVIEW and e.after_preview != T.BID else set()
+    round_ = (e.announced, e.tie_round)
+    _pass_ask(e)
+    while (not e.over and e.phase in (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY, T.PREVIEW)
+           and (e.announced, e.tie_round) == round_):
+        later.add(e.current_player)
+        _pass_ask(e)
+    return later
+
+
+def quests_face_down_states() -> list[Any]:
+    """4-player Quests states while seats choose face-down cards: quest stages (a Merlin
+    preview before one included) and tournaments of seeded random games, and final
+    tournaments (every seat one shield short of the Round Table, so several reach it in one
+    turn); per phase, states with another seat that has chosen and states with one still to
+    be asked; and states in which a seat that has chosen has an Amour in play."""
+    from envs.quests import table as T
+
+    plays = (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY, T.PREVIEW)
+    found: dict[tuple[Any, bool], list[Any]] = {(p, c): [] for p in plays for c in (True, False)}
+    found["amour", True] = []  # another seat that has chosen holds an Amour in play
+    for seed in range(40):
+        env = game_module("quests").raw_env(num_players=4)
+        options = {"progress": {f"player_{s}": 21 for s in range(4)}} if seed % 2 else None
+        env.reset(seed=seed, options=options)
+        e, chooser = env.engine, random.Random(seed)
+        while not e.over:
+            if e.phase in plays and (e.phase != T.PREVIEW or e.after_preview == T.STAGE_PLAY):
+                chose = any(e.hidden_n[s] for s in range(4) if s != e.current_player)
+                key = (e.phase, chose)
+                if len(found[key]) < 6 and (chose or quests_asked_later(e) - {e.current_player}):
+                    found[key].append(copy.deepcopy(e))
+                elif len(found["amour", True]) < 8 and any(
+                        e.hidden_n[s] and e.amour[s] for s in range(4) if s != e.current_player):
+                    found["amour", True].append(copy.deepcopy(e))
+            legal = np.flatnonzero(e.legal_mask())
+            e.apply(int(legal[chooser.randrange(len(legal))]))
+    assert all(len(states) >= 2 for states in found.values()), {
+        (p, c): len(v) for (p, c), v in found.items()}
+    return [state for states in found.values() for state in states]
+
+
+def test_quests_only_seats_that_have_chosen_play_face_down_in_a_sampled_world() -> None:
+    """Face-down cards are secret, the flow is not: in a sampled world a seat the game will
+    still ask this stage or round holds no face-down card, and a seat that has chosen (in a
+    quest stage, a tournament or the final tournament) re-makes its choice, face down or not
+    across samples."""
+    checked, remade = 0, {True: 0, False: 0}
+    for index, state in enumerate(quests_face_down_states()):
+        later = quests_asked_later(state)
+        for observer in range(4):
+            rng = np.random.default_rng(index)
+            for _ in range(6):
+                world = state.sample_world(observer, rng)
+                for seat in range(4):
+                    if seat == observer:
+                        continue
+                    if seat in later:
+                        assert world.hidden_n[seat] == 0 and not world.played[seat]
+                        checked += 1
+                    elif state.hidden_n[seat]:
+                        remade[world.hidden_n[seat] > 0] += 1
+    assert checked >= 20 and min(remade.values()) >= 20, (checked, remade)
+
+
+def test_quests_a_remade_face_down_choice_follows_the_play_rules_at_even_odds() -> None:
+    """A seat that has chosen re-makes its choice from its re-dealt place: only weapons (of
+    distinct names), an Amour (one, and none beside an Amour in play) and allies, with the
+    engine's played flags exactly its face-down cards; each card it may play is chosen with
+    probability 1/2 (a weapon or Amour held c times: 1 - 2**-c, an ally each copy 1/2)."""
+    from envs.quests.cards import ALLIES, AMOUR_KIND, NUM_PLAYABLE, WEAPONS
+
+    allies, weapons = set(ALLIES), set(WEAPONS)
+    expected, observed = {False: 0.0, True: 0.0}, {False: 0.0, True: 0.0}
+    for index, state in enumerate(quests_face_down_states()):
+        rng = np.random.default_rng(index)
+        for observer in range(4):
+            chose = [s for s in range(4) if s != observer and state.hidden_n[s]]
+            for _ in range(4):
+                world = state.sample_world(observer, rng)
+                for seat in chose:
+                    down = world.played[seat]
+                    assert all(k in weapons or k in allies or k == AMOUR_KIND for k in down)
+                    played_weapons = [k for k in down if k in weapons]
+                    assert len(set(played_weapons)) == len(played_weapons), down
+                    assert down.count(AMOUR_KIND) <= (0 if world.amour[seat] else 1), down
+                    assert [world.played_flag[seat][k] for k in range(NUM_PLAYABLE)] == [
+                        k in down for k in range(NUM_PLAYABLE)]
+                    place = [h + c for h, c in zip(world.hands[seat], counts(down, QUESTS_KINDS))]
+                    amour = bool(world.amour[seat])
+                    for kind, held in enumerate(place):
+                        if kind in allies:
+                            expected[amour] += held / 2
+                        elif held and (kind in weapons or (kind == AMOUR_KIND and not amour)):
+                            expected[amour] += 1 - 0.5 ** held
+                    observed[amour] += len(down)
+    # seats with an Amour in play apart: their weapons are chosen like anyone's
+    for amour, tolerance in ((False, 0.08), (True, 0.15)):  # about 3 standard deviations
+        assert expected[amour] > 100 and abs(observed[amour] / expected[amour] - 1) < tolerance, (
+            amour, observed, expected)
+
+
+def test_quests_stages_of_every_sponsor_are_redealt_when_the_observer_has_not_seen_them() -> None:
+    """Stages the observer has not seen (not its own quest, not revealed, not previewed by
+    it) change across samples, whoever sponsors the quest, seat 0 included: a stage kept as
+    it is would show search the sponsor's quest. (Some stages are forced by the quest's rules
+    and what the observer knows, e.g. the weakest foe first: counted per sponsor, not each.)"""
+    checked, changed = 0, {0: 0, 1: 0, 2: 0}
+    for state in states("quests", 3, range(12), every=4):
+        if state.over or state.sponsor < 0:
+            continue
+        observer = (state.sponsor + 1) % 3
+        unseen = [k for k, cards in enumerate(state.stages) if cards
+                  and not state.stage_revealed[k] and state.previewed[observer] != k]
+        if not unseen:
+            continue
+        rng = np.random.default_rng(checked)
+        worlds = [state.sample_world(observer, rng) for _ in range(6)]
+        for k in unseen:
+            changed[state.sponsor] += len({tuple(w.stages[k]) for w in worlds}) > 1
+        checked += 1
+        if min(changed.values()) >= 5:
+            break
+    assert min(changed.values()) >= 5, (checked, changed)
+
+
+def test_quests_a_world_whose_redealt_actor_cannot_decide_is_rejected() -> None:
+    """King's Call to Arms asks a seat to discard a weapon (or foes): a re-dealt hand may hold
+    neither, and the sampler must not hand search such a world. Every sampled world offers
+    the seat to act a move, whichever seat it is (seat 0 included)."""
+    found = []
+    for seed in range(60):
+        engine = new_engine("quests", 4)
+        for state in engine_states(engine, range(seed, seed + 1)):
+            if not state.over and state.phase_name() == "call_to_arms":
+                found.append(copy.deepcopy(state))
+    actors = {s.current_player for s in found}
+    assert len(found) >= 20 and actors == {0, 1, 2, 3}, (len(found), actors)
+    for index, state in enumerate(found[:120]):
+        rng = np.random.default_rng(index)
+        for observer in range(4):
+            if observer == state.current_player:
+                continue
+            for _ in range(5):
+                world = state.sample_world(observer, rng)
+                assert world.legal_mask().any(), f"player_{world.current_player} cannot act"
+
+
+def test_quests_sampler_refuses_an_impossible_state_in_one_clear_line(monkeypatch) -> None:
+    """States no game reaches are refused, not sampled from: face-down cards held by a seat
+    whose turn to choose has not come, a story deck that does not match its public
+    composition, and no consistent world within the sampler's tries."""
+    import envs.quests.belief as QB
+    from envs.quests.cards import STORY_COPIES
+
+    state = next(s for s in states("quests", 3, range(3), every=7)
+                 if not s.over and s.phase_name() == "stage_play")
+    outsider = next(s for s in range(3) if s not in state.participants)
+    observer = next(s for s in range(3) if s != outsider)
+    tampered = copy.deepcopy(state)
+    tampered.hidden_n[outsider] = 1
+    with pytest.raises(AssertionError) as err:
+        tampered.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == f"belief: player_{outsider} holds face-down cards out of turn"
+    tampered = copy.deepcopy(state)
+    tampered.story_deck.pop()
+    composition = [STORY_COPIES[s] - state.story_discard_n[s] for s in range(len(STORY_COPIES))]
+    composition[state.story] -= 1  # the story being played
+    with pytest.raises(AssertionError) as err:
+        tampered.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == f"belief: story deck composition {composition}"
+    monkeypatch.setattr(QB, "MAX_TRIES", 0)
+    with pytest.raises(AssertionError) as err:
+        state.sample_world(observer, np.random.default_rng(0))
+    assert str(err.value) == "belief: no consistent Quests world found"
+
+
+def quests_unseen_stage_states() -> list[tuple[Any, int, list[int]]]:
+    """``(state, observer, stages it has not seen)``: 3-player states of seeded random games
+    with a quest whose stages a non-sponsor has not all seen, and states under the
+    ``quest_draws="each_stage"`` rule in which an announced test stage is not revealed yet
+    (a draw's hand limit comes between the two)."""
+    from envs.core.engine import Setup
+    from envs.quests.engine import QuestsEngine
+    from envs.quests.rules import QuestsRules
+
+    def unseen(state: Any, observer: int) -> list[int]:
+        return [k for k, cards in enumerate(state.stages) if cards
+                and not state.stage_revealed[k] and state.previewed[observer] != k]
+
+    found, announced_tests = [], []
+    for state in states("quests", 3, range(6), every=3):
+        if state.over or state.sponsor < 0 or len(found) == 60:
+            continue
+        observer = (state.sponsor + 1 + len(found) % 2) % 3
+        if unseen(state, observer):
+            found.append((state, observer, unseen(state, observer)))
+    engine = QuestsEngine(3, QuestsRules(quest_draws="each_stage"))
+    for seed in range(20):
+        engine.reset(np.random.default_rng(seed), Setup())
+        chooser = random.Random(seed)
+        while not engine.over and len(announced_tests) < 10:
+            if engine.sponsor >= 0:
+                observer = (engine.sponsor + 1) % 3
+                stages = unseen(engine, observer)
+                if any(k < engine.announced and engine.stage_test[k] >= 0 for k in stages):
+                    announced_tests.append((copy.deepcopy(engine), observer, stages))
+            legal = np.flatnonzero(engine.legal_mask())
+            engine.apply(int(legal[chooser.randrange(len(legal))]))
+    assert len(found) == 60 and len(announced_tests) == 10
+    return found + announced_tests
+
+
+def test_quests_redealt_stages_form_a_legal_quest_of_the_public_shape() -> None:
+    """Each stage the observer has not seen is re-dealt to the quest's public shape and rules:
+    its card count; an announced stage's type (a test stays a test, also while a draw delays
+    its reveal); a stage of several cards a foe and distinct weapons; a one-card stage not yet
+    announced a foe or a test, either whatever it truly is; at most one test in the quest, and
+    the finished foe stages rising strictly in BP, the stages the observer knows included.
+    Every weapon kind the pool holds can be drawn (kind 0 too)."""
+    from envs.quests import table as T
+    from envs.quests.cards import FOE_VALUES, FOES, KIND_BP, TESTS, WEAPONS
+
+    one_card = {(truth, drawn): 0 for truth in ("foe", "test") for drawn in ("foe", "test")}
+    weapons_seen, announced_tests = set(), 0
+    for index, (state, observer, unseen) in enumerate(quests_unseen_stage_states()):
+        rng = np.random.default_rng(index)
+        for _ in range(8):
+            world = state.sample_world(observer, rng)
+            for k in unseen:
+                cards = world.stages[k]
+                assert len(cards) == len(state.stages[k])
+                if k < state.announced:
+                    assert (cards[0] in TESTS) == (state.stage_test[k] >= 0)
+                    announced_tests += cards[0] in TESTS
+                if len(cards) > 1:
+                    assert cards[0] in FOES and all(w in WEAPONS for w in cards[1:])
+                    assert len(set(cards[1:])) == len(cards) - 1
+                    weapons_seen.update(cards[1:])
+                else:
+                    assert cards[0] in FOES or cards[0] in TESTS
+                    if k == state.announced:  # the next stage: its type is still secret
+                        truth = "test" if state.stage_test[k] >= 0 else "foe"
+                        drawn = "test" if cards[0] in TESTS else "foe"
+                        one_card[truth, drawn] += 1
+            tests, last = 0, 0
+            for k, cards in enumerate(world.stages):
+                if not cards:
+                    break
+                if cards[0] in TESTS:
+                    tests += 1
+                elif not (world.phase == T.BUILD_WEAPONS and k == world.cur_stage):
+                    value = FOE_VALUES[world.story][cards[0]] + sum(KIND_BP[w] for w in cards[1:])
+                    assert value > last, world.stages
+                    last = value
+            assert tests <= 1, world.stages
+    assert min(one_card.values()) >= 5, one_card  # either type, whatever the truth
+    assert weapons_seen == set(WEAPONS) and announced_tests >= 40, (weapons_seen, announced_tests)

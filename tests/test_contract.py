@@ -444,10 +444,10 @@ def test_a_record_holds_its_own_copy_of_the_reset_options(game: str) -> None:
     assert env.record()["options"] == {deck: [name, name]}
 
 
-def test_reset_options_json_cannot_hold_still_replay_from_the_record() -> None:
-    """Seats named by numpy ints (``hands`` keys), which reset() accepts and ``json.dumps``
-    cannot write: the record still holds the rigged deal, in a copy of its own, so it replays
-    the game the env played after the caller has reused its lists."""
+def test_a_deal_rigged_by_numpy_seats_replays_after_the_caller_reuses_its_lists() -> None:
+    """Seats named by numpy ints (``hands`` keys), which reset() accepts: the record holds the
+    rigged deal (keyed ``"player_k"``) in a copy of its own, so it replays the game the env
+    played after the caller has reused its lists."""
     deal = copy.deepcopy(PALADIN_TWIN_DEAL)
     deal["hands"] = {np.int64(i): hand for i, hand in enumerate(deal["hands"].values())}
     env = raw("paladin", 3)
@@ -459,6 +459,67 @@ def test_reset_options_json_cannot_hold_still_replay_from_the_record() -> None:
     replayed = replay(env.record())  # raises ReplayMismatchError on another deal's events
     for a, b in zip(observations(replayed), observations(env)):
         np.testing.assert_array_equal(a, b)
+
+
+#: a rigged deal per game keyed by seat numbers (``hands``; Quests' ``allies``, ``progress``)
+SEAT_NUMBER_DEALS: dict[str, dict] = {
+    "paladin": {"hands": {0: ["9", "5r", "0", "2"], 2: ["7", "6", "4", "1r"]}},
+    "white_knight": {"hands": {0: ["A6", "A5"], 1: ["A2"]}},
+    "quests": {"hands": {0: ["Boar", "Saxons", "Sword"], 1: ["Excalibur"]},
+               "allies": {1: ["Sir Tristan"]}, "progress": {1: 5}},
+}
+
+
+@pytest.mark.parametrize("game", GAMES_AVAILABLE)
+@pytest.mark.parametrize("seat", [int, np.int64], ids=["int", "numpy_int"])
+def test_a_deal_rigged_by_seat_numbers_is_recorded_by_seat_names_and_replays_from_a_file(
+    game: str, seat: type, tmp_path
+) -> None:
+    """Seat-keyed options keyed by the int ``k`` (or a numpy int), which reset() accepts as
+    ``"player_k"``: the record keys them ``"player_k"``. Kept as given, JSON wrote ``0`` as
+    ``"0"``, which the replay refused, and could not write a numpy-int key at all. The game is
+    the one the ``"player_k"`` form deals, and its saved record loads and replays it."""
+    from envs.core.record import load_record, save_record
+
+    deal = SEAT_NUMBER_DEALS[game]
+    named = {option: {f"player_{k}": v for k, v in value.items()} for option, value in deal.items()}
+    numbered = {option: {seat(k): list(v) if isinstance(v, list) else v for k, v in value.items()}
+                for option, value in deal.items()}
+    n = GAMES[game].players[0]
+    env = play_random(raw(game, n), seed=5, options=numbered)
+    record = env.record()
+    assert record["options"] == named
+    assert record == play_random(raw(game, n), seed=5, options=named).record()
+    path = tmp_path / "game.json"
+    save_record(record, path)
+    loaded = load_record(path)
+    assert loaded == record
+    replayed = replay(loaded)
+    assert replayed.record() == record
+    for a, b in zip(observations(replayed), observations(env)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_only_seat_keyed_options_are_rekeyed_in_the_record() -> None:
+    """The record re-keys the seat-keyed options only: an unknown option holding a dict is
+    ignored with a warning and recorded as given (its keys are not seats), and Quests'
+    ``allies`` / ``progress`` given as ``None`` (none) are recorded as ``None``."""
+    env = raw("quests", 3)
+    with pytest.warns(UserWarning, match="ignoring unknown reset option 'notes'"):
+        env.reset(seed=0, options={"notes": {"a": 1}, "allies": None, "progress": None})
+    assert env.record()["options"] == {"notes": {"a": 1}, "allies": None, "progress": None}
+
+
+def test_a_reset_option_json_cannot_hold_is_recorded_as_a_copy_of_its_own() -> None:
+    """A value JSON cannot hold (a set, under an option the game ignores with a warning) is
+    recorded deep-copied as it is: the record keeps it, and the caller changing its set after
+    reset() does not change the record."""
+    env = raw("paladin", 3)
+    tags = {1, 2}
+    with pytest.warns(UserWarning, match="ignoring unknown reset option 'tags'"):
+        env.reset(seed=0, options={"tags": tags})
+    tags.add(3)
+    assert env.record()["options"] == {"tags": {1, 2}}
 
 
 def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:

@@ -519,12 +519,31 @@ def test_malformed_reset_options_are_refused_in_one_whole_line() -> None:
         ({"hands": {"player_1": [9]}}, "hands['player_1']: card names are strings, got 9"),
         ({"hands": {"player_3": ["9"]}}, "hands key='player_3' is not at this 3-player table; "
          "use 'player_0' … 'player_2'"),
+        ({"hands": {0: ["9"], "player_0": ["8"]}},
+         "hands names player_0 twice (0 and 'player_0'); name each seat once"),
         ({"paladin_deck": "9"}, "paladin_deck must be a list of card names, got '9'"),
         ({"paladin_deck": {"9": 1}}, "paladin_deck must be a list of card names, got {'9': 1}"),
         ({"mission_deck": 6}, "mission_deck must be a list of card names, got 6"),
         ({"paladin_deck": ("9", None)}, "paladin_deck: card names are strings, got None"),
         ({"first_dealer": "dealer"}, "first_dealer must name a seat ('player_0' … 'player_2'), "
          "got 'dealer'"),
+    ]
+    for options, message in cases:
+        with pytest.raises(ValueError) as err:
+            env.reset(seed=0, options=options)
+        assert str(err.value) == message, options
+
+
+def test_a_seat_named_twice_in_a_seat_keyed_option_is_refused() -> None:
+    """``{0: ..., "player_0": ...}`` names one seat twice: refused (one entry would be dropped
+    silently, and the record could not key both by ``"player_0"``), in Quests' ``allies`` and
+    ``progress`` as in ``hands``."""
+    env = game_module("quests").raw_env(num_players=2)
+    cases = [
+        ({"allies": {"player_1": ["Sir Tristan"], np.int64(1): ["Queen Iseult"]}},
+         "allies names player_1 twice ('player_1' and np.int64(1)); name each seat once"),
+        ({"progress": {1: 3, "player_1": 5}},
+         "progress names player_1 twice (1 and 'player_1'); name each seat once"),
     ]
     for options, message in cases:
         with pytest.raises(ValueError) as err:

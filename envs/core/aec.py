@@ -26,7 +26,7 @@ from envs.core.errors import (
     integer_action,
 )
 from envs.core.events import Event
-from envs.core.rigging import parse_reset_options
+from envs.core.rigging import parse_reset_options, recorded_options
 
 ILLEGAL_MOVE_REWARD = -1.0
 
@@ -237,10 +237,11 @@ class CardGameEnv(AECEnv, EzPickle):
                 self._seed_rng = np.random.default_rng(np.random.SeedSequence().entropy)
             game_seed = int(self._seed_rng.integers(2**63 - 1))
         setup = parse_reset_options(self.engine_cls, self.num_players, options)
+        recorded = recorded_options(self.engine_cls, self.num_players, options)
         self.engine.events.clear()
         self.engine.reset(np.random.default_rng(game_seed), setup)
         self._game_seed = game_seed
-        self._options = _json_copy(options) if options else {}
+        self._options = _json_copy(recorded)
         self._actions = []
         self._illegal = None
         self._event_cursor = dict.fromkeys(self.possible_agents, 0)

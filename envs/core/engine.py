@@ -176,6 +176,8 @@ class GameEngine(ABC):
     deck_options: ClassVar[tuple[str, ...]]  # rigged-deck option names
     seat_options: ClassVar[tuple[str, ...]] = ()  # reset options naming a seat ("player_k")
     extra_options: ClassVar[tuple[str, ...]] = ()  # other reset options the game understands
+    #: extra options that are dicts keyed by seat: recorded keyed by "player_k" (rigging.py)
+    seat_keyed_options: ClassVar[tuple[str, ...]] = ()
 
     #: attributes that are views of other attributes (memoryviews and numpy views of the
     #: engine's buffers). They are neither pickled nor deep-copied but rebuilt by

@@ -6,6 +6,10 @@ arbitrary ones) that lists the keys the game knows, points at the caller's ``res
 instead; malformed values of known keys raise ``ValueError`` naming the key and what is
 allowed. Card names are checked later by the engine against its catalogs (through
 :class:`envs.core.cards.Composition`), which is where counts are known.
+
+A dict keyed by seats (``hands``, Quests' ``allies`` and ``progress``) accepts ``"player_k"``
+or the int ``k`` (numpy ints included) as a key; :func:`recorded_options` keys it by
+``"player_k"`` in the record, so the record stays JSON and replays.
 """
 
 from __future__ import annotations
@@ -80,8 +84,41 @@ def _card_list(value: Any, where: str) -> list[str]:
 def _parse_hands(value: Any, num_players: int) -> dict[int, list[str]]:
     if not isinstance(value, Mapping):
         raise ValueError(f"hands must be a dict {{'player_k': [card names]}}, got {value!r}")
-    hands = {}
-    for agent, cards in value.items():
-        seat = parse_seat(agent, num_players, "hands key")
-        hands[seat] = _card_list(cards, f"hands[{agent!r}]")
-    return hands
+    return {seat: _card_list(value[key], f"hands[{key!r}]")
+            for seat, key in seat_keys(value, num_players, "hands").items()}
+
+
+def seat_keys(value: Mapping[Any, Any], num_players: int, option: str) -> dict[int, Any]:
+    """Seat -> the key that names it in the seat-keyed dict of reset option ``option``.
+
+    A seat named twice (``0`` and ``"player_0"``) is refused: one of the two entries would be
+    dropped without a word.
+    """
+    keys: dict[int, Any] = {}
+    for key in value:
+        seat = parse_seat(key, num_players, f"{option} key")
+        if seat in keys:
+            raise ValueError(f"{option} names player_{seat} twice ({keys[seat]!r} and {key!r}); "
+                             "name each seat once")
+        keys[seat] = key
+    return keys
+
+
+def recorded_options(
+    engine_cls: type[GameEngine], num_players: int, options: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The reset options as the record keeps them (``record()["options"]``, what a replay
+    passes to ``reset()``): each seat-keyed dict (``hands`` and the game's
+    ``seat_keyed_options``) keyed by ``"player_k"``, the form the docs give.
+
+    Keys as given would not survive: JSON writes the int key ``0`` as ``"0"``, which no seat
+    option accepts (the replay was refused), and cannot write a numpy-int key at all (the
+    record was not JSON). Call it after :func:`parse_reset_options` has checked ``options``.
+    """
+    if not options:
+        return {}
+    keyed = {"hands", *engine_cls.seat_keyed_options}
+    return {key: ({f"player_{seat}": value[k]
+                   for seat, k in seat_keys(value, num_players, key).items()}
+                  if key in keyed and isinstance(value, Mapping) else value)
+            for key, value in options.items()}

@@ -214,6 +214,7 @@ class Table(GameEngine):
     deck_options = ("story_deck", "adventure_deck")
     seat_options = ("start_player",)
     extra_options = ("progress", "allies")
+    seat_keyed_options = ("progress", "allies")
 
     def __init__(self, num_players: int, rules: QuestsRules) -> None:
         super().__init__(num_players, rules)
