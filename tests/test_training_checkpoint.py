@@ -800,3 +800,13 @@ def test_a_copy_goes_into_new_or_existing_folders(ckpt: Path, tmp_path: Path) ->
     again = checkpoint.copy_checkpoint(ckpt, tmp_path / "a" / "b" / "c" / "best.zip")
     assert deep == again == tmp_path / "a" / "b" / "c" / "best.zip"
     assert load_actor(deep, "paladin")[1]["model_file"] == "best.zip"
+
+
+@pytest.mark.parametrize("game", ["paladin", "white_knight", "quests"])
+def test_the_shipped_checkpoints_open_for_their_game(game: str) -> None:
+    """The cards under checkpoints/ hold the layout fingerprints of the envs as installed: a
+    change to how the fingerprint is computed would refuse every shipped checkpoint."""
+    folder = Path(__file__).resolve().parents[1] / "checkpoints" / game
+    zip_path, card = checkpoint.open_checkpoint(folder, game)
+    assert zip_path == folder / f"{game}.zip"
+    assert card["observation_layout"] == checkpoint.layout_fingerprint(game)
