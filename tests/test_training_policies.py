@@ -350,3 +350,62 @@ def test_a_checkpoint_stem_may_hold_a_dot(ckpt: Path, tmp_path: Path) -> None:
     shutil.copy(ckpt.with_suffix(".json"), tmp_path / "final.v2.json")
     parsed = parse_spec(str(tmp_path / "final.v2"), "paladin")
     assert parsed.kind == "checkpoint" and parsed.card["game"] == "paladin"
+
+
+def test_a_parsed_spec_records_what_it_names(ckpt: Path) -> None:
+    assert (parse_spec(" random ", "paladin_v0").spec, parse_spec("random", "paladin").kind) == (
+        "random", "random")
+    parsed = parse_spec(f" {ckpt} ", "paladin_v0")
+    assert (parsed.spec, parsed.kind, parsed.game) == (str(ckpt), "checkpoint", "paladin")
+    assert parsed.actor is not None and parsed.card["game"] == "paladin"
+    with pytest.raises(CheckpointError, match="trained for 'paladin', not 'white_knight'"):
+        parse_spec(str(ckpt), "white_knight")
+
+
+_CHECKPOINT_HINT = "a checkpoint spec names a .zip with its .json card, or a folder holding one"
+
+
+@pytest.mark.parametrize("spec", ["no/such", "missing.zip", "missing.json"])
+def test_a_missing_checkpoint_path_is_named_with_where_it_was_looked_for(spec: str) -> None:
+    """A path (several parts, or a .zip/.json name) that does not exist: relative ones say the
+    folder they were looked up from; absolute ones need not."""
+    with pytest.raises(ValueError) as caught:
+        parse_spec(spec, "paladin")
+    assert str(caught.value) == (f"policy spec {spec!r}: no such file or folder (looked in "
+                                 f"{Path.cwd()}); {_CHECKPOINT_HINT}")
+    absolute = str(Path("/no/such/folder") / spec)
+    with pytest.raises(ValueError) as caught:
+        parse_spec(absolute, "paladin")
+    assert str(caught.value) == (f"policy spec {absolute!r}: no such file or folder; "
+                                 f"{_CHECKPOINT_HINT}")
+
+
+def test_an_unknown_name_lists_every_kind_of_spec() -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_spec("randm", "paladin")
+    assert str(caught.value) == (
+        "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'pimc:N' or "
+        "'pimc:N:ROLLOUT' (N from 1 to 256 worlds; ROLLOUT random, heuristic[:style] or a "
+        "checkpoint) or the path of a checkpoint (.zip with its .json card, or a folder holding "
+        f"one); no file or folder of that name exists (looked in {Path.cwd()})")
+
+
+@pytest.mark.parametrize("length", [60, 61, 300])
+def test_a_spec_the_system_cannot_look_up_is_shown_shortened(
+        length: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name the file system refuses (too long; or a folder it may not read, faked here as
+    root reads every folder) is shown whole up to 60 characters, else cut to 57 and '...'."""
+    import errno
+
+    spec = "x" * length
+    if length < 256:
+        def refuse(self: Path) -> bool:
+            raise PermissionError(errno.EACCES, "Permission denied")
+
+        monkeypatch.setattr(Path, "exists", refuse)
+    with pytest.raises(ValueError) as caught:
+        parse_spec(spec, "paladin")
+    shown = spec if length <= 60 else "x" * 57 + "..."
+    reason = "File name too long" if length == 300 else "Permission denied"
+    assert str(caught.value) == (f"unknown policy spec {shown!r}: not a policy name, and not a "
+                                 f"path this system can look up ({reason})")
