@@ -59,6 +59,9 @@ def test_bad_game_and_bad_checkpoint(tmp_path: Path) -> None:
     (tmp_path / "x.zip").write_bytes(b"junk")
     with pytest.raises(CheckpointError, match="has no card"):
         parse_spec(str(tmp_path / "x.zip"), "paladin")
+    # naming the missing card of a zip that is there: the checkpoint's error, not "no such file"
+    with pytest.raises(CheckpointError, match=r"checkpoint .*x\.zip has no card x\.json beside it"):
+        parse_spec(str(tmp_path / "x.json"), "paladin")
 
 
 @pytest.mark.parametrize("game", ready_games())
