@@ -124,8 +124,11 @@ def test_card_features_are_checked(trained: Path, tmp_path: Path) -> None:
     # the same weights read without the features: the sizes no longer fit
     with pytest.raises(CheckpointError, match="inputs"):
         load_actor(edited(trained, tmp_path, features=None), "paladin")
-    with pytest.raises(CheckpointError, match=r"env\.features"):
+    with pytest.raises(CheckpointError) as caught:
         checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, [])
+    assert str(caught.value) == (
+        f"checkpoint {checkpoint.find_checkpoint(trained)[0]} reads the features ['counting']; "
+        "the config trains with env.features []: they must match")
     checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, ["counting"])
 
 

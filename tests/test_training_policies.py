@@ -59,6 +59,9 @@ def test_bad_game_and_bad_checkpoint(tmp_path: Path) -> None:
     (tmp_path / "x.zip").write_bytes(b"junk")
     with pytest.raises(CheckpointError, match="has no card"):
         parse_spec(str(tmp_path / "x.zip"), "paladin")
+    # naming the missing card of a zip that is there: the checkpoint's error, not "no such file"
+    with pytest.raises(CheckpointError, match=r"checkpoint .*x\.zip has no card x\.json beside it"):
+        parse_spec(str(tmp_path / "x.json"), "paladin")
 
 
 @pytest.mark.parametrize("game", ready_games())
@@ -176,3 +179,236 @@ def test_a_forced_move_is_played_without_the_network() -> None:
         assert [batch[i] for i in (0, 2, 4)] == [2, 3, 1]
         if deterministic:  # action 0 (logit +50) wherever it is legal
             assert batch == [policy.act(o, m) for o, m in zip(obs, masks)] == [2, 0, 3, 0, 1, 0]
+
+
+# -- issue 20: what mutation testing found untested --------------------------------------------
+def _flat_actor(inputs: int, actions: int, favourite: int | None = None) -> NumpyActor:
+    """A network with zero weights: every legal action equally likely, or ``favourite`` far
+    ahead (a +50 logit) wherever it is legal."""
+    bias = np.zeros(actions, np.float32)
+    if favourite is not None:
+        bias[favourite] = 50.0
+    return NumpyActor([np.zeros((4, inputs), np.float32), np.zeros((actions, 4), np.float32)],
+                      [np.zeros(4, np.float32), bias])
+
+
+def test_card_features_are_built_only_when_the_card_names_some() -> None:
+    from training.policies import card_features
+
+    features = card_features("white_knight", {"features": ["counting"]})
+    assert features is not None and features.game == "white_knight"
+    assert features.names == ("counting",) and features.size > 0
+    for policy in ({}, {"features": []}, {"features": None}):
+        assert card_features("white_knight", policy) is None
+
+
+def test_a_heuristic_without_styles_has_only_the_plain_spec(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from envs.core.registry import GameEntry
+    from training.policies import heuristic_styles
+
+    monkeypatch.setitem(GAMES, "plain", GameEntry("plain", "envs.paladin_v0", "roundtable/plain",
+                                                  (3, 4, 5), "envs.core.agents:RandomAgent"))
+    assert heuristic_styles("plain") == ["heuristic"]
+    styles = heuristic_styles("paladin")
+    assert styles[0] == "heuristic" and "heuristic:default" not in styles
+    assert styles[1:] == [f"heuristic:{name}" for name in heuristic_class("paladin").STYLES
+                          if name != "default"]
+
+
+def test_reset_policy_calls_reset_when_there_is_one() -> None:
+    from training.policies import reset_policy
+
+    class Counting:
+        resets = 0
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return 0
+
+        def reset(self) -> None:
+            self.resets += 1
+
+    class Plain:
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return 0
+
+    policy = Counting()
+    reset_policy(policy)
+    reset_policy(policy)
+    assert policy.resets == 2
+    reset_policy(Plain())  # no reset(): nothing to call, no error
+
+
+def test_a_checkpoint_policy_built_from_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``PolicySpec.build``: the card's mask, act and features, the spec as the label, the
+    build's seed for sampling; a spec with no card policy plays greedy on the observation."""
+    from training.features import InputFeatures
+    from training.policies import PolicySpec
+
+    counting = InputFeatures("white_knight", ["counting"])
+    obs_size, actions = 237, 27
+    actor = _flat_actor(obs_size + actions + counting.size, actions)
+    card = {"policy": {"include_mask": True, "act": "sample", "features": ["counting"]}}
+    spec = PolicySpec("runs/wk", "checkpoint", "white_knight", actor, card)
+    policy = spec.build(4)
+    assert isinstance(policy, CheckpointPolicy)
+    assert policy.label == "runs/wk" and policy.include_mask and not policy.deterministic
+    assert policy.features is not None and policy.features.names == ("counting",)
+    rng = np.random.default_rng(0)
+    obs = rng.random(obs_size).astype(np.float32)
+    mask = np.ones(actions, np.int8)
+    x = policy.network_input(obs, mask)
+    np.testing.assert_array_equal(x, np.concatenate([obs, mask, counting.compute(obs)]))
+    batch = policy.network_input(np.stack([obs, obs]), np.stack([mask, mask]))
+    np.testing.assert_allclose(batch, np.stack([x, x]), rtol=1e-6)
+    draws = [policy.act(obs, mask) for _ in range(30)]
+    twin = spec.build(4)
+    assert [twin.act(obs, mask) for _ in range(30)] == draws  # the build's seed, not fresh
+    other = spec.build(5)
+    assert [other.act(obs, mask) for _ in range(30)] != draws
+    greedy = PolicySpec("net", "checkpoint", "white_knight",
+                        _flat_actor(obs_size, actions, favourite=3)).build(0)
+    assert isinstance(greedy, CheckpointPolicy) and greedy.deterministic
+    assert not greedy.include_mask and greedy.features is None and greedy.label == "net"
+    assert greedy.act(obs, mask) == 3
+    explicit = PolicySpec("g", "checkpoint", "white_knight",
+                          _flat_actor(obs_size, actions), {"policy": {"act": "greedy"}})
+    assert explicit.build(0).deterministic
+
+
+def test_a_checkpoint_policy_defaults_and_its_own_seed() -> None:
+    actor = _flat_actor(5, 6)
+    assert CheckpointPolicy(actor).label == "checkpoint"
+    from training.features import InputFeatures
+
+    assert CheckpointPolicy(actor, features=InputFeatures("paladin", [])).features is None
+    obs = np.zeros(5, np.float32)
+    mask = np.ones(6, np.int8)
+    one = CheckpointPolicy(actor, deterministic=False, seed=1)
+    same = CheckpointPolicy(actor, deterministic=False, seed=1)
+    other = CheckpointPolicy(actor, deterministic=False, seed=2)
+    drawn = [one.act(obs, mask) for _ in range(40)]
+    assert drawn == [same.act(obs, mask) for _ in range(40)]
+    assert drawn != [other.act(obs, mask) for _ in range(40)]
+
+
+def test_a_batch_with_forced_rows_lets_the_network_choose_the_others() -> None:
+    """The free rows get the network's move, not their first legal action, and the network
+    reads their own masks."""
+    actor = _flat_actor(5, 4, favourite=3)
+    policy = CheckpointPolicy(actor)
+    obs = np.zeros((4, 5), np.float32)
+    masks = np.array([[0, 1, 0, 0], [1, 1, 0, 1], [1, 1, 1, 0], [0, 0, 1, 0]], np.int8)
+    assert policy.act_batch(obs, masks).tolist() == [1, 3, 0, 2] == [
+        policy.act(o, m) for o, m in zip(obs, masks)]
+
+
+def test_a_search_spec_builds_a_labelled_player_with_its_own_streams() -> None:
+    player = parse_spec("pimc:2:random", "white_knight").build(7)
+    assert player.label == "pimc:2:random" and player.worlds == 2
+    # the search draws from a stream of its own, not a copy of one of its rollouts'
+    search_draw = player.rng.random()
+    rollout_seeds = np.random.SeedSequence(7).generate_state(max(GAMES["white_knight"].players)
+                                                             + 1)[1:]
+    assert all(np.random.default_rng(int(s)).random() != search_draw for s in rollout_seeds)
+    again = parse_spec("pimc:2:random", "white_knight").build(7)
+    assert again.rng.random() == search_draw
+
+
+def test_resolve_policy_passes_the_seed_on() -> None:
+    mask = np.ones(40, np.int8)
+    obs = np.zeros(3, np.float32)
+    first, second = (resolve_policy("random", "paladin", seed=3) for _ in range(2))
+    assert [first.act(obs, mask) for _ in range(30)] == [second.act(obs, mask) for _ in range(30)]
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("pimc:x", "bad search spec 'pimc:x': use 'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to 256 "
+               "worlds; ROLLOUT random, heuristic[:style] or a checkpoint)"),
+    ("pimc:" + "x" * 40, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N'"),
+    ("pimc:" + "x" * 35, "bad search spec 'pimc:" + "x" * 35 + "': use 'pimc:N'"),
+    ("pimc:" + "x" * 36, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N'"),
+    ("pimc:257", "bad search spec 'pimc:257': that many worlds per decision is more than the 256 "
+                 "allowed (each world plays every legal action to the end; pimc:8 already costs "
+                 "about 1.3 s per 4-player game)"),
+    # zero-padded counts: nine digits are read as their number, ten are too long
+    ("pimc:0000000001", "bad search spec 'pimc:0000000001': use 'pimc:N'"),
+    ("pimc:0000000256", "bad search spec 'pimc:0000000256': that many worlds"),
+])
+def test_search_spec_refusals_show_the_spec(spec: str, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_spec(spec, "paladin")
+    assert str(caught.value).startswith(message)
+
+
+def test_a_zero_padded_world_count_of_nine_digits_is_its_number() -> None:
+    assert parse_spec("pimc:000000005:random", "paladin").worlds == 5
+
+
+def test_a_checkpoint_stem_may_hold_a_dot(ckpt: Path, tmp_path: Path) -> None:
+    """``runs/final.v2`` names runs/final.v2.zip (it was refused as no such file)."""
+    import shutil
+
+    shutil.copy(ckpt, tmp_path / "final.v2.zip")
+    shutil.copy(ckpt.with_suffix(".json"), tmp_path / "final.v2.json")
+    parsed = parse_spec(str(tmp_path / "final.v2"), "paladin")
+    assert parsed.kind == "checkpoint" and parsed.card["game"] == "paladin"
+
+
+def test_a_parsed_spec_records_what_it_names(ckpt: Path) -> None:
+    assert (parse_spec(" random ", "paladin_v0").spec, parse_spec("random", "paladin").kind) == (
+        "random", "random")
+    parsed = parse_spec(f" {ckpt} ", "paladin_v0")
+    assert (parsed.spec, parsed.kind, parsed.game) == (str(ckpt), "checkpoint", "paladin")
+    assert parsed.actor is not None and parsed.card["game"] == "paladin"
+    with pytest.raises(CheckpointError, match="trained for 'paladin', not 'white_knight'"):
+        parse_spec(str(ckpt), "white_knight")
+
+
+_CHECKPOINT_HINT = "a checkpoint spec names a .zip with its .json card, or a folder holding one"
+
+
+@pytest.mark.parametrize("spec", ["no/such", "missing.zip", "missing.json"])
+def test_a_missing_checkpoint_path_is_named_with_where_it_was_looked_for(spec: str) -> None:
+    """A path (several parts, or a .zip/.json name) that does not exist: relative ones say the
+    folder they were looked up from; absolute ones need not."""
+    with pytest.raises(ValueError) as caught:
+        parse_spec(spec, "paladin")
+    assert str(caught.value) == (f"policy spec {spec!r}: no such file or folder (looked in "
+                                 f"{Path.cwd()}); {_CHECKPOINT_HINT}")
+    absolute = str(Path("/no/such/folder") / spec)
+    with pytest.raises(ValueError) as caught:
+        parse_spec(absolute, "paladin")
+    assert str(caught.value) == (f"policy spec {absolute!r}: no such file or folder; "
+                                 f"{_CHECKPOINT_HINT}")
+
+
+def test_an_unknown_name_lists_every_kind_of_spec() -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_spec("randm", "paladin")
+    assert str(caught.value) == (
+        "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'pimc:N' or "
+        "'pimc:N:ROLLOUT' (N from 1 to 256 worlds; ROLLOUT random, heuristic[:style] or a "
+        "checkpoint) or the path of a checkpoint (.zip with its .json card, or a folder holding "
+        f"one); no file or folder of that name exists (looked in {Path.cwd()})")
+
+
+@pytest.mark.parametrize("length", [60, 61, 300])
+def test_a_spec_the_system_cannot_look_up_is_shown_shortened(
+        length: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A name the file system refuses (too long; or a folder it may not read, faked here as
+    root reads every folder) is shown whole up to 60 characters, else cut to 57 and '...'."""
+    import errno
+
+    spec = "x" * length
+    if length < 256:
+        def refuse(self: Path) -> bool:
+            raise PermissionError(errno.EACCES, "Permission denied")
+
+        monkeypatch.setattr(Path, "exists", refuse)
+    with pytest.raises(ValueError) as caught:
+        parse_spec(spec, "paladin")
+    shown = spec if length <= 60 else "x" * 57 + "..."
+    reason = "File name too long" if length == 300 else "Permission denied"
+    assert str(caught.value) == (f"unknown policy spec {shown!r}: not a policy name, and not a "
+                                 f"path this system can look up ({reason})")

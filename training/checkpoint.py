@@ -143,7 +143,8 @@ def sha256_of(path: Path) -> str:
 
 
 def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
-    """(zip, card) for a path naming the zip, the card, or a folder holding exactly one pair."""
+    """(zip, card) for a path naming the zip, the card, their stem (``final.v2`` names
+    ``final.v2.zip``), or a folder holding exactly one pair."""
     p = Path(path)
     if p.is_dir():
         cards = sorted(c for c in p.glob("*.json") if c.with_suffix(".zip").exists())
@@ -153,8 +154,8 @@ def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
                 f"{p} must hold exactly one checkpoint (<name>.zip + <name>.json); found {found}"
             )
         p = cards[0]
-    if p.suffix not in (".zip", ".json"):
-        p = p.with_suffix(".zip") if p.with_suffix(".zip").exists() else p
+    if p.suffix not in (".zip", ".json") and p.with_name(p.name + ".zip").exists():
+        p = p.with_name(p.name + ".zip")  # a stem holding a dot: "final.v2" -> "final.v2.zip"
     zip_path, card_path = p.with_suffix(".zip"), p.with_suffix(".json")
     if not zip_path.exists() and not card_path.exists():
         raise CheckpointError(f"no checkpoint at {path} (expected {zip_path} and {card_path})")

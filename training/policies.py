@@ -216,7 +216,9 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
         return PolicySpec(text, "heuristic", game, style=style)
     path = Path(text)
     try:
-        exists = path.exists() or path.with_suffix(".zip").exists()
+        # (a stem may hold a dot: "final.v2" names final.v2.zip, see find_checkpoint)
+        exists = (path.exists() or path.with_suffix(".zip").exists()
+                  or path.with_name(path.name + ".zip").exists())
     except OSError as err:  # e.g. a name longer than the file system allows (ENAMETOOLONG)
         shown = repr(text if len(text) <= 60 else text[:57] + "...")
         raise ValueError(f"unknown policy spec {shown}: not a policy name, and not a path this "
@@ -224,15 +226,15 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     if not exists:
         # A relative path is looked up from the working directory, which is the usual
         # surprise ("checkpoints/quests" from another folder): name it.
-        where = f"(looked in {Path.cwd()})" if not path.is_absolute() else ""
+        where = f" (looked in {Path.cwd()})" if not path.is_absolute() else ""
         if len(path.parts) > 1 or path.suffix in (".zip", ".json"):
-            raise ValueError(f"policy spec {spec!r}: no such file or folder {where}; a "
+            raise ValueError(f"policy spec {spec!r}: no such file or folder{where}; a "
                              "checkpoint spec names a .zip with its .json card, or a folder "
                              "holding one")
         raise ValueError(
             f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>', "
             f"{PIMC_FORMAT} or the path of a checkpoint (.zip with its .json card, or a folder "
-            f"holding one); no file or folder of that name exists {where}".rstrip()
+            f"holding one); no file or folder of that name exists{where}"
         )
     actor, card = load_actor(path, game)
     return PolicySpec(text, "checkpoint", game, actor, card)
