@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from envs.core.errors import GameOverError
 from envs.core.registry import GAMES
 from tests.training_support import ready_games
 from training.numpy_net import NumpyActor
@@ -133,3 +135,221 @@ def test_snapshot_opponents_play_inside_step() -> None:
     env = SelfPlayEnv("paladin", [4], pool, include_mask=True, seed=0)
     _, info, _ = play_episode(env, rng)
     assert info["opponents"] == "snapshot_1"
+
+
+# -- what the learner is told: errors, infos, rewards ----------------------------------------------
+def test_misuse_and_illegal_actions_are_explained_in_full() -> None:
+    """Every refusal names the env; an illegal id ends the episode with the penalty and an
+    info that says what was wrong, beside the usual table, seat and opponents."""
+    env = SelfPlayEnv("paladin", [3], {"random": 1.0}, seed=0)
+    with pytest.raises(gymnasium.error.ResetNeeded) as err:
+        env.step(0)
+    assert str(err.value) == "SelfPlayEnv('paladin'): step() before reset(); call reset() first"
+    with pytest.raises(gymnasium.error.ResetNeeded) as err:
+        env.action_masks()
+    assert str(err.value) == ("SelfPlayEnv('paladin'): action_masks() before reset(); call "
+                              "reset() first")
+    last = env.num_actions - 1
+    cases = [
+        (0, "illegal action 0 ('choose start player_1') in phase 'lead'"),  # id 0 is an id
+        (last, f"illegal action {last} ({env.engine.action_name(last)!r}) in phase 'lead'"),
+        (np.int64(last), f"illegal action {np.int64(last)!r} "
+                         f"({env.engine.action_name(last)!r}) in phase 'lead'"),
+        (env.num_actions, f"action {env.num_actions} of type int is not an integer action id "
+                          f"in 0..{last}"),
+        (-1, f"action -1 of type int is not an integer action id in 0..{last}"),
+        (1.5, f"action 1.5 of type float is not an integer action id in 0..{last}"),
+    ]
+    for action, message in cases:
+        _, info = env.reset(seed=1)  # the learner leads: id 0 and the last id are illegal
+        assert env.engine.phase_name() == "lead" and not env.action_masks()[[0, last]].any()
+        _, reward, terminated, truncated, step_info = env.step(action)
+        assert (reward, terminated, truncated) == (-1.0, True, False)
+        assert step_info == {**info, "illegal_action": action, "illegal_action_message": message}
+        assert not env.action_masks().any()
+        with pytest.raises(GameOverError) as err:
+            env.step(0)
+        assert str(err.value) == ("SelfPlayEnv('paladin'): step() after the episode ended; "
+                                  "call reset()")
+    assert info == {"table_size": 3, "seat": env.seat, "opponents": "random"}
+
+
+def test_the_final_info_has_score_rank_win_and_the_entries_met() -> None:
+    pool = OpponentPool("paladin", {"random": 1.0, "heuristic": 1.0}, per_seat=True, seed=3)
+    env = SelfPlayEnv("paladin", [5], pool, seed=3)
+    rng = np.random.default_rng(3)
+    for _ in range(4):
+        reward, info, _ = play_episode(env, rng)
+        seat, engine = info["seat"], env.engine
+        ranks = engine.ranks()
+        expected = {"table_size": 5, "seat": seat, "score": engine.scores()[seat],
+                    "rank": ranks[seat], "opponent_entries": sorted(set(env.opponent_names)),
+                    "win": (1 / ranks.count(1)) if ranks[seat] == 1 else 0.0,
+                    "opponents": env.opponent_names[0] if len(set(env.opponent_names)) == 1
+                    else "mixed"}
+        assert info == expected and reward == engine.rewards()[seat]
+
+
+def test_a_shared_first_place_wins_one_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``reward="win"``: 1/k for each of k winners (a tie for first is rare in real games,
+    so the engine's ranks are fixed here)."""
+    env = SelfPlayEnv("paladin", [3], reward="win", seed=2)
+    rng = np.random.default_rng(2)
+    for ranks, share in (([1, 1, 3], 0.5), ([1, 1, 1], 1 / 3), ([2, 2, 1], None)):
+        monkeypatch.setattr(env.engines[3], "ranks", lambda ranks=ranks: list(ranks))
+        reward, info, _ = play_episode(env, rng)
+        expected = share if share is not None and ranks[info["seat"]] == 1 else (
+            1.0 if ranks[info["seat"]] == 1 else 0.0)
+        assert reward == info["win"] == expected
+
+
+def test_reset_options_are_refused_with_a_warning_that_says_why() -> None:
+    """(test_env_misuse.py checks the warning's location, which mutmut cannot.)"""
+    env = SelfPlayEnv("white_knight", seed=0)
+    with pytest.warns(UserWarning) as caught:
+        env.reset(options={"hands": {}, "deck": []})
+    assert [str(w.message) for w in caught] == [
+        "SelfPlayEnv('white_knight') ignores reset options ['deck', 'hands']: each episode "
+        "draws its table size, seat and deal; rig a deal with the AEC env "
+        "(X_v0.env().reset(options=...)) instead"]
+
+
+# -- opponents: fresh each episode, answered through the table, checked -----------------------
+class Counting:
+    """Plays the first legal move and counts its resets."""
+
+    def __init__(self) -> None:
+        self.resets = 0
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(np.flatnonzero(action_mask)[0])
+
+
+class Sampling(Counting):
+    """A search player's interface: it is handed a sampler of worlds bound to its own seat."""
+
+    needs_world_sampler = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[tuple] = []
+
+    def act_with_sampler(self, sampler, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self.asked.append((sampler.func.__self__, sampler.args))
+        return self.act(observation, action_mask)
+
+
+def test_opponents_are_reset_each_episode_and_search_players_get_their_own_seat() -> None:
+    env = SelfPlayEnv("paladin", [4], {"random": 1.0}, seed=5)
+    env.reset(seed=5)
+    players = [Sampling() for _ in range(3)]
+    env.pool.instances["random"] = players
+    rng = np.random.default_rng(5)
+    for episode in range(1, 4):
+        for p in players:
+            p.asked.clear()
+        play_episode(env, rng)
+        assert [p.resets for p in players] == [episode] * 3
+        for p in players:  # a sampler of the table's own engine, for the player's seat
+            assert p.asked and all(engine is env.engine for engine, _ in p.asked)
+            assert {args for _, args in p.asked} == {(env.players.index(p),)}
+
+
+def test_a_driver_answer_outside_the_actions_is_refused_not_wrapped_around() -> None:
+    """Drivers (the batched vec env) send numpy ids: -1 must not mean the last action."""
+    env = SelfPlayEnv("paladin", [3], {"random": 1.0}, seed=0)
+    for bad in (np.int64(-1), np.int64(env.num_actions), -1):
+        requests = env.reset_requests(seed=1)
+        _, _, mask, seat = next(requests)
+        assert seat != env.seat and mask.any()
+        with pytest.raises(ValueError) as err:
+            requests.send(bad)
+        assert str(err.value) == (f"opponent ['random', 'random'] at seat {seat} chose illegal "
+                                  f"action {bad!r}")
+
+    class MinusOne(Counting):
+        """Answers -1 whenever the last action is legal (-1 indexes the last one)."""
+
+        def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+            return -1 if action_mask[-1] else super().act(observation, action_mask)
+
+    # the bug this found: -1 passed the check when the last action was legal, and the engine
+    # failed on it with an IndexError (White Knight, Quests)
+    wk = SelfPlayEnv("white_knight", [3], {"random": 1.0}, seed=0)
+    wk.reset(seed=0)
+    wk.pool.instances["random"] = [MinusOne(), MinusOne()]
+    with pytest.raises(ValueError, match=r"at seat \d chose illegal action -1$"):
+        for _ in range(30):
+            play_episode(wk, np.random.default_rng(0))
+    requests = env.reset_requests(seed=1)
+    _, _, mask, _ = next(requests)
+    legal = int(np.flatnonzero(mask)[-1])
+    with pytest.raises(ValueError, match=rf"chose illegal action {legal + 1} \("):
+        requests.send(legal + 1 if not mask[legal + 1] else int(np.flatnonzero(~mask)[0]))
+
+
+def test_deals_and_opponent_seeds_differ_between_episodes_and_seeds() -> None:
+    """Every episode deals from its own seed (no small set of deals that repeat) and each
+    reset seed reseeds the opponents differently."""
+    env = SelfPlayEnv("paladin", [3], {"random": 1.0}, seed=0)
+    engine = env.engines[3]
+    seen, real_reset = [], engine.reset
+
+    def spy(rng: np.random.Generator, setup: object) -> None:
+        seen.append(repr(rng.bit_generator.state["state"]))
+        real_reset(rng, setup)
+
+    engine.reset = spy  # type: ignore[method-assign]
+    reseeds, real_reseed = [], env.pool.reseed
+    env.pool.reseed = lambda seed: (reseeds.append(seed), real_reseed(seed))  # type: ignore
+    for s in range(150):
+        env.reset(seed=s)
+    assert len(set(seen)) == len(seen) == 150 and len(set(reseeds)) == 150
+
+
+# -- snapshots of the learner --------------------------------------------------------------------
+def test_snapshot_players_read_what_the_learner_read_and_are_seeded() -> None:
+    """A snapshot plays each seat with its own reproducibly seeded instance, labelled
+    ``snapshot``, greedy or sampling as the pool says, with the learner's mask and
+    features; ``SelfPlayEnv.add_snapshot`` passes the env's own."""
+    from training.features import InputFeatures
+
+    rng = np.random.default_rng(0)
+    features = InputFeatures("paladin", ["counting"])
+    size = 756 + 124 + features.bounds()[0].size
+    actor = NumpyActor([rng.normal(0, 0.01, size=(124, size)).astype(np.float32)],
+                       [np.zeros(124, np.float32)])
+    obs = np.random.default_rng(1).random(756).astype(np.float32)
+    mask = np.ones(124, bool)
+
+    def moves(pool: OpponentPool) -> list[list[int]]:
+        return [[p.act(obs, mask) for _ in range(6)] for p in pool.instances["s1"]]
+
+    for act in ("sample", "greedy"):
+        pools = [OpponentPool("paladin", {"snapshots": 1.0}, snapshot_act=act, seed=9)
+                 for _ in range(2)]
+        for pool in pools:
+            pool.add_snapshot("s1", actor, True, features)
+        players = pools[0].instances["s1"]
+        assert len(players) == 4 and len({id(p) for p in players}) == 4
+        for p in players:
+            assert (p.actor, p.include_mask, p.features, p.label) == (actor, True, features,
+                                                                        "snapshot")
+            assert p.deterministic == (act == "greedy")
+        assert moves(pools[0]) == moves(pools[1])  # seeded from the pool's seed
+        if act == "sample":
+            assert len({tuple(m) for m in moves(pools[0])}) > 1  # each seat its own stream
+    env = SelfPlayEnv("paladin", [3], {"snapshots": 1.0}, include_mask=True, seed=0,
+                      features=["counting"])
+    env.add_snapshot("s1", actor)
+    assert env.pool.snapshots[0][:3] == ("s1", actor, True)
+    assert env.pool.snapshots[0][3].names == env.features.names
+    assert env.pool.instances["s1"][0].include_mask is True
+    plain = SelfPlayEnv("paladin", [3], {"snapshots": 1.0}, seed=0)
+    plain.add_snapshot("s2", actor)
+    assert plain.pool.snapshots[0][2:] == (False, None)
+    plain.set_win_rates({"s2": 0.25})
+    assert plain.pool.win_rates == {"s2": 0.25}
