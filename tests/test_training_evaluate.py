@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing
+import os
 import signal
 import threading
 from pathlib import Path
@@ -571,3 +572,87 @@ def test_stopping_a_pool_terminates_and_joins_it_in_a_daemon_thread(monkeypatch)
     evaluate_module._stop_pool(Pool())
     assert calls == ["terminate", "join"]
     assert len(threads) == 1 and threads[0].daemon
+
+
+def _timed(seconds: float) -> tuple[int, float, float]:
+    import time
+
+    start = time.monotonic()
+    time.sleep(seconds)
+    return os.getpid(), start, time.monotonic()
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_jobs_run_at_the_same_time_one_per_worker() -> None:
+    """Two jobs, two workers: each job in its own process, both at once (handed out one job
+    at a time, not two to the first worker that asks)."""
+    for on_result in (None, lambda result: None):
+        (pid_a, start_a, end_a), (pid_b, start_b, end_b) = run_in_workers(
+            _timed, [(0.5,), (0.5,)], 2, on_result)
+        assert pid_a != pid_b and start_b < end_a and start_a < end_b
+
+
+@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="needs fork")
+def test_without_fork_the_workers_are_spawned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fork where the platform has it, else spawn (checked by asking; run with fork here)."""
+    asked = []
+    real = multiprocessing.get_context
+
+    def context(method: str | None = None) -> Any:
+        asked.append(method)
+        return real("fork")
+
+    monkeypatch.setattr(multiprocessing, "get_context", context)
+    assert run_in_workers(divmod, [(7, 2)], 1) == [(3, 1)]
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    assert run_in_workers(divmod, [(9, 2)], 1) == [(4, 1)]
+    assert asked == ["fork", "spawn"]
+
+
+def test_a_pool_that_cannot_start_raises_its_error_and_nothing_else(monkeypatch) -> None:
+    """No pool to stop: the error goes on as it was, the signal mask is restored, and no
+    stopper thread fails beside it."""
+    failed = []
+    monkeypatch.setattr(threading, "excepthook", failed.append)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    with pytest.raises(ValueError, match="Number of processes must be at least 1"):
+        run_in_workers(divmod, [(7, 2)], 0)
+    assert failed == [] and signal.pthread_sigmask(signal.SIG_BLOCK, []) == before
+
+
+def test_stopping_a_pool_gives_up_after_the_second_wait(monkeypatch) -> None:
+    """A pool whose terminate() never returns, even after the kill (and with no worker list
+    to kill): ``_stop_pool`` still returns, after two waits of ``STOP_TIMEOUT``."""
+    import time
+
+    release = threading.Event()
+
+    class Hopeless:
+        def terminate(self) -> None:
+            release.wait(10)
+
+        def join(self) -> None:
+            pass
+
+    monkeypatch.setattr(evaluate_module, "STOP_TIMEOUT", 0.2)
+    start = time.monotonic()
+    try:
+        evaluate_module._stop_pool(Hopeless())
+        assert time.monotonic() - start < 2
+    finally:
+        release.set()
+
+
+def test_evaluate_baselines_hands_its_workers_to_each_evaluation(monkeypatch) -> None:
+    """``workers`` reaches the pool (27 deals: two chunks); by default none is started."""
+    calls = []
+
+    def serial(func: Any, jobs: list, workers: int, on_result: Any = None) -> list:
+        calls.append(workers)
+        return [func(*job) for job in jobs]
+
+    monkeypatch.setattr(evaluate_module, "run_in_workers", serial)
+    evaluate_baselines(FIRST, ["random"], [3], 81)
+    assert calls == []
+    evaluate_baselines(FIRST, ["random"], [3], 81, workers=3)
+    assert calls == [3]
