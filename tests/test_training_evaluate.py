@@ -656,3 +656,10 @@ def test_evaluate_baselines_hands_its_workers_to_each_evaluation(monkeypatch) ->
     assert calls == []
     evaluate_baselines(FIRST, ["random"], [3], 81, workers=3)
     assert calls == [3]
+
+
+def test_evaluate_shows_no_progress_unless_asked(capsys: pytest.CaptureFixture) -> None:
+    evaluate("paladin", ["random"], 3, 3)
+    assert capsys.readouterr().err == ""
+    evaluate("paladin", ["random"], 3, 3, progress=True)
+    assert "3/3" in capsys.readouterr().err

@@ -178,8 +178,10 @@ def test_the_final_info_has_score_rank_win_and_the_entries_met() -> None:
     pool = OpponentPool("paladin", {"random": 1.0, "heuristic": 1.0}, per_seat=True, seed=3)
     env = SelfPlayEnv("paladin", [5], pool, seed=3)
     rng = np.random.default_rng(3)
+    met = set()
     for _ in range(4):
         reward, info, _ = play_episode(env, rng)
+        met.add(info["opponents"])
         seat, engine = info["seat"], env.engine
         ranks = engine.ranks()
         expected = {"table_size": 5, "seat": seat, "score": engine.scores()[seat],
@@ -188,6 +190,7 @@ def test_the_final_info_has_score_rank_win_and_the_entries_met() -> None:
                     "opponents": env.opponent_names[0] if len(set(env.opponent_names)) == 1
                     else "mixed"}
         assert info == expected and reward == engine.rewards()[seat]
+    assert "mixed" in met  # a table of random and heuristic seats
 
 
 def test_a_shared_first_place_wins_one_share(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -353,3 +356,79 @@ def test_snapshot_players_read_what_the_learner_read_and_are_seeded() -> None:
     assert plain.pool.snapshots[0][2:] == (False, None)
     plain.set_win_rates({"s2": 0.25})
     assert plain.pool.win_rates == {"s2": 0.25}
+
+
+# -- what the learner reads: observation, mask, features, global state ---------------------------
+@pytest.mark.parametrize("include_mask, features, critic", [
+    (False, (), "seat"), (True, (), "seat"), (True, ("counting",), "seat"),
+    (False, ("counting",), "global"), (True, ("counting",), "global")])
+def test_the_observation_is_seat_view_mask_features_then_global_state(
+        include_mask: bool, features: tuple, critic: str) -> None:
+    """In that order, float32, inside the space whose bounds are the parts' bounds;
+    ``seat_size`` is what the actor reads (all but the global state)."""
+    from training.features import InputFeatures
+
+    env = SelfPlayEnv("paladin", [4], include_mask=include_mask, seed=6,
+                      features=list(features), critic=critic)
+    engine_cls = type(env.engines[4])
+    feats = InputFeatures("paladin", list(features)) if features else None
+    lows, highs = [list(engine_cls.layout.low_high()[0])], [list(engine_cls.layout.low_high()[1])]
+    if include_mask:
+        lows.append([0.0] * env.num_actions)
+        highs.append([1.0] * env.num_actions)
+    if feats is not None:
+        lows.append(list(feats.bounds()[0]))
+        highs.append(list(feats.bounds()[1]))
+    seat_size = sum(len(part) for part in lows)
+    if critic == "global":
+        lows.append(list(engine_cls.global_layout.low_high()[0]))
+        highs.append(list(engine_cls.global_layout.low_high()[1]))
+    np.testing.assert_array_equal(env.observation_space.low, np.concatenate(lows))
+    np.testing.assert_array_equal(env.observation_space.high, np.concatenate(highs))
+    assert env.seat_size == seat_size
+    rng = np.random.default_rng(6)
+    obs, _ = env.reset()
+    for _ in range(3):
+        seat, engine = env.seat, env.engine
+        raw = engine.observation(seat)
+        parts = [raw]
+        if include_mask:
+            parts.append(engine.legal_mask().astype(np.float32))
+        if feats is not None:
+            parts.append(feats.extend(np.zeros(0, np.float32), raw))
+        if critic == "global":
+            parts.append(engine.global_state(seat))
+        assert obs.dtype == np.float32 and env.observation_space.contains(obs)
+        np.testing.assert_array_equal(obs, np.concatenate(parts))
+        obs, *_ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+
+
+def test_constructor_defaults_and_refusals_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    env = SelfPlayEnv()
+    assert env.game == "paladin" and env.observation_space.shape == (756,)
+    assert env.sizes == [3, 4, 5] and env.size_probs.tolist() == pytest.approx([1 / 3] * 3)
+    cases = [
+        (dict(table_sizes=[3, 6]), "paladin is played by 3, 4, 5 players, not 6"),
+        (dict(table_sizes={3: 0.0}), "table_sizes needs non-negative weights with a positive "
+                                     "sum, got {3: 0.0}"),
+        (dict(reward="score"), "reward must be one of rank, win, got 'score'"),
+        (dict(critic="both"), "critic must be 'seat' or 'global', got 'both'"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError) as err:
+            SelfPlayEnv("paladin", **kwargs)
+        assert str(err.value) == message
+    monkeypatch.setattr(type(env.engines[3]), "global_layout", None)
+    with pytest.raises(ValueError) as err:
+        SelfPlayEnv("paladin", critic="global")
+    assert str(err.value) == "paladin has no global state for critic='global'"
+
+
+def test_an_ended_episode_masks_everything_and_training_records_no_events() -> None:
+    env = SelfPlayEnv("quests", [3], seed=8)
+    rng = np.random.default_rng(8)
+    for _ in range(2):
+        play_episode(env, rng)
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.shape == (env.num_actions,) and not mask.any()
+        assert list(env.engine.events) == []  # nobody reads them: none are made
