@@ -418,6 +418,16 @@ def test_constructor_defaults_and_refusals_in_full(monkeypatch: pytest.MonkeyPat
         with pytest.raises(ValueError) as err:
             SelfPlayEnv("paladin", **kwargs)
         assert str(err.value) == message
+    for kwargs, message in (
+            (dict(game="paladin", features=["nope"]),
+             "SelfPlayEnv('paladin'): features: unknown feature 'nope'; allowed: counting"),
+            (dict(game="white_knight", rules={"monster_hp": {"Dragon": 15}},
+                  features=["counting"]),
+             "SelfPlayEnv('white_knight'): features counts the spec's cards; it cannot be "
+             "combined with the rule option(s) monster_hp (remove one or the other)")):
+        with pytest.raises(ValueError) as err:
+            SelfPlayEnv(**kwargs)
+        assert str(err.value) == message
     monkeypatch.setattr(type(env.engines[3]), "global_layout", None)
     with pytest.raises(ValueError) as err:
         SelfPlayEnv("paladin", critic="global")
@@ -432,3 +442,78 @@ def test_an_ended_episode_masks_everything_and_training_records_no_events() -> N
         mask = env.action_masks()
         assert mask.dtype == bool and mask.shape == (env.num_actions,) and not mask.any()
         assert list(env.engine.events) == []  # nobody reads them: none are made
+
+
+# -- the pool's settings ---------------------------------------------------------------------------
+def test_pool_defaults_and_refusals_in_full() -> None:
+    """By default: random and heuristic alike, one entry for the whole table, no PFSP (win
+    rates change nothing), the last 8 snapshots kept."""
+    pool = OpponentPool("paladin", seed=0)
+    assert pool.weights == {"random": 1.0, "heuristic": 1.0}
+    assert pool.entry_probabilities() == {"random": 0.5, "heuristic": 0.5}
+    pool.set_win_rates({"random": 1.0, "heuristic": 0.0})
+    assert pool.entry_probabilities() == {"random": 0.5, "heuristic": 0.5}
+    rng = np.random.default_rng(0)
+    assert all(len(set(pool.draw(4, rng)[1])) == 1 for _ in range(30))
+    for k in range(10):
+        pool.add_snapshot(f"s{k}", NumpyActor([np.zeros((124, 756), np.float32)],
+                                              [np.zeros(124, np.float32)]), False)
+    assert [name for name, *_ in pool.snapshots] == [f"s{k}" for k in range(2, 10)]
+    assert OpponentPool("paladin", max_snapshots=1, pfsp_floor=1.0, pfsp_prior=1.0).pfsp == 0.0
+    cases = [
+        (dict(snapshot_act="argmax"), "snapshot_act must be 'sample' or 'greedy', got 'argmax'"),
+        (dict(max_snapshots=0), "max_snapshots must be at least 1, got 0"),
+        (dict(pfsp=-0.5), "pfsp must be >= 0 and pfsp_floor, pfsp_prior within [0, 1], got "
+                          "-0.5, 0.05, 0.0"),
+        (dict(pfsp_floor=1.5), "pfsp must be >= 0 and pfsp_floor, pfsp_prior within [0, 1], "
+                               "got 0.0, 1.5, 0.0"),
+        (dict(pfsp_floor=-0.1), "pfsp must be >= 0 and pfsp_floor, pfsp_prior within [0, 1], "
+                                "got 0.0, -0.1, 0.0"),
+        (dict(pfsp_prior=1.5), "pfsp must be >= 0 and pfsp_floor, pfsp_prior within [0, 1], "
+                               "got 0.0, 0.05, 1.5"),
+        (dict(weights={"random": 2.0, "heuristic": -1.0}),
+         "opponent pool needs non-negative weights with a positive sum, got "
+         "{'random': 2.0, 'heuristic': -1.0}"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError) as err:
+            OpponentPool("paladin", **kwargs)
+        assert str(err.value) == message
+    with pytest.raises(ValueError) as err:  # only snapshots, and none yet
+        OpponentPool("paladin", {"snapshots": 1.0}).draw(2, rng)
+    assert str(err.value) == ("opponent pool needs non-negative weights with a positive sum, "
+                              "got {}")
+
+
+def test_every_policy_instance_gets_its_own_seed() -> None:
+    """No two seats (nor two reseeds) share a random stream: their moves differ."""
+    pool = OpponentPool("paladin", {"random": 1.0}, seed=0)
+    obs, mask = np.zeros(756, np.float32), np.ones(124, bool)
+    plays = set()
+    for seed in range(25):
+        pool.reseed(seed)
+        for player in pool.instances["random"]:
+            plays.add(tuple(player.act(obs, mask) for _ in range(8)))
+    assert len(plays) == 100
+    again = OpponentPool("paladin", {"random": 1.0}, seed=0)  # the constructor's seed counts
+    first = OpponentPool("paladin", {"random": 1.0}, seed=0)
+    assert [p.act(obs, mask) for p in again.instances["random"] for _ in range(8)] == [
+        p.act(obs, mask) for p in first.instances["random"] for _ in range(8)]
+
+
+def test_reseeded_snapshots_keep_what_their_network_reads() -> None:
+    """``reseed`` rebuilds snapshot players with their mask and features flags; a pool state
+    from before features (3-tuples) still reseeds, without features."""
+    from training.features import InputFeatures
+
+    features = InputFeatures("paladin", ["counting"])
+    actor = NumpyActor([np.zeros((124, 10), np.float32)], [np.zeros(124, np.float32)])
+    pool = OpponentPool("paladin", {"snapshots": 1.0}, snapshot_act="greedy", seed=0)
+    pool.add_snapshot("new", actor, True, features)
+    pool.snapshots.append(("old", actor, True))  # as unpickled from an older version
+    pool.reseed(1)
+    for name, wanted in (("new", features), ("old", None)):
+        players = pool.instances[name]
+        assert len(players) == 4
+        assert all(p.include_mask is True and p.features is wanted and p.deterministic
+                   for p in players)
