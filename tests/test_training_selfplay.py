@@ -264,7 +264,7 @@ def test_opponents_are_reset_each_episode_and_search_players_get_their_own_seat(
 def test_a_driver_answer_outside_the_actions_is_refused_not_wrapped_around() -> None:
     """Drivers (the batched vec env) send numpy ids: -1 must not mean the last action."""
     env = SelfPlayEnv("paladin", [3], {"random": 1.0}, seed=0)
-    for bad in (np.int64(-1), np.int64(env.num_actions), -1):
+    for bad in (np.int64(-1), np.int64(env.num_actions), -1, env.num_actions, 1.5, "3"):
         requests = env.reset_requests(seed=1)
         _, _, mask, seat = next(requests)
         assert seat != env.seat and mask.any()
