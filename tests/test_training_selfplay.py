@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
@@ -364,12 +366,14 @@ def test_snapshot_players_read_what_the_learner_read_and_are_seeded() -> None:
     (False, ("counting",), "global"), (True, ("counting",), "global")])
 def test_the_observation_is_seat_view_mask_features_then_global_state(
         include_mask: bool, features: tuple, critic: str) -> None:
-    """In that order, float32, inside the space whose bounds are the parts' bounds;
-    ``seat_size`` is what the actor reads (all but the global state)."""
+    """In that order, float32, inside the space whose bounds are the parts' bounds (made
+    without a warning); ``seat_size`` is what the actor reads (all but the global state)."""
     from training.features import InputFeatures
 
-    env = SelfPlayEnv("paladin", [4], include_mask=include_mask, seed=6,
-                      features=list(features), critic=critic)
+    with warnings.catch_warnings():  # (gymnasium warns of bounds of another dtype)
+        warnings.simplefilter("error")
+        env = SelfPlayEnv("paladin", [4], include_mask=include_mask, seed=6,
+                          features=list(features), critic=critic)
     engine_cls = type(env.engines[4])
     feats = InputFeatures("paladin", list(features)) if features else None
     lows, highs = [list(engine_cls.layout.low_high()[0])], [list(engine_cls.layout.low_high()[1])]
