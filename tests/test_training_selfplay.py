@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import gymnasium
@@ -289,6 +290,10 @@ def test_a_driver_answer_outside_the_actions_is_refused_not_wrapped_around() -> 
     with pytest.raises(ValueError, match=r"at seat \d chose illegal action -1$"):
         for _ in range(30):
             play_episode(wk, np.random.default_rng(0))
+    requests = env.reset_requests(seed=1)  # a numpy id of a legal move is that move
+    _, _, mask, _ = next(requests)
+    with contextlib.suppress(StopIteration):  # (the next request, or the learner's turn)
+        requests.send(np.int64(np.flatnonzero(mask)[0]))
     requests = env.reset_requests(seed=1)
     _, _, mask, _ = next(requests)
     legal = int(np.flatnonzero(mask)[-1])
