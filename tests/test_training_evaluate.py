@@ -6,8 +6,10 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import signal
 import threading
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -384,7 +386,9 @@ def test_mean_ci_over_deals() -> None:
                                        pytest.approx(0.5 + 0.49, abs=1e-4))
     assert mean_ci(np.array([0.0, 1.0, 1.0]), 12)[1:] == (
         max(0.0, 2 / 3 - 1.959963984540054 * math.sqrt(1 / 3) / math.sqrt(3)), 1.0)
-    mean, lo, hi = mean_ci(np.array([0.5]), 30)  # one deal: Wilson over the games
+    with warnings.catch_warnings():  # (no standard deviation of one deal is asked for)
+        warnings.simplefilter("error")
+        mean, lo, hi = mean_ci(np.array([0.5]), 30)  # one deal: Wilson over the games
     assert (lo, hi) == wilson(0.5, 30)
     assert mean_ci(np.array([0.2, 0.2]), 30)[1:] == wilson(0.2, 30)  # deals do not vary
 
@@ -656,10 +660,15 @@ def test_evaluate_baselines_hands_its_workers_to_each_evaluation(monkeypatch) ->
     assert calls == []
     evaluate_baselines(FIRST, ["random"], [3], 81, workers=3)
     assert calls == [3]
+    evaluate("paladin", [FIRST, "random"], 81, 3, workers=2)  # two workers are a pool too
+    evaluate("paladin", [FIRST, "random"], 75, 3, workers=2)  # one chunk: played here
+    assert calls == [3, 2]
 
 
 def test_evaluate_shows_no_progress_unless_asked(capsys: pytest.CaptureFixture) -> None:
     evaluate("paladin", ["random"], 3, 3)
     assert capsys.readouterr().err == ""
     evaluate("paladin", ["random"], 3, 3, progress=True)
-    assert "3/3" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "eval paladin 3p: 100%" in err and "3/3 [" in err
+    assert re.search(r"\d(game/s|s/game)\]", err), err  # counted in games
