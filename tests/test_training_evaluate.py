@@ -1,4 +1,5 @@
-"""Evaluation statistics on policies of known strength, the CLI and its JSON format."""
+"""Evaluation statistics (on policies of known strength and against the games played), the
+records kept, the shipping bars and summary, the worker pool, the CLI and its JSON format."""
 
 from __future__ import annotations
 

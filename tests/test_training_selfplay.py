@@ -1,4 +1,5 @@
-"""The single-seat view: check_env, terminal rewards, varying seats and tables, the pool."""
+"""The single-seat view: check_env, terminal rewards, varying seats and tables, the pool; the
+learner's errors and infos, its observation's layout, opponents' answers and seeds."""
 
 from __future__ import annotations
 
