@@ -177,3 +177,31 @@ def test_a_tiny_league_run_trains_and_feeds_pfsp(tmp_path, monkeypatch) -> None:
     assert result.steps >= 512 and result.final.exists()
     assert fed and {"heuristic:cautious", "heuristic"} <= set(fed[-1])
     assert all(0.0 <= p <= 1.0 for p in fed[-1].values())
+
+
+def test_the_draw_table_is_cumsum_over_its_last_value_and_follows_new_snapshots() -> None:
+    """``choice_cdf`` takes any non-negative numbers (ints too); a pool whose snapshot was
+    replaced by another of the same network draws the new name, never the dropped one; any
+    ``pfsp > 0`` (not only above 1) draws by the PFSP weights."""
+    np.testing.assert_array_equal(choice_cdf([1, 3]), [0.25, 1.0])
+    np.testing.assert_array_equal(choice_cdf(np.array([2.0, 0.0, 2.0])), [0.5, 0.5, 1.0])
+    actor = small_actor(756, 124)
+    pool = OpponentPool("paladin", {"snapshots": 1.0}, max_snapshots=1, pfsp=0.5, seed=0)
+    rng = np.random.default_rng(0)
+    pool.add_snapshot("snapshot_1", actor, False)
+    assert pool.draw(3, rng)[1] == ["snapshot_1"] * 3
+    pool.add_snapshot("snapshot_2", actor, False)  # the same network, the old one dropped
+    assert pool.draw(3, rng)[1] == ["snapshot_2"] * 3
+    half = OpponentPool("paladin", {"random": 1.0, "heuristic": 1.0}, pfsp=0.5, pfsp_floor=0.0,
+                        seed=0)
+    half.set_win_rates({"random": 1.0})
+    assert {half.draw(3, rng)[1][0] for _ in range(100)} == {"heuristic"}
+
+
+def test_a_league_of_beaten_opponents_says_so() -> None:
+    pool = OpponentPool("paladin", {"random": 1.0}, pfsp=1.0, pfsp_floor=0.0, seed=0)
+    pool.set_win_rates({"random": 1.0})
+    with pytest.raises(ValueError) as err:
+        pool.entry_probabilities()
+    assert str(err.value) == ("opponent pool needs non-negative weights with a positive sum, "
+                              "got {'random': 0.0}")

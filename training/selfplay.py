@@ -413,7 +413,8 @@ class SelfPlayEnv(gymnasium.Env):
             # check below
             mask = engine.legal_mask()
             answer = yield players[p], engine.observation(p), mask.copy(), p  # type: ignore[misc]
-            action = (answer if answer.__class__ is int
+            # (an int outside the ids must not reach the mask: -1 would read the last action's)
+            action = (answer if answer.__class__ is int and 0 <= answer < self.num_actions
                       else integer_action(answer, self.num_actions))
             if action is None or not mask[action]:
                 name = "" if action is None else f" ({engine.action_name(action)!r})"
