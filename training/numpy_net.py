@@ -116,10 +116,10 @@ class NumpyActor:
         batch (the opponents of a few envs, see ``training.league``) reads the rows of inputs
         non-zero in any of its rows.
         """
-        h = self._first_layer(np.asarray(x, dtype=np.float32))
-        for wt, b in zip(self._wt[1:], self._b[1:]):
-            h = self._act(h) @ wt
-            h += b
+        if len(self._wt) == 1:  # no hidden layer: the first layer is the output
+            return self._first_layer(np.asarray(x, dtype=np.float32))
+        h = self._last_hidden(x) @ self._wt[-1]
+        h += self._b[-1]
         return h
 
     def _first_layer(self, h: np.ndarray) -> np.ndarray:
