@@ -145,6 +145,12 @@ def _two_stages(foes: Foes, weapons: Weapons, held: int, t: int) -> bool:
     return False
 
 
+def foe_stages_needed(r: int, tests: int, test_allowed: bool) -> int:
+    """How many of ``r`` more stages must be foes: one fewer when a test in the hand
+    (``tests`` > 0) may still fill one (``test_allowed``: the quest holds no test yet)."""
+    return r - 1 if test_allowed and tests > 0 else r
+
+
 def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
                     test_allowed: bool) -> bool:
     """Can ``r`` more stages (none started) be built above threshold ``t``?
@@ -152,7 +158,7 @@ def stages_possible(foes: Foes, weapons: Weapons, tests: int, r: int, t: int,
     ``tests`` is the number of tests in the hand; ``test_allowed`` is False once the quest
     already holds its one test.
     """
-    need = r - 1 if test_allowed and tests > 0 else r
+    need = foe_stages_needed(r, tests, test_allowed)
     if need <= 0:
         return True
     if len(set(foes[bisect_right(foes, t):])) >= need:  # distinct foe values above t

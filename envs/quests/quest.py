@@ -31,6 +31,7 @@ from envs.quests.cards import (
 )
 from envs.quests.feasibility import (
     can_sponsor,
+    foe_stages_needed,
     partial_stage_possible,
     stages_possible,
     without,
@@ -199,7 +200,7 @@ class QuestFlow(Table):
         stage = self.cur_stage
         after = self.num_stages - stage - 1
         t, test_ok = self.threshold, not self.test_used
-        need = after - 1 if test_ok and tests else after  # foe stages the later ones need
+        need = foe_stages_needed(after, tests, test_ok)  # foe stages the later ones need
         distinct = sorted(set(foes))
         hand = self.hands[seat]
         values = FOE_VALUES[self.story]
@@ -232,7 +233,7 @@ class QuestFlow(Table):
         foes, weapons, tests = self._build_hand(seat)
         after = self.num_stages - self.cur_stage - 1
         t, test_ok = self.threshold, not self.test_used
-        need = after - 1 if test_ok and tests else after  # foe stages the later ones need
+        need = foe_stages_needed(after, tests, test_ok)  # foe stages the later ones need
         distinct = sorted(set(foes))
         value, on_stage = self.build_value, self.build_on
         base = A.ADD + self.cur_stage * NUM_STAGE_KINDS
