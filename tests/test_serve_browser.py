@@ -78,8 +78,10 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     requested_urls(driver)
     driver.get(url + "/")
     assert driver.execute_async_script(
-        "const done = arguments[0]; const poll = () => document.body.dataset.state === 'start'"
-        " ? done(true) : setTimeout(poll, 10); poll();")
+        # (under load get() has returned before the body existed: poll until it does)
+        "const done = arguments[0]; const poll = () => document.body"
+        " && document.body.dataset.state === 'start' ? done(true) : setTimeout(poll, 10);"
+        " poll();")
     _choose(driver, "game", game)
     _choose(driver, "numPlayers", str(n))
     _choose(driver, "seat", "1")
