@@ -297,6 +297,9 @@ def test_leaderboard_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path:
     (["train-bench", "--steps", "0"], "argument --steps: must be a positive integer"),
     (["train-bench", "--repeats", "0"], "argument --repeats: must be a positive integer"),
     (["train-bench", "--games", "chess"], "--games: unknown game 'chess'"),
+    (["train-bench", "--vec-env", "subproc"], "argument --vec-env: invalid choice: 'subproc'"),
+    (["train-bench", "--vec-env", "batched", "--unbatched"],
+     "argument --unbatched: not allowed with argument --vec-env"),
     (["train-bench", "--games", "paladin", "--opponents", "robot"],
      "unknown policy spec 'robot'"),
 ])

@@ -1,4 +1,5 @@
-"""League training: PFSP draws, the tracker, batched opponents equal to one-by-one play."""
+"""League training: PFSP draws, the tracker, batched opponents equal to one-by-one play, the
+lean one-by-one vec env equal to SB3's DummyVecEnv."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 from tests.training_support import tiny_config
 from training.config import config_from_dict
-from training.league import BatchedSelfPlayVecEnv, LeagueTracker
+from training.league import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
 from training.numpy_net import NumpyActor
 from training.selfplay import OpponentPool, SelfPlayEnv, choice_cdf, draw_index, pfsp_factor
 
@@ -111,6 +112,47 @@ def test_batched_vec_env_plays_exactly_as_one_by_one() -> None:
             assert a.keys() == b.keys() and a.get("win") == b.get("win")
         finished += int(done_a.sum())
     assert finished >= 10 and batched.batched_moves > 0 and batched.single_moves > 0
+
+
+def test_lean_vec_env_steps_exactly_as_dummy_vec_env_and_hands_out_its_own_infos() -> None:
+    """SelfPlayVecEnv (the shipped configs' vec env) skips DummyVecEnv's deep copy of the
+    infos: the same observations, rewards, dones and infos (terminal observations, seeds and
+    resets included), and each step's info dicts are new ones, so a caller that edits them
+    changes neither what the next step returns nor the vec env's buffer."""
+    actor = small_actor(756 + 124, 124)
+
+    def make(i: int) -> SelfPlayEnv:
+        pool = OpponentPool("paladin", {"heuristic": 1.0, "random": 1.0, "snapshots": 2.0},
+                            snapshot_act="sample", seed=i)
+        pool.add_snapshot("snapshot_1", actor, True)
+        return SelfPlayEnv("paladin", [3, 4, 5], pool, include_mask=True, seed=i)
+
+    plain = DummyVecEnv([lambda i=i: make(i) for i in range(3)])
+    lean = SelfPlayVecEnv([lambda i=i: make(i) for i in range(3)])
+    plain.seed(7)
+    lean.seed(7)
+    np.testing.assert_array_equal(plain.reset(), lean.reset())
+    rng = np.random.default_rng(0)
+    finished = 0
+    for _ in range(300):
+        masks = np.stack(plain.env_method("action_masks"))
+        np.testing.assert_array_equal(masks, np.stack(lean.env_method("action_masks")))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs_a, rew_a, done_a, info_a = plain.step(actions)
+        obs_b, rew_b, done_b, info_b = lean.step(actions)
+        np.testing.assert_array_equal(obs_a, obs_b)
+        np.testing.assert_array_equal(rew_a, rew_b)
+        np.testing.assert_array_equal(done_a, done_b)
+        for a, b in zip(info_a, info_b):
+            assert a.keys() == b.keys()
+            for key in a:
+                np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+        for i, info in enumerate(info_b):
+            assert info is not lean.buf_infos[i]
+            info["edited"] = True  # a caller's edit stays in its own dict
+        assert not any("edited" in info for info in lean.buf_infos)
+        finished += int(done_a.sum())
+    assert finished >= 20
 
 
 def test_network_moves_wait_for_the_others_and_batch_larger() -> None:

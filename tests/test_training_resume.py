@@ -311,12 +311,14 @@ def test_changed_key_names_the_first_difference() -> None:
     assert resumable.changed_key(a, {**a, "ppo": {}}).startswith("ppo.n_steps (64")
 
 
-def test_several_batched_envs_resume_bit_for_bit_too(tmp_path: Path) -> None:
-    """Two envs in the batched vec env (as the shipped configs): stopped by a fault after the
-    second state, resumed, the same weights and curve as uninterrupted."""
+@pytest.mark.parametrize("batched", [False, True], ids=["one-by-one", "batched"])
+def test_several_envs_resume_bit_for_bit_too(tmp_path: Path, batched: bool) -> None:
+    """Two envs, in either vec env (the shipped configs step them one by one): stopped by a
+    fault after the second state, resumed, the same weights and curve as uninterrupted."""
     from training.config import config_from_dict
 
     data = {**resume_config_data(tmp_path / "whole"), "n_envs": 2, "total_steps": 768}
+    data["league"] = {**data["league"], "batched": batched}
     whole = train(config_from_dict(data), progress=False)
     cut = tmp_path / "cut"
     with failing_state_write(at=3), pytest.raises(OSError, match="injected"):

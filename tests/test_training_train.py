@@ -169,6 +169,12 @@ def test_train_bench_measures_the_game_against_a_trivial_env(
     assert trivial > 0 and game > 0
     # one repeat, one pair: the ratio is game / trivial (of the rounded figures, nearly)
     assert float(cells[5].rstrip("×")) == pytest.approx(game / trivial, abs=0.02)
+    assert cells[-1] == "one-by-one"  # the shipped config's vec env (league.batched: false)
+    assert main(["train-bench", "--games", "paladin", "--steps", "256", "--repeats", "1",
+                 "--opponents", "random", "--vec-env", "batched"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines()
+               if line.startswith("| paladin | random |"))
+    assert row.rstrip(" |").endswith("batched")
 
 
 def test_a_diverging_run_stops_with_one_line_and_keeps_its_finite_checkpoint(

@@ -316,15 +316,19 @@ def _add_train_bench(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", nargs="+", default=["random", "config", "heuristic"],
                         help="opponent settings: a spec, or 'config' for the config's pool "
                              "(default: random config heuristic)")
-    parser.add_argument("--unbatched", action="store_true",
-                        help="step the game envs in a plain DummyVecEnv even when the config's "
-                             "league.batched is on (to measure what batching saves)")
+    vec = parser.add_mutually_exclusive_group()
+    vec.add_argument("--vec-env", choices=["config", "batched", "one-by-one"], default="config",
+                     help="the game envs' vec env: the config's league.batched (default), or "
+                          "either one whatever the config says (to measure what batching "
+                          "costs or saves)")
+    vec.add_argument("--unbatched", action="store_const", dest="vec_env", const="one-by-one",
+                     help="the same as --vec-env one-by-one")
 
 
 def _run_train_bench(args: argparse.Namespace) -> int:
     from training.throughput import main
 
-    return main(args.games, args.steps, args.repeats, args.opponents, args.unbatched)
+    return main(args.games, args.steps, args.repeats, args.opponents, args.vec_env)
 
 
 def _add_exploit(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,8 @@
 """What the env costs inside training: MaskablePPO steps/s on each game vs on a trivial env.
 
 ``roundtable train-bench`` runs the same trainer (the game's config: network, PPO settings,
-DummyVecEnv × n_envs, ``torch.set_num_threads``) for a fixed number of learner steps on
+n_envs envs in :class:`~training.league.SelfPlayVecEnv`, ``torch.set_num_threads``) for a fixed
+number of learner steps on
 
 - :class:`TrivialEnv`: a single-seat env with the game's observation and action sizes whose
   ``step`` does nothing (every action legal, fixed episode length) — the trainer alone;
@@ -20,7 +21,10 @@ figures in docs/performance.md.
 
 The game envs run in the vec env training uses: :class:`~training.league.BatchedSelfPlayVecEnv`
 (network opponents of all envs act in one batch) when the config's ``league.batched`` is on,
-else a DummyVecEnv; ``unbatched`` forces the DummyVecEnv, to measure what batching saves.
+else :class:`~training.league.SelfPlayVecEnv` (one env after another, the vec env the trivial
+env runs in, so the ratio is the env's cost alone); ``vec_env`` forces either (``batched``,
+``one-by-one``) to measure what batching costs or saves (the shipped configs leave it off: at 4
+envs it cost more than it saved, docs/performance.md).
 """
 
 from __future__ import annotations
@@ -80,14 +84,13 @@ def trainer_fps(make_env: Callable[[int], gymnasium.Env], cfg: TrainConfig, step
                 batched: bool = False) -> float:
     """Learner steps per second of ``model.learn`` (model construction not counted)."""
     import torch
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.league import BatchedSelfPlayVecEnv
+    from training.league import BatchedSelfPlayVecEnv, SelfPlayVecEnv
     from training.train import build_model
 
     torch.set_num_threads(cfg.torch_threads)
     fns = [lambda i=i: make_env(i) for i in range(cfg.n_envs)]
-    vec_env = BatchedSelfPlayVecEnv(fns) if batched else DummyVecEnv(fns)
+    vec_env = BatchedSelfPlayVecEnv(fns) if batched else SelfPlayVecEnv(fns)
     model = build_model(cfg, vec_env, None)
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
@@ -117,8 +120,11 @@ def _pool_weights(cfg: TrainConfig, opponents: str) -> dict[str, float]:
     return dict(cfg.opponents.weights) if opponents == "config" else {opponents: 1.0}
 
 
+VEC_ENVS = ("config", "batched", "one-by-one")
+
+
 def measure(game: str, steps: int, repeats: int, opponents: list[str],
-            unbatched: bool = False) -> list[dict[str, Any]]:
+            vec_env: str = "config") -> list[dict[str, Any]]:
     """One row per opponent setting: trainer fps on the trivial env and on the game."""
     from training.features import InputFeatures
     from training.numpy_net import NumpyActor
@@ -157,7 +163,9 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str],
         lengths.append(t)
         probe.reset()
     length = max(1, round(float(np.mean(lengths))))
-    batched = cfg.league.batched and not unbatched
+    if vec_env not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {vec_env!r}")
+    batched = cfg.league.batched if vec_env == "config" else vec_env == "batched"
     # interleaved: each repeat runs the trivial env right before every game setting, and the
     # ratio is taken per pair, so a change of the shared machine's load between two runs
     # does not pass for a difference between the envs
@@ -180,12 +188,12 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str],
         rows.append({"opponents": spec, "fps_trivial": statistics.median(trivial),
                      "fps_game": fps_game, "ratio": ratio, "env_share": 1 - ratio,
                      "env_us": env_us, "env_share_direct": env_us * 1e-6 * fps_game,
-                     "episode_length": length, "vec_env": "batched" if batched else "dummy"})
+                     "episode_length": length, "vec_env": "batched" if batched else "one-by-one"})
     return rows
 
 
 def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str],
-         unbatched: bool = False) -> int:
+         vec_env: str = "config") -> int:
     from training.numpy_net import limit_blas_threads
     from training.policies import parse_spec
 
@@ -203,7 +211,7 @@ def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str]
     for game in games:
         print(f"measuring {game} ({repeats} × {steps} steps: trivial env, then the game with "
               f"opponents {', '.join(opponents)}) ...", flush=True)
-        rows += [(game, m) for m in measure(game, steps, repeats, opponents, unbatched)]
+        rows += [(game, m) for m in measure(game, steps, repeats, opponents, vec_env)]
     print()
     print("| game | opponents | learner steps/episode | trivial env steps/s | game steps/s | "
           "game / trivial | env share of training | env alone µs/step | env µs × game steps/s "

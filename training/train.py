@@ -14,14 +14,15 @@ A run whose loss or weights become non-finite (NaN or infinity, e.g. from a lear
 too large) stops at the next rollout with one line (:class:`TrainingDivergedError`) that names
 the last finite checkpoint it saved; no checkpoint with non-finite weights is ever written.
 
-The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` DummyVecEnv copies
-(the fast setting on 2 cores, see docs/performance.md). A callback adds a frozen numpy snapshot of
-the learner to every env's opponent pool every ``opponents.snapshot_every`` steps and
-evaluates the learner (duplicate matches against each baseline at each table size) at the first
-rollout boundary after every ``eval.every`` steps (where the weights are those of exactly that
-many steps); the evaluation with the best selection score (``eval.select``: by default the worst
-case over every baseline and table size of win rate / fair share; :mod:`training.selection`) is
-saved as ``best``, and its card names the rule (``training.selected_by``).
+The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` copies stepped one
+after another in one process (the fast setting on 2 cores, see docs/performance.md). A callback
+adds a frozen numpy snapshot of the learner to every env's opponent pool every
+``opponents.snapshot_every`` steps and evaluates the learner (duplicate matches against each
+baseline at each table size) at the first rollout boundary after every ``eval.every`` steps
+(where the weights are those of exactly that many steps); the evaluation with the best selection
+score (``eval.select``: by default the worst case over every baseline and table size of win rate
+/ fair share; :mod:`training.selection`) is saved as ``best``, and its card names the rule
+(``training.selected_by``).
 
 Resumable state: at rollout boundaries (the only points where the whole learner is in a
 consistent state: weights updated, no half-filled rollout buffer) the callback writes the state
@@ -47,7 +48,7 @@ import numpy as np
 import torch
 import yaml
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import VecMonitor
 
 from training import checkpoint
 from training import resume as resumable
@@ -56,7 +57,7 @@ from training.config import TrainConfig
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
 from training.features import features_size
-from training.league import BatchedSelfPlayVecEnv, LeagueTracker
+from training.league import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
 from training.numpy_net import NumpyActor, limit_blas_threads
 from training.policies import PolicySpec, parse_spec
 from training.resume import StateStore, TrainingInterrupted
@@ -105,9 +106,10 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
 
 
 def make_vec_env(cfg: TrainConfig) -> Any:
-    """``n_envs`` SelfPlayEnvs: batched opponents (``league.batched``) or a plain DummyVecEnv."""
+    """``n_envs`` SelfPlayEnvs: batched opponents (``league.batched``) or one env after another
+    (:class:`~training.league.SelfPlayVecEnv`, the faster at the shipped 4 envs)."""
     fns = [lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]
-    return BatchedSelfPlayVecEnv(fns) if cfg.league.batched else DummyVecEnv(fns)
+    return BatchedSelfPlayVecEnv(fns) if cfg.league.batched else SelfPlayVecEnv(fns)
 
 
 def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) -> Any:
