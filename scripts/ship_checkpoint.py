@@ -5,6 +5,7 @@ Usage::
     python scripts/ship_checkpoint.py runs/paladin/best.zip [--games 2000] [--style-games G]
                                       [--sizes 3 4] [--workers 2] [--force]
                                       [--search [SPEC]] [--search-games 200]
+                                      [--act greedy|sample]
 
 The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000): the
 checkpoint against N − 1 random players, N − 1 heuristics and N − 1 copies of every named
@@ -15,6 +16,11 @@ behind it (curve.png, curve.csv; through every ``--init`` run before it) is writ
 ``--search`` also plays N − 1 copies of the search player (``pimc:2``, the shipping budget of
 docs/agents.md, unless a spec is given; bar: fair share) over ``--search-games`` games: search
 costs hundredths of a second per decision at that budget, up to a second at larger ones.
+``--act`` sets how the shipped policy picks its moves (the card's ``policy.act``; default: as
+the card says, which is the training config's ``policy.act``): ``greedy`` plays the most likely
+legal action, ``sample`` draws from the policy's distribution. Every figure is measured acting
+that way. A deterministic policy is easier to exploit in games with hidden information (a best
+response learns exactly what it will do); docs/agents.md has what each costs.
 Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not shipped.
 A checkpoint already shipped in ``--dest`` is replaced only with ``--overwrite``; the
 destination is checked before the evaluation starts.
@@ -115,6 +121,8 @@ def _ship(argv: list[str]) -> int:
                         help=f"also evaluate against the search player ({SEARCH_BASELINE} "
                              "unless SPEC is given)")
     parser.add_argument("--search-games", type=int, default=200)
+    parser.add_argument("--act", choices=["greedy", "sample"], default=None,
+                        help="how the shipped policy acts (default: as its card says)")
     args = parser.parse_args(argv)
 
     zip_path, card_path = checkpoint.find_checkpoint(args.checkpoint)
@@ -131,6 +139,9 @@ def _ship(argv: list[str]) -> int:
                                   f"{target.with_suffix('.zip')}, .json, curve.csv, curve.png")])
     rules = card["config"]["env"].get("rules") or {}
     learner = parse_spec(str(zip_path), game)
+    if args.act is not None:  # measured, and shipped, acting this way
+        card = {**card, "policy": {**card.get("policy", {}), "act": args.act}}
+        learner = dataclasses.replace(learner, card=card)
     start = time.perf_counter()
     results = evaluate_baselines(learner, list(SHIPPING_BARS), args.sizes, args.games,
                                  seed=args.seed, workers=args.workers, rules=rules)

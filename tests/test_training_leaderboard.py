@@ -10,7 +10,7 @@ import pytest
 from tests.training_support import make_checkpoint
 from training.cli import main
 from training.leaderboard import END, START, leaderboard_table, update_readme
-from training.policies import heuristic_styles
+from training.policies import heuristic_styles, parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,7 +92,8 @@ def test_project_readme_has_the_markers() -> None:
     assert text.index(START) < text.index(END)
 
 
-def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) -> None:
+def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
@@ -123,6 +124,18 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(tmp_path: Path) 
             for row in [results[spec]["4"]]} == {0.325}
     assert (dest / "paladin" / "curve.png").exists()
     assert [p.step for p in read_csv(dest / "paladin" / "curve.csv")] == [100, 300]
+    assert card["policy"]["act"] == "greedy"  # as the run's card said
+    # --act sample: every line is measured sampling, and the shipped card says so
+    measured = []
+    real = ship.evaluate_baselines
+    monkeypatch.setattr(ship, "evaluate_baselines", lambda learner, *a, **k: (
+        measured.append(learner.build(0).deterministic), real(learner, *a, **k))[1])
+    assert ship.main([*args, "--force", "--overwrite", "--act", "sample", "--no-styles"]) == 0
+    assert measured == [False]
+    assert json.loads((dest / "paladin" / "paladin.json").read_text())["policy"]["act"] == "sample"
+    assert parse_spec(str(dest / "paladin"), "paladin").build(0).deterministic is False
+    assert ship.main([*args, "--force", "--overwrite"]) == 0  # as the card says: greedy again
+    assert measured == [False, True, True]
     table = leaderboard_table(dest)
     assert "| paladin |" in table and "Cross-table" in table
     assert "| paladin | `heuristic:cautious` |" in table
