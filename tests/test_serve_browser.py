@@ -132,6 +132,10 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     assert requested and all(u.startswith(url + "/") for u in requested), requested
 
     driver.get(driver.find_element("id", "replay").get_attribute("href"))
+    # the viewer renders after it has fetched the record: wait for it (a loaded machine once
+    # read the page before its players were drawn)
+    WebDriverWait(driver, 30, poll_frequency=0.05).until(
+        lambda d: d.find_elements("css selector", "#players .player"))
     assert len(driver.find_elements("css selector", "#players .player")) == n
     assert len(driver.find_elements("css selector", "#viewer option")) == n + 1
     assert console_errors(driver) == []
