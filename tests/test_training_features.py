@@ -128,8 +128,54 @@ def test_card_features_are_checked(trained: Path, tmp_path: Path) -> None:
         checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, [])
     assert str(caught.value) == (
         f"checkpoint {checkpoint.find_checkpoint(trained)[0]} reads the features ['counting']; "
-        "the config trains with env.features []: they must match")
+        "the config trains with env.features []: a run may add feature sets after the "
+        "checkpoint's, not drop or reorder them")
     checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, ["counting"])
+
+
+@pytest.mark.parametrize("critic", ["seat", "global"])
+def test_init_without_features_widens_into_a_features_run(tmp_path: Path, critic: str) -> None:
+    """``--init`` from a checkpoint without features into an ``env.features: [counting]`` run:
+    the first layers get zero weights for the new inputs, so the network starts out choosing
+    exactly what the checkpoint chose, on every input, and the run trains on from there."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from tests.training_support import make_checkpoint
+    from training.numpy_net import NumpyActor
+    from training.train import build_model, load_init_weights, make_env
+
+    plain = make_checkpoint(tmp_path / "plain")
+    old_actor, old_card = load_actor(plain, "paladin")
+    cfg = tiny_config(tmp_path / "wide", env={"features": ["counting"]},
+                      policy={"net_arch": [32, 32], "critic": critic})
+    assert checkpoint.check_trainable(plain, "paladin", [32, 32], "tanh", True,
+                                      ["counting"])[0] == plain
+    model = build_model(cfg, DummyVecEnv([lambda: make_env(cfg, 0)]), None)
+    load_init_weights(model, plain, old_card, critic, ["counting"])
+    wide = NumpyActor.from_sb3(model.policy, "tanh")
+    at, added = old_actor.input_size, features_size("paladin", ["counting"])
+    assert wide.input_size == at + added
+    assert not wide.weights[0][at:].any()  # the new inputs' weights start at zero
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, wide.input_size)).astype(np.float32)
+    np.testing.assert_allclose(wide.logits(x), old_actor.logits(x[:, :at]), rtol=1e-5,
+                               atol=1e-5)
+    if critic == "seat":  # the critic carries over as well, widened the same way
+        import torch
+
+        with torch.no_grad():
+            state = model.policy.state_dict()
+        old_state = checkpoint.read_policy_state(plain)
+        weight = state["mlp_extractor.value_net.0.weight"].numpy()
+        old_weight = old_state["mlp_extractor.value_net.0.weight"].numpy()
+        np.testing.assert_array_equal(weight[:, :at], old_weight)
+        assert not weight[:, at:].any()
+    # and the whole run: --init through train() writes a features checkpoint
+    run = tiny_config(tmp_path / "run", env={"features": ["counting"]}, total_steps=128,
+                      init=str(plain), policy={"net_arch": [32, 32], "critic": critic},
+                      eval={"every": 128, "games": 4, "table_sizes": [3]})
+    actor, card = load_actor(train(run, progress=False).final, "paladin")
+    assert card["policy"]["features"] == ["counting"] and actor.input_size == at + added
 
 
 def test_old_cards_without_the_field_play_without_features(tmp_path: Path) -> None:

@@ -433,16 +433,24 @@ def check_trainable(path: str | Path, game: str, net_arch: list[int], activation
                     include_mask: bool, features: list[str] | tuple[str, ...] = (),
                     ) -> tuple[Path, dict[str, Any]]:
     """(zip, card) of a checkpoint a run with this network can start from (``--init``):
-    every check of :func:`load_actor`, plus that its network is the one being trained."""
+    every check of :func:`load_actor`, plus that its network is the one being trained.
+
+    The run may read more feature sets than the checkpoint, added after the checkpoint's own
+    (``[]`` -> ``[counting]``): the start widens the first layers with zero weights for them
+    (:func:`training.train.load_init_weights`), so the network first plays exactly as the
+    checkpoint did. Dropping or reordering feature sets is refused: their weights would read
+    other inputs."""
     actor, card = load_actor(path, game)
     zip_path, _ = find_checkpoint(path)
     have = [w.shape[0] for w in actor.weights[:-1]]
-    wanted = int(card["observation_size"]) + (int(card["num_actions"]) if include_mask else 0)
-    wanted += features_size(game, features)
-    if list(card["policy"].get("features") or []) != list(features):
+    had = list(card["policy"].get("features") or [])
+    if list(features)[:len(had)] != had:
         raise CheckpointError(
-            f"checkpoint {zip_path} reads the features {card['policy'].get('features') or []}; "
-            f"the config trains with env.features {list(features)}: they must match")
+            f"checkpoint {zip_path} reads the features {had}; the config trains with "
+            f"env.features {list(features)}: a run may add feature sets after the "
+            "checkpoint's, not drop or reorder them")
+    wanted = int(card["observation_size"]) + (int(card["num_actions"]) if include_mask else 0)
+    wanted += features_size(game, had)
     if have != list(net_arch) or actor.activation != activation or actor.input_size != wanted:
         raise CheckpointError(
             f"checkpoint {zip_path} has a {actor.input_size}-input {have} {actor.activation} "

@@ -131,15 +131,51 @@ def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) ->
     )
 
 
-def load_init_weights(model: Any, init_zip: Path, init_card: dict[str, Any], critic: str) -> None:
+#: The first layer of each network that reads the seat input (the actor always; the critic
+#: reads the seat input too, then the global state with ``critic: global``).
+FIRST_LAYERS = ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")
+
+
+def widen_inputs(state: dict[str, Any], at: int, count: int) -> dict[str, Any]:
+    """``state`` with ``count`` zero input columns inserted at column ``at`` of each first
+    layer: the network then reads ``count`` more inputs there and computes exactly what it
+    did (network surgery, as OpenAI Five grew its inputs without retraining)."""
+    import torch
+
+    wider = dict(state)
+    for key in FIRST_LAYERS:
+        if key in wider:
+            weight = wider[key]
+            zeros = weight.new_zeros((weight.shape[0], count))
+            wider[key] = torch.cat([weight[:, :at], zeros, weight[:, at:]], dim=1)
+    return wider
+
+
+def load_init_weights(model: Any, init_zip: Path, init_card: dict[str, Any], critic: str,
+                      features: tuple[str, ...] | list[str] = ()) -> None:
     """Start ``model`` from the ``init`` checkpoint: all of it when it was trained with the
     same critic, else its actor alone (the critic then starts fresh: a seat critic's value
-    network cannot read the global state, nor the other way round)."""
-    if init_card["policy"].get("critic", "seat") == critic:
+    network cannot read the global state, nor the other way round).
+
+    When the run reads feature sets the checkpoint did not (``features`` extends the card's
+    ``policy.features``; :func:`training.checkpoint.check_trainable` checked that), their
+    inputs sit after the checkpoint's ``[observation, mask?, features...]``: the first layers
+    get zero weights for them (:func:`widen_inputs`), so the run starts playing exactly as
+    the checkpoint did and learns what the new inputs are worth. The optimizer then starts
+    fresh (its moments have the old shapes)."""
+    same_critic = init_card["policy"].get("critic", "seat") == critic
+    had = list(init_card["policy"].get("features") or [])
+    added = features_size(init_card["game"], list(features)[len(had):])
+    if same_critic and not added:
         model.set_parameters(str(init_zip), exact_match=True, device="cpu")
         return
-    actor = actor_keys(checkpoint.read_policy_state(init_zip, checkpoint.member_limit(init_card)))
-    model.policy.load_state_dict(actor, strict=False)
+    state = checkpoint.read_policy_state(init_zip, checkpoint.member_limit(init_card))
+    if not same_critic:
+        state = actor_keys(state)
+    if added:
+        at = checkpoint.input_size(init_card)  # the checkpoint's whole seat input
+        state = widen_inputs(state, at, added)
+    model.policy.load_state_dict(state, strict=same_critic)
 
 
 def learner_spec(model: Any, cfg: TrainConfig, label: str = "learner") -> PolicySpec:
@@ -427,7 +463,8 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
                              f"{' '.join(str(err).split())[:300]}") from None
         if init_zip is not None:
             try:
-                load_init_weights(model, init_zip, init_card, cfg.policy.critic)
+                load_init_weights(model, init_zip, init_card, cfg.policy.critic,
+                                  cfg.env.features)
             except Exception as err:  # SB3 raises many kinds of errors on a bad zip
                 raise checkpoint.CheckpointError(
                     f"init checkpoint {init_zip} does not load into this network: {err}"
