@@ -1,0 +1,44 @@
+"""``scripts/recipe_curves.py``: recipes of several stages are put end to end."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from scripts.recipe_curves import main
+
+HEADER = "step,wall_s,baseline,table_size,games,win_rate,ci_lo,ci_hi,mean_score,mean_rank\n"
+
+
+def run_dir(folder: Path, steps: list[int]) -> Path:
+    folder.mkdir(parents=True)
+    lines = [f"{s},1.0,heuristic,{n},100,0.5,0.4,0.6,1.0,2.0\n" for s in steps for n in (3, 4)]
+    (folder / "curve.csv").write_text(HEADER + "".join(lines))
+    return folder
+
+
+def test_stages_are_offset_by_the_steps_before_them(tmp_path: Path) -> None:
+    a = run_dir(tmp_path / "a", [100, 200])
+    b = run_dir(tmp_path / "b", [100, 250])
+    c = run_dir(tmp_path / "c", [100])
+    stem = str(tmp_path / "out")
+    assert main(["paladin", stem, f"two stages={a},{b}", f"one={c}", "--players", "4"]) == 0
+    with open(stem + ".csv") as f:
+        rows = list(csv.DictReader(f))
+    steps = [(r["recipe"], int(r["step"])) for r in rows if r["table_size"] == "4"]
+    assert steps == [("two stages", 100), ("two stages", 200), ("two stages", 300),
+                     ("two stages", 450), ("one", 100)]
+    assert Path(stem + ".png").stat().st_size > 0
+
+
+def test_bad_arguments_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(SystemExit, match="does not exist"):
+        main(["paladin", str(tmp_path / "o"), f"x={tmp_path / 'missing'}"])
+    with pytest.raises(SystemExit):
+        main(["paladin", str(tmp_path / "o"), "no-label"])
+    assert "a recipe is LABEL=RUN" in capsys.readouterr().err
+    a = run_dir(tmp_path / "a", [100])
+    with pytest.raises(SystemExit, match="no curve point at 5 players"):
+        main(["paladin", str(tmp_path / "o"), f"x={a}", "--players", "5"])
