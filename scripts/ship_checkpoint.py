@@ -137,6 +137,9 @@ def _ship(argv: list[str]) -> int:
         check_new_file(path, "--dest", overwrite=args.overwrite, make_parents=True)
     announce("ship_checkpoint", [("the shipped checkpoint and its curve",
                                   f"{target.with_suffix('.zip')}, .json, curve.csv, curve.png")])
+    # the curve history now: before the copy may replace a card it reads, and before the long
+    # evaluation, so that a damaged curve.csv in the chain stops the run at once
+    points = curve_history(card, card_path)
     rules = card["config"]["env"].get("rules") or {}
     learner = parse_spec(str(zip_path), game)
     if args.act is not None:  # measured, and shipped, acting this way
@@ -169,7 +172,6 @@ def _ship(argv: list[str]) -> int:
                           **({"style_games": style_games} if styles else {}),
                           **({"search_games": args.search_games} if args.search else {}),
                           "workers": args.workers, "passes": passes, "results": summary}
-    points = curve_history(card, card_path)  # before the copy may replace a card it reads
     shipped = checkpoint.copy_checkpoint(zip_path, target)
     checkpoint.write_card(shipped, card)
     if points:

@@ -145,6 +145,10 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
     assert ship.main([*args, "--force", "--no-styles", "--overwrite"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
+    # a damaged curve.csv in the run folder: one line, before any game is played
+    (tmp_path / "run" / "curve.csv").write_text("step,wall_s\n100,oops\n")
+    monkeypatch.setattr(ship, "evaluate_baselines", lambda *a, **k: pytest.fail("evaluated"))
+    assert ship.main([*args, "--force", "--overwrite"]) == 2
 
 
 def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
