@@ -16,29 +16,30 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import sys
 from pathlib import Path
 
-FIELDS = ["recipe", "step", "wall_s", "baseline", "table_size", "games", "win_rate", "ci_lo",
-          "ci_hi", "mean_score", "mean_rank"]
+from training.curves import COLUMNS, CurvePoint, read_csv
 
 
-def read_recipe(label: str, stages: list[Path]) -> list[dict[str, str]]:
+def read_recipe(stages: list[Path]) -> list[CurvePoint]:
     """The curve points of a recipe's stages, steps offset by the stages before."""
-    rows: list[dict[str, str]] = []
+    points: list[CurvePoint] = []
     offset = 0
     for stage in stages:
         curve = stage / "curve.csv"
         if not curve.is_file():
             raise SystemExit(f"recipe_curves: {curve} does not exist (a run folder holds one)")
-        with curve.open() as f:
-            points = list(csv.DictReader(f))
-        if not points:
+        try:
+            stage_points = read_csv(curve)
+        except ValueError as err:
+            raise SystemExit(f"recipe_curves: {err}") from None
+        if not stage_points:
             raise SystemExit(f"recipe_curves: {curve} holds no curve points")
-        for r in points:
-            rows.append({**r, "recipe": label, "step": str(int(r["step"]) + offset)})
-        offset += max(int(r["step"]) for r in points)
-    return rows
+        points += [dataclasses.replace(p, step=p.step + offset) for p in stage_points]
+        offset += max(p.step for p in stage_points)
+    return points
 
 
 def main(argv: list[str]) -> int:
@@ -48,16 +49,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("recipes", nargs="+", metavar="LABEL=RUN[,RUN...]")
     parser.add_argument("--players", type=int, default=4, help="table size to plot (default 4)")
     args = parser.parse_args(argv)
-    rows: list[dict[str, str]] = []
+    recipes: dict[str, list[CurvePoint]] = {}
     for recipe in args.recipes:
         label, sep, runs = recipe.partition("=")
         if not sep or not label or not runs:
             parser.error(f"a recipe is LABEL=RUN[,RUN...], got {recipe!r}")
-        rows += read_recipe(label, [Path(r) for r in runs.split(",")])
+        if label in recipes:
+            parser.error(f"recipe label {label!r} is given twice")
+        recipes[label] = read_recipe([Path(r) for r in runs.split(",")])
     with Path(args.out_stem + ".csv").open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        writer = csv.DictWriter(f, fieldnames=["recipe", *COLUMNS])
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({"recipe": label, **dataclasses.asdict(p)}
+                         for label, points in recipes.items() for p in points)
 
     import matplotlib
 
@@ -65,23 +69,22 @@ def main(argv: list[str]) -> int:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
-    size = str(args.players)
-    shown = [r for r in rows if r["table_size"] == size]
-    if not shown:
+    size = args.players
+    shown = {label: [p for p in points if p.table_size == size]
+             for label, points in recipes.items()}
+    if not any(shown.values()):
         raise SystemExit(f"recipe_curves: no curve point at {size} players")
-    baselines = list(dict.fromkeys(r["baseline"] for r in shown))
-    labels = list(dict.fromkeys(r["recipe"] for r in shown))
+    baselines = list(dict.fromkeys(p.baseline for points in shown.values() for p in points))
     fig, axes = plt.subplots(1, len(baselines), figsize=(3.6 * len(baselines), 3.4),
                              sharey=True, squeeze=False)
     for ax, baseline in zip(axes[0], baselines):
-        for label in labels:
-            pts = [r for r in shown if r["recipe"] == label and r["baseline"] == baseline]
-            x = [int(r["step"]) for r in pts]
-            line, = ax.plot(x, [float(r["win_rate"]) for r in pts], marker=".", label=label)
-            ax.fill_between(x, [float(r["ci_lo"]) for r in pts],
-                            [float(r["ci_hi"]) for r in pts], color=line.get_color(),
-                            alpha=0.12)
-        ax.axhline(1 / int(size), color="grey", ls=":", lw=1)
+        for label, points in shown.items():
+            pts = [p for p in points if p.baseline == baseline]
+            x = [p.step for p in pts]
+            line, = ax.plot(x, [p.win_rate for p in pts], marker=".", label=label)
+            ax.fill_between(x, [p.ci_lo for p in pts], [p.ci_hi for p in pts],
+                            color=line.get_color(), alpha=0.12)
+        ax.axhline(1 / size, color="grey", ls=":", lw=1)
         ax.set_title(f"vs {baseline}", fontsize=9)
         ax.set_xlabel("learner steps")
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:.1f}M"))
@@ -90,7 +93,8 @@ def main(argv: list[str]) -> int:
     fig.suptitle(f"{args.game}: training recipes from the same checkpoint (same seed)")
     fig.tight_layout()
     fig.savefig(args.out_stem + ".png", dpi=80)
-    print(f"wrote {args.out_stem}.csv ({len(rows)} rows) and {args.out_stem}.png")
+    rows = sum(len(points) for points in recipes.values())
+    print(f"wrote {args.out_stem}.csv ({rows} rows) and {args.out_stem}.png")
     return 0
 
 

@@ -42,3 +42,16 @@ def test_bad_arguments_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFi
     a = run_dir(tmp_path / "a", [100])
     with pytest.raises(SystemExit, match="no curve point at 5 players"):
         main(["paladin", str(tmp_path / "o"), f"x={a}", "--players", "5"])
+
+
+def test_a_corrupt_curve_or_a_repeated_label_is_refused(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "curve.csv").write_text(HEADER + "100,1.0,heuristic,4,lots,0.5,0.4,0.6,1.0,2.0\n")
+    with pytest.raises(SystemExit, match=r"recipe_curves: .*line 2: games must be int"):
+        main(["paladin", str(tmp_path / "o"), f"x={bad}"])
+    a = run_dir(tmp_path / "a", [100])
+    with pytest.raises(SystemExit):
+        main(["paladin", str(tmp_path / "o"), f"x={a}", f"x={a}"])
+    assert "recipe label 'x' is given twice" in capsys.readouterr().err
