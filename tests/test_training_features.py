@@ -133,18 +133,22 @@ def test_card_features_are_checked(trained: Path, tmp_path: Path) -> None:
     checkpoint.check_trainable(trained, "paladin", [32, 32], "tanh", True, ["counting"])
 
 
-@pytest.mark.parametrize("critic", ["seat", "global"])
-def test_init_without_features_widens_into_a_features_run(tmp_path: Path, critic: str) -> None:
+@pytest.mark.parametrize(("init_critic", "critic"),
+                         [("seat", "seat"), ("seat", "global"), ("global", "global")])
+def test_init_without_features_widens_into_a_features_run(tmp_path: Path, init_critic: str,
+                                                          critic: str) -> None:
     """``--init`` from a checkpoint without features into an ``env.features: [counting]`` run:
     the first layers get zero weights for the new inputs, so the network starts out choosing
-    exactly what the checkpoint chose, on every input, and the run trains on from there."""
+    exactly what the checkpoint chose, on every input, and the run trains on from there. A
+    critic of the same kind carries over too, widened at the same column: a global critic
+    reads ``[seat input, features, global state]``, so its global-state columns move right."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from tests.training_support import make_checkpoint
     from training.numpy_net import NumpyActor
     from training.train import build_model, load_init_weights, make_env
 
-    plain = make_checkpoint(tmp_path / "plain")
+    plain = make_checkpoint(tmp_path / "plain", critic=init_critic)
     old_actor, old_card = load_actor(plain, "paladin")
     cfg = tiny_config(tmp_path / "wide", env={"features": ["counting"]},
                       policy={"net_arch": [32, 32], "critic": critic})
@@ -160,7 +164,7 @@ def test_init_without_features_widens_into_a_features_run(tmp_path: Path, critic
     x = rng.normal(size=(64, wide.input_size)).astype(np.float32)
     np.testing.assert_allclose(wide.logits(x), old_actor.logits(x[:, :at]), rtol=1e-5,
                                atol=1e-5)
-    if critic == "seat":  # the critic carries over as well, widened the same way
+    if critic == init_critic:  # the critic carries over as well, widened the same way
         import torch
 
         with torch.no_grad():
@@ -168,8 +172,10 @@ def test_init_without_features_widens_into_a_features_run(tmp_path: Path, critic
         old_state = checkpoint.read_policy_state(plain)
         weight = state["mlp_extractor.value_net.0.weight"].numpy()
         old_weight = old_state["mlp_extractor.value_net.0.weight"].numpy()
-        np.testing.assert_array_equal(weight[:, :at], old_weight)
-        assert not weight[:, at:].any()
+        assert weight.shape[1] == old_weight.shape[1] + added
+        np.testing.assert_array_equal(weight[:, :at], old_weight[:, :at])
+        assert not weight[:, at:at + added].any()
+        np.testing.assert_array_equal(weight[:, at + added:], old_weight[:, at:])
     # and the whole run: --init through train() writes a features checkpoint
     run = tiny_config(tmp_path / "run", env={"features": ["counting"]}, total_steps=128,
                       init=str(plain), policy={"net_arch": [32, 32], "critic": critic},

@@ -26,13 +26,14 @@ def tiny_config(run_dir: Path, game: str = "paladin", **overrides: Any) -> Train
 
 
 def make_checkpoint(folder: Path, name: str = "model", game: str = "paladin",
-                    include_mask: bool = True) -> Path:
+                    include_mask: bool = True, critic: str = "seat") -> Path:
     """An untrained MaskablePPO model saved as a checkpoint pair; returns the zip."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.train import build_model, make_env, policy_card
 
-    cfg = tiny_config(folder / "run", game, env={"include_mask": include_mask})
+    cfg = tiny_config(folder / "run", game, env={"include_mask": include_mask},
+                      policy={"net_arch": [32, 32], "critic": critic})
     model = build_model(cfg, DummyVecEnv([lambda: make_env(cfg, 0)]), None)
     card = checkpoint.make_card(cfg.game, policy_card(cfg), cfg.to_dict(),
                                 {"steps": 0, "wall_time_s": 0.0})
