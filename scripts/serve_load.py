@@ -27,6 +27,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+# How long an idle connection stays in the client's pool. uvicorn closes a connection idle for
+# 5 s (its timeout_keep_alive); a request sent on one just as the server closes it fails with
+# "connection reset by peer" (browsers resend it; httpx does not). On a loaded machine a game's
+# thread can sit idle that long between two requests, so the pool drops its connections well
+# before the server would.
+KEEPALIVE_S = 1.0
+
 GAMES = (("paladin", 3), ("white_knight", 3), ("quests", 3), ("paladin", 4),
          ("white_knight", 4), ("quests", 4))
 
@@ -140,7 +147,8 @@ def run_load(base_url: str, games: int = 50, opponents: str = "heuristic", bad: 
     import httpx
 
     result = LoadResult(games=games)
-    limits = httpx.Limits(max_connections=games, max_keepalive_connections=games)
+    limits = httpx.Limits(max_connections=games, max_keepalive_connections=games,
+                          keepalive_expiry=KEEPALIVE_S)
     with httpx.Client(base_url=base_url, timeout=120, limits=limits) as client, \
             concurrent.futures.ThreadPoolExecutor(threads or games) as pool:
         futures = [pool.submit(_play_one, client, i, opponents, bad, seed, result, tables)
