@@ -9,7 +9,8 @@ Usage::
         "PPO=runs/a" "PPO + features=runs/b,runs/b2" "distilled + PPO=runs/c"
 
 A recipe's stages are its run folders, comma-separated, each with a ``curve.csv``; a stage's
-steps start where the one before it ended (its last curve point).
+steps start where the one before it ended (its last curve point). Existing output files are
+replaced only with ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 from pathlib import Path
 
 from training.curves import COLUMNS, CurvePoint, read_csv
+from training.outputs import check_new_file
 
 
 def read_recipe(stages: list[Path]) -> list[CurvePoint]:
@@ -48,7 +50,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("out_stem")
     parser.add_argument("recipes", nargs="+", metavar="LABEL=RUN[,RUN...]")
     parser.add_argument("--players", type=int, default=4, help="table size to plot (default 4)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace OUT_STEM.csv and OUT_STEM.png if they exist")
     args = parser.parse_args(argv)
+    try:
+        csv_path, png_path = (check_new_file(f"{args.out_stem}{ext}", "out_stem",
+                                             overwrite=args.overwrite, example=f"recipes{ext}")
+                              for ext in (".csv", ".png"))
+    except (ValueError, FileExistsError) as err:
+        raise SystemExit(f"recipe_curves: {err}") from None
     recipes: dict[str, list[CurvePoint]] = {}
     for recipe in args.recipes:
         label, sep, runs = recipe.partition("=")
@@ -57,7 +67,7 @@ def main(argv: list[str]) -> int:
         if label in recipes:
             parser.error(f"recipe label {label!r} is given twice")
         recipes[label] = read_recipe([Path(r) for r in runs.split(",")])
-    with Path(args.out_stem + ".csv").open("w", newline="") as f:
+    with csv_path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["recipe", *COLUMNS])
         writer.writeheader()
         writer.writerows({"recipe": label, **dataclasses.asdict(p)}
@@ -92,7 +102,7 @@ def main(argv: list[str]) -> int:
     axes[0][0].legend(fontsize=7)
     fig.suptitle(f"{args.game}: training recipes from the same checkpoint")
     fig.tight_layout()
-    fig.savefig(args.out_stem + ".png", dpi=80)
+    fig.savefig(png_path, dpi=80)
     rows = sum(len(points) for points in recipes.values())
     print(f"wrote {args.out_stem}.csv ({rows} rows) and {args.out_stem}.png")
     return 0

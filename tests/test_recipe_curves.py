@@ -31,6 +31,13 @@ def test_stages_are_offset_by_the_steps_before_them(tmp_path: Path) -> None:
     assert steps == [("two stages", 100), ("two stages", 200), ("two stages", 300),
                      ("two stages", 450), ("one", 100)]
     assert Path(stem + ".png").stat().st_size > 0
+    # the outputs now exist: replaced only when asked
+    before = Path(stem + ".csv").read_text()
+    with pytest.raises(SystemExit, match=r"out_stem .*out\.csv: exists; pass --overwrite"):
+        main(["paladin", stem, f"one={c}"])
+    assert Path(stem + ".csv").read_text() == before
+    assert main(["paladin", stem, f"one={c}", "--overwrite"]) == 0
+    assert Path(stem + ".csv").read_text() != before
 
 
 def test_bad_arguments_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
