@@ -368,7 +368,12 @@ def second_person(text: str, seat: int) -> str:
     if text.startswith("you "):  # the seat is the subject: "you dealt 5 cards to yourself"
         clause, sep, rest = text.partition(";")
         text = re.sub(r"\bto you\b", "to yourself", clause) + sep + rest
-    return re.sub(r"\byou was\b", "you were", text)
+    return _YOU_VERB.sub(lambda m: "you " + _YOU_VERBS[m.group(1)], text)
+
+
+#: verbs written for a third person that "you" takes in another form ("you were dealt …")
+_YOU_VERBS = {"was": "were", "is": "are", "has": "have"}
+_YOU_VERB = re.compile(r"\byou (was|is|has)\b")
 
 
 #: private kind -> the public kind it details (same step, same player): a seat's own move is

@@ -129,13 +129,6 @@ function drawTable(snap, labels, me) {
     players.appendChild(box);
   });
 }
-/** As ``seat`` reads it (like events.second_person): "player_2's" is "your", "player_2" "you". */
-function personal(text, seat) {
-  if (seat === null || seat === undefined) return text;
-  const name = "player_" + seat;
-  return text.replace(new RegExp("\\b" + name + "'s\\b", "g"), "your")
-             .replace(new RegExp("\\b" + name + "\\b", "g"), "you");
-}
 /** The final scores into ``table``: {scores, ranks, rewards}, one row per seat by rank. */
 function drawResults(table, final, labels) {
   table.replaceChildren();
