@@ -28,7 +28,7 @@ from envs.core.registry import game_entry, game_module
 from training.evaluate import default_table_size
 from training.numpy_net import limit_blas_threads
 from training.policies import parse_spec, reset_policy
-from ui.replay_viewer import move_explanation
+from ui.replay_viewer import move_explanation, words_module
 
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
@@ -128,7 +128,7 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         hint = move_explanation(entry.game, engine, action)
         return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
 
-    say(f"{entry.game} — {num_players} players, deal seed {seed}; you are player_{seat}")
+    say(f"{words_module(entry.game).TITLE} — {num_players} players, deal seed {seed}; you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()
     while not engine.over:
