@@ -128,7 +128,8 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         hint = move_explanation(entry.game, engine, action)
         return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
 
-    say(f"{words_module(entry.game).TITLE} — {num_players} players, deal seed {seed}; you are player_{seat}")
+    say(f"{words_module(entry.game).TITLE} — {num_players} players, deal seed {seed}; "
+        f"you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()
     while not engine.over:
