@@ -19,10 +19,10 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.serve_support import running_server  # noqa: E402
-from ui.browser import browser_missing, console_errors, make_driver  # noqa: E402
+from tests.serve_support import running_server
+from ui.browser import browser_missing, console_errors, make_driver
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")
