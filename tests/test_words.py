@@ -196,3 +196,14 @@ def test_the_terminal_wraps_at_word_breaks() -> None:
     play("quests", ["heuristic"], num_players=2, seed=1, input_fn=lambda _: next(answers),
          out=out, width=50)
     assert max(len(row) for row in out.getvalue().splitlines()) <= 50
+
+
+def test_observation_tables_read_as_sentences() -> None:
+    """The generated observation tables (the env READMEs, tutorial 01): a piece's meaning ends
+    its sentence before the seat-axis note, and an axis is named by its ordinal, not by an index
+    that reads like seat 0."""
+    for game in available_games():
+        readme = (ROOT / "envs" / game_entry(game).game / "README.md").read_text()
+        assert re.search(r"[a-z] (Seat axes|Its \d)", readme) is None, game
+        assert "(relative to the observer): 0" not in readme
+        assert "Its 1st axis counts seats from the observer" in readme
