@@ -31,7 +31,8 @@ SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 #: snake_case-looking words that are no identifier (none so far: keep it so)
 ALLOWED: set[str] = set()
 DOUBLED = re.compile(r"\b(player_\d+) \(\1\b|\(you \(you\)")
-THIRD_PERSON = re.compile(r"\byou (was|is|has)\b")
+#: "you" with a verb in the third person ("you was", "you decides"; "you pass" is fine)
+THIRD_PERSON = re.compile(r"\byou (was|is|has|does|[a-z]+[^s\W]s)\b")
 #: keys whose values are for programs (ids, kinds, CSS classes), never shown as text
 PROGRAM_KEYS = {"id", "game", "env", "kind", "k", "c", "i", "seed"}
 TABLES = [(game, n) for game in available_games() for n in game_entry(game).players]
@@ -95,6 +96,7 @@ def test_the_check_catches_what_the_issue_saw() -> None:
     assert bad_words(["player_0 (player_0 (you))"])
     assert bad_words(["you was dealt 5 cards"])
     assert bad_words(["turn 3/300 · phase build_weapons"])
+    assert bad_words(["you decides: beat, take back or discard"])
     assert not bad_words(["player_0 (you)", "you were MVP", "waiting for player_2"])
 
 

@@ -372,8 +372,12 @@ def second_person(text: str, seat: int) -> str:
 
 
 #: verbs written for a third person that "you" takes in another form ("you were dealt …")
-_YOU_VERBS = {"was": "were", "is": "are", "has": "have"}
-_YOU_VERB = re.compile(r"\byou (was|is|has)\b")
+_YOU_VERBS = {"was": "were", "is": "are", "has": "have", "decides": "decide", "holds": "hold",
+              "chooses": "choose", "places": "place", "draws": "draw", "plays": "play",
+              "leads": "lead", "wins": "win", "takes": "take", "keeps": "keep", "looks": "look",
+              "passes": "pass", "sees": "see", "gets": "get", "needs": "need", "bids": "bid",
+              "sponsors": "sponsor", "discards": "discard", "acts": "act", "does": "do"}
+_YOU_VERB = re.compile(rf"\byou ({'|'.join(_YOU_VERBS)})\b")
 
 
 #: private kind -> the public kind it details (same step, same player): a seat's own move is
