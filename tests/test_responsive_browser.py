@@ -88,17 +88,15 @@ def axe_violations(driver) -> list[list]:
 
 
 @pytest.fixture(scope="module")
-def server():
+def site():
+    """``(url, store, driver)``: one server and one browser for the module."""
     with running_server() as (url, store):
-        yield url, store
-
-
-@pytest.fixture(scope="module")
-def driver():
-    browser = make_driver(1280, 800)
-    browser.set_script_timeout(120)
-    yield browser
-    browser.quit()
+        browser = make_driver(1280, 800)
+        browser.set_script_timeout(120)
+        try:
+            yield url, store, browser
+        finally:
+            browser.quit()
 
 
 def open_size(driver, url: str, width: int, height: int) -> None:
@@ -127,9 +125,8 @@ def new_game(store, game: str, n: int, seed: int, *, moves: int = 0, to_end: boo
 
 @pytest.mark.parametrize(("game", "n"), GAMES)
 @pytest.mark.parametrize(("width", "height"), SIZES)
-def test_every_page_fits_the_screen(server, driver, game: str, n: int, width: int,
-                                    height: int) -> None:
-    url, store = server
+def test_every_page_fits_the_screen(site, game: str, n: int, width: int, height: int) -> None:
+    url, store, driver = site
     open_size(driver, url + "/", width, height)
     check_layout(driver, width, f"start page {width}px")
     live = new_game(store, game, n, 7, moves=3)
@@ -154,9 +151,9 @@ def test_every_page_fits_the_screen(server, driver, game: str, n: int, width: in
 
 
 @pytest.mark.parametrize(("game", "n"), GAMES)
-def test_no_serious_accessibility_violation(server, driver, game: str, n: int) -> None:
+def test_no_serious_accessibility_violation(site, game: str, n: int) -> None:
     """axe-core on the start, play, end and replay pages: no serious or critical violation."""
-    url, store = server
+    url, store, driver = site
     pages = {"start": url + "/"}
     pages["play"] = f"{url}/#{new_game(store, game, n, 3, moves=2).id}"
     over = new_game(store, game, n, 4, to_end=True)
@@ -169,8 +166,8 @@ def test_no_serious_accessibility_violation(server, driver, game: str, n: int) -
     assert axe_violations(driver) == [], f"{game}, play page on a phone"
 
 
-def test_cards_say_what_they_are(server, driver) -> None:
-    url, store = server
+def test_cards_say_what_they_are(site) -> None:
+    url, store, driver = site
     open_size(driver, f"{url}/#{new_game(store, 'quests', 3, 6).id}", 1280, 800)
     mine = [c.get_attribute("aria-label")
             for c in driver.find_elements("css selector", ".player.me .hand .card")]
@@ -182,11 +179,11 @@ def test_cards_say_what_they_are(server, driver) -> None:
                for c in driver.find_elements("css selector", ".card"))
 
 
-def test_the_hint_stays_in_sight_with_many_moves(server, driver) -> None:
+def test_the_hint_stays_in_sight_with_many_moves(site) -> None:
     """Paladin at 5 players deals many moves (lead or place: a card for every mission): the
     question "what would the checkpoint do?" is above the moves, in sight, and the suggested
     move says so in words, not with a thin border only."""
-    url, store = server
+    url, store, driver = site
     for seed in range(40):
         live = new_game(store, "paladin", 5, seed)
         if len(live.view()["legal"]) >= 16:

@@ -120,10 +120,10 @@ def test_replay_labels_and_second_person_come_from_the_server() -> None:
 def test_quests_explains_a_discard_by_its_phase() -> None:
     """The hand-limit reason is given for a hand over the limit only; a test's payment and the
     King's Call to Arms say their own reason."""
-    words = words_module("quests")
-    limit = words.explain("discard Sword", "hand_limit")
-    paid = words.explain("discard Sword", "test_discard")
-    called = words.explain("discard Sword", "call_to_arms")
+    moves = words_module("quests").MOVES
+    limit = explain_move(moves, "discard Sword", "hand_limit")
+    paid = explain_move(moves, "discard Sword", "test_discard")
+    called = explain_move(moves, "discard Sword", "call_to_arms")
     assert "hand limit" in limit
     assert "hand limit" not in paid and "test" in paid
     assert "hand limit" not in called and "Call to Arms" in called
@@ -209,3 +209,11 @@ def test_observation_tables_read_as_sentences() -> None:
         assert re.search(r"[a-z] (Seat axes|Its \d)", readme) is None, game
         assert "(relative to the observer): 0" not in readme
         assert "Its 1st axis counts seats from the observer" in readme
+
+
+def test_make_says_what_the_install_does() -> None:
+    """``make demo`` on a fresh checkout installs for minutes behind pip's lines: the first
+    line of the install says what is happening and how long it takes."""
+    make = (ROOT / "Makefile").read_text()
+    recipe = make[make.index("$(STAMP): pyproject.toml"):].splitlines()[1]
+    assert recipe.startswith("\t@echo ") and "installing" in recipe and "minutes" in recipe

@@ -25,6 +25,7 @@ from envs.core.events import Event, second_person
 from envs.core.record import check_record, load_record, replay, replay_steps
 from envs.core.registry import game_entry
 from envs.core.snapshot import seen_by
+from envs.core.text import explain_move
 from ui.replay_page import render_page
 
 __all__ = ["build_replay", "check_viewer_target", "snapshot_module", "table", "words_module",
@@ -50,8 +51,8 @@ def table(module: ModuleType, engine: Any, viewer: int | None) -> dict[str, Any]
 def move_explanation(game: str, engine: Any, action: int) -> str:
     """What a legal move does, for the player choosing it: the engine's ``action_hint``, else the
     game's words for its name in the current phase."""
-    return engine.action_hint(action) or words_module(game).explain(
-        engine.action_name(action), engine.phase_name())
+    return engine.action_hint(action) or explain_move(
+        words_module(game).MOVES, engine.action_name(action), engine.phase_name())
 
 
 class _Interner:

@@ -2,6 +2,13 @@
 
 A student reads ``1 cards`` or ``card(s)`` as a glitch, and a raw phase tag such as
 ``hand_limit`` as jargon; these helpers keep the three games' texts consistent about both.
+
+Each game keeps its words for people in ``envs/<game>/words.py``, a plain module (no gymnasium,
+no ui): ``TITLE``, ``PHASE_DESCRIPTIONS`` (what each phase means, said instead of its tag),
+``MOVES`` (what a move does, by phase where it differs: :func:`explain_move`) and ``SCORING``.
+The terminal (``roundtable play``), the live page (``roundtable serve``) and the replay viewer
+all read them from there. Texts name seats absolutely (``player_2``);
+:func:`envs.core.events.second_person` makes them "you" for the seat that reads them.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
-"""Paladin's words for people: the game's title, what each phase means, what a move does and
-how the game is scored. The terminal (``roundtable play``), the live page (``roundtable
-serve``) and the replay viewer all read them from here; a plain module (no gym, no ui).
-
-Texts name seats absolutely (``player_2``); :func:`envs.core.events.second_person` turns them
-into "you" for the seat that reads them.
-"""
+"""Paladin's words for people: its phases, moves and scoring (what a ``words`` module holds
+and who reads it: :mod:`envs.core.text`)."""
 
 from __future__ import annotations
 
-from envs.core.text import MoveWords, explain_move
+from envs.core.text import MoveWords
 
 TITLE = "Paladin"
 
-#: what each phase means, for people reading a table (``engine.phase_description()``)
+#: what each phase means (``engine.phase_description()``, the status lines)
 PHASE_DESCRIPTIONS = {
     "choose_start": "the dealer chooses who places the first card",
     "lead": "each player puts a card face down on a mission that has none: it leads that "
@@ -24,8 +19,7 @@ PHASE_DESCRIPTIONS = {
     "over": "the game is over",
 }
 
-#: (phases or None for any, the move's name as a pattern, what it does): the move buttons'
-#: and the terminal's explanation where the engine's ``action_hint`` says nothing
+#: what a move does, where the engine's ``action_hint`` says nothing (``MoveWords``)
 MOVES: MoveWords = [
     (None, r"choose start (player_\d+)",
      "you are the dealer: \\1 places the first card of the round"),
@@ -44,7 +38,3 @@ MOVES: MoveWords = [
 SCORING = ("Score = the honour of the missions you won + 1 per red paladin kept in front of "
            "you. Ranks: score, then missions won, then red paladins kept.")
 
-
-def explain(name: str, phase: str) -> str:
-    """What the move ``name`` does in ``phase`` ("" when no line covers it)."""
-    return explain_move(MOVES, name, phase)

@@ -1,21 +1,16 @@
-"""Quests' words for people: the game's title, what each phase means, what a move does (by
-phase: a discard pays for a test, answers the King's Call to Arms or keeps a hand to its limit)
-and how the game is scored. The terminal (``roundtable play``), the live page (``roundtable
-serve``) and the replay viewer all read them from here; a plain module (no gym, no ui).
-
-Texts name seats absolutely (``player_2``); :func:`envs.core.events.second_person` turns them
-into "you" for the seat that reads them.
-"""
+"""Quests' words for people: its phases, moves (a discard by phase: it pays for a test, answers
+the King's Call to Arms or keeps a hand to its limit) and scoring (what a ``words`` module holds
+and who reads it: :mod:`envs.core.text`)."""
 
 from __future__ import annotations
 
-from envs.core.text import MoveWords, explain_move
+from envs.core.text import MoveWords
 
 TITLE = "Quests of the Round Table"
 #: the most cards a hand may hold at the end of a turn
 HAND_LIMIT_SIZE = 12
 
-#: what each phase means, for people reading a table (``engine.phase_description()``)
+#: what each phase means (``engine.phase_description()``, the status lines)
 PHASE_DESCRIPTIONS = {
     "sponsor": "each player in turn may sponsor the quest, building its stages from their hand",
     "build_card": "the sponsor puts a foe or a test face down as the next stage",
@@ -68,7 +63,3 @@ MOVES: MoveWords = [
 SCORING = ("A sole Knight of the Round Table wins (several play a final tournament). Everyone "
            "else ranks by progress: the shields earned toward the Round Table.")
 
-
-def explain(name: str, phase: str) -> str:
-    """What the move ``name`` does in ``phase`` ("" when no line covers it)."""
-    return explain_move(MOVES, name, phase)

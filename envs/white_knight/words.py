@@ -1,18 +1,13 @@
-"""White Knight's words for people: the game's title, what each phase means, what a move does
-and how the game is scored. The terminal (``roundtable play``), the live page (``roundtable
-serve``) and the replay viewer all read them from here; a plain module (no gym, no ui).
-
-Texts name seats absolutely (``player_2``); :func:`envs.core.events.second_person` turns them
-into "you" for the seat that reads them.
-"""
+"""White Knight's words for people: its phases, moves and scoring (what a ``words`` module
+holds and who reads it: :mod:`envs.core.text`)."""
 
 from __future__ import annotations
 
-from envs.core.text import MoveWords, explain_move
+from envs.core.text import MoveWords
 
 TITLE = "White Knight"
 
-#: what each phase means, for people reading a table (``engine.phase_description()``)
+#: what each phase means (``engine.phase_description()``, the status lines)
 PHASE_DESCRIPTIONS = {
     "setup": "the cards are being dealt",
     "heal": "the player whose turn it is may use healing items, then draws a card",
@@ -25,8 +20,7 @@ PHASE_DESCRIPTIONS = {
     "between turns": "the next player's turn begins",
 }
 
-#: (phases or None for any, the move's name as a pattern, what it does): the move buttons'
-#: and the terminal's explanation where the engine's ``action_hint`` says nothing
+#: what a move does, where the engine's ``action_hint`` says nothing (``MoveWords``)
 MOVES: MoveWords = [
     (None, r"commit A(\d)", "join the battle, adding an attack card of value \\1 face down"),
     (None, r"stay out",
@@ -46,7 +40,3 @@ SCORING = ("VP = the VP of the monsters you won + the VP of your treasures (an i
            "discarded, its VP lost). If the city fell, monster VP count zero. Retired players "
            "score 0 and rank last; others rank by VP, then monsters won, then HP left.")
 
-
-def explain(name: str, phase: str) -> str:
-    """What the move ``name`` does in ``phase`` ("" when no line covers it)."""
-    return explain_move(MOVES, name, phase)
