@@ -217,3 +217,29 @@ def test_make_says_what_the_install_does() -> None:
     make = (ROOT / "Makefile").read_text()
     recipe = make[make.index("$(STAMP): pyproject.toml"):].splitlines()[1]
     assert recipe.startswith("\t@echo ") and "installing" in recipe and "minutes" in recipe
+
+
+def test_the_table_says_you_where_the_log_does() -> None:
+    """The status line says whose turn it is and whom the table waits for in plain words, and
+    as the seat reads it ("waiting for you", "you looked at …"), like the log beside it."""
+    store = GameStore(Catalog(checkpoints=ROOT / "no-checkpoints"))
+    live = store.create({"game": "white_knight", "num_players": 3, "seat": 0,
+                         "opponents": ["heuristic", "heuristic"], "seed": 4})
+    status = live.view()["table"]["status"]
+    assert status.endswith("waiting for you") and "to act" not in status, status
+    assert "turn of" not in status
+    looked: list[str] = []
+    mine = False
+    for seed in range(30):  # the human (player_1) peeks whenever it may
+        live = store.create({"game": "paladin", "num_players": 4, "seat": 1,
+                             "opponents": "heuristic", "seed": seed})
+        rng = random.Random(seed)
+        while not live.engine.over and not mine:
+            view = live.view()
+            looked += [t for t in texts(view["table"]) if "looked at" in t]
+            mine = any("you looked at" in t or "looked at your" in t for t in looked)
+            peeks = [m for m in view["legal"] if m["name"].startswith("peek")]
+            live.move(view["step"], (peeks or [rng.choice(view["legal"])])[0]["id"])
+        if mine:
+            break
+    assert mine and all("player_1" not in t for t in looked), looked
