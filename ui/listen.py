@@ -1,8 +1,10 @@
-"""The listening socket of ``roundtable serve``, opened before anything is printed.
+"""The port of ``roundtable serve``, checked before anything is printed.
 
 A busy port used to surface as uvicorn's ``ERROR: [Errno 98] … address already in use`` after
-the URL had been printed; :func:`listening_socket` binds first and says what to do (``--port``),
-and ``--port 0`` lets the system pick a free port, whose real number the URL then shows.
+the URL had been printed; :func:`usable_port` binds first, as uvicorn will, and says what to do
+(``--port``); ``--port 0`` lets the system pick a free port, whose real number the URL then
+shows. The socket is closed again and uvicorn binds the port itself (so that another program
+could take it in between is the price of keeping uvicorn's own start).
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ import errno
 import socket
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` and listening (``port`` 0: any free port); a port in use
-    or not allowed is a ``ValueError`` that names ``--port``."""
+def usable_port(host: str, port: int) -> int:
+    """``port`` once a socket could bind it on ``host`` as uvicorn will (``port`` 0: the free
+    port the system picked); a port in use or not allowed is a ``ValueError`` naming
+    ``--port``."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
             host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
@@ -25,9 +28,8 @@ def listening_socket(host: str, port: int) -> socket.socket:
         if hasattr(socket, "SO_REUSEADDR"):  # as uvicorn does: a port left in TIME_WAIT is free
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(128)
+        return int(sock.getsockname()[1])
     except OSError as err:
-        sock.close()
         if err.errno == errno.EADDRINUSE:
             raise ValueError(f"port {port} on {host} is already in use (another roundtable serve, "
                              "or another program): choose another with --port N, or --port 0 "
@@ -37,4 +39,5 @@ def listening_socket(host: str, port: int) -> socket.socket:
                              "1024 need privileges): choose another with --port N, or --port 0 "
                              "for any free port") from None
         raise
-    return sock
+    finally:
+        sock.close()

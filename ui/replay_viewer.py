@@ -28,8 +28,8 @@ from envs.core.snapshot import seen_by
 from envs.core.text import explain_move
 from ui.replay_page import render_page
 
-__all__ = ["build_replay", "check_viewer_target", "snapshot_module", "table", "words_module",
-           "write_viewer"]
+__all__ = ["build_replay", "check_viewer_target", "move_explanation", "snapshot_module", "table",
+           "words_module", "write_viewer"]
 
 
 def snapshot_module(game: str) -> ModuleType:
@@ -38,8 +38,8 @@ def snapshot_module(game: str) -> ModuleType:
 
 
 def words_module(game: str) -> ModuleType:
-    """``envs.<game>.words``: the game's texts for people (``TITLE``, ``SCORING``,
-    ``explain(name, phase)``); the one place they are kept."""
+    """``envs.<game>.words``: the game's texts for people (``TITLE``, ``PHASE_DESCRIPTIONS``,
+    ``MOVES``, ``SCORING``); the one place they are kept."""
     return importlib.import_module(f"envs.{game_entry(game).game}.words")
 
 

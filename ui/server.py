@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException
 
 from envs.core.untrusted_json import parse_json
 from training.numpy_net import limit_blas_threads
-from ui.listen import listening_socket
+from ui.listen import usable_port
 from ui.live import ApiError, Catalog, GameStore
 from ui.replay_page import render_page
 from ui.replay_viewer import build_replay
@@ -155,8 +155,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
     store = GameStore(Catalog(max_worlds=max_worlds), max_games=max_games,
                       idle_s=idle_minutes * 60)
     app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None)
-    sock = listening_socket(host, port)  # a busy port says --port before any URL is shown
-    port = sock.getsockname()[1]  # --port 0: the port the system picked
+    port = usable_port(host, port)  # a busy port says --port before any URL is shown; 0: any
     shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
     url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"  # an IPv6 URL: [::1]
     print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, idle ones end "
@@ -166,5 +165,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
               "play here")
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+    uvicorn.run(app, host=host, port=port, log_level="warning")
     return 0
