@@ -71,7 +71,7 @@ class LoadResult:
 
 def _play_one(client: Any, index: int, opponents: str, bad: float, seed: int,
               result: LoadResult, tables: tuple[tuple[str, int], ...]) -> None:
-    from envs.core.record import replay
+    from envs.core.record import METADATA_KEYS, replay
 
     game, n = tables[index % len(tables)]
     rng = random.Random(seed + index)
@@ -128,7 +128,7 @@ def _play_one(client: Any, index: int, opponents: str, bad: float, seed: int,
     record = request("GET", path + "/record").json()
     try:
         replayed = replay(record).record()
-        same = replayed == {k: v for k, v in record.items() if k != "players"}
+        same = replayed == {k: v for k, v in record.items() if k not in METADATA_KEYS}
     except Exception as err:
         same, why = False, repr(err)
     else:

@@ -20,7 +20,7 @@ httpx = pytest.importorskip("httpx")
 
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from envs.core.record import replay  # noqa: E402
+from envs.core.record import METADATA_KEYS, replay  # noqa: E402
 from tests.serve_support import running_server  # noqa: E402
 from ui.browser import browser_missing, console_errors, make_driver, requested_urls  # noqa: E402
 
@@ -121,7 +121,8 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     assert record_url.startswith(url + "/api/games/")
     record = httpx.get(record_url).json()
     assert record["game"] == game and record["num_players"] == n
-    assert replay(record).record() == {k: v for k, v in record.items() if k != "players"}
+    assert replay(record).record() == {k: v for k, v in record.items()
+                                       if k not in METADATA_KEYS}
     players = record["players"]
     assert "checkpoint" in players["player_2"] and "you" in players["player_1"]
     if n == 4:
