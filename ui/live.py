@@ -216,8 +216,9 @@ class LiveGame:
                         "private": e.to is not None} for e in news],
             "moves": moves, "final": None, "seed_chosen_by_client": self.seed_chosen,
         }
-        if self.seed_chosen:
-            view["table"]["notes"].append(SEED_NOTE)
+        if self.seed_chosen:  # on every table the page draws
+            for table in [view["table"], *(m["table"] for m in moves)]:
+                table["notes"].append(SEED_NOTE)
         if engine.over:
             view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
                              "rewards": engine.rewards(), "truncated": bool(engine.truncated),
