@@ -198,14 +198,18 @@ def create_app(store: GameStore | None = None,
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
             raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
-        raw = b""
+
+        async def read() -> bytes:
+            raw = b""
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
+            return raw
+
         try:
-            async with asyncio.timeout(BODY_S):
-                async for chunk in request.stream():
-                    raw += chunk
-                    if len(raw) > MAX_BODY:
-                        raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
-        except TimeoutError:
+            raw = await asyncio.wait_for(read(), BODY_S)
+        except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
             raise ApiError(408, f"the body did not arrive within {BODY_S:g} s") from None
         return parse_body(raw)
 
