@@ -182,6 +182,11 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     ({"seed": 2**32}, "seed must be a non-negative integer below 2**32 (4294967296), got 42949"),
     ({"n_envs": 10**6}, "n_envs must be at most 1024, got 1,000,000"),
     ({"ppo": {"n_steps": 10**9}}, "ppo.n_steps × n_envs is 2,000,000,000 transitions per update"),
+    ({"total_steps": 10**100}, "total_steps must be from 1 to 10,000,000,000 (10**10), got a "
+                               "101-digit number"),
+    ({"total_steps": 10**10 + 1}, "total_steps must be from 1 to 10,000,000,000 (10**10), got "
+                                  "10000000001"),
+    ({"checkpoint_every": 10**11}, "checkpoint_every must be from 1 to 10,000,000,000"),
     ({"game": 3}, "game must be one of"),
     ({"opponents": {"weights": {"robot": 1.0}}}, "unknown policy spec 'robot'"),
     ({"eval": {"baselines": ["robot"], "select": "robot"}}, "unknown policy spec 'robot'"),
@@ -238,7 +243,8 @@ def test_failed_overwrite_keeps_the_previous_run(capsys: pytest.CaptureFixture,
                                                  tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     (run_dir / "tb").mkdir(parents=True)
-    old = {"best.zip": "b", "final.zip": "f", "curve.csv": "c", "tb/events": "e"}
+    old = {"config.yaml": "game: paladin\n", "best.zip": "b", "final.zip": "f", "curve.csv": "c",
+           "tb/events": "e"}
     for name, text in old.items():
         (run_dir / name).write_text(text)
     path = write_config(tmp_path / "c.yaml", run_dir, env={"rules": {"zeros": -1}})
