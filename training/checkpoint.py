@@ -45,7 +45,7 @@ from envs.core.untrusted_json import read_json_file
 from envs.core.untrusted_text import open_regular_file
 from training.features import check_features, features_size
 from training.numpy_net import NumpyActor
-from training.outputs import write_text_atomic
+from training.outputs import write_bytes_atomic, write_text_atomic
 
 CARD_FORMAT = "roundtable-checkpoint/1"
 REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
@@ -528,5 +528,5 @@ def copy_checkpoint(src: str | Path, dst: str | Path) -> Path:
     zip_path, card = open_checkpoint(src)
     target = Path(dst).with_suffix(".zip")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(zip_path.read_bytes())
+    write_bytes_atomic(target, zip_path.read_bytes())
     return write_card(target, card)

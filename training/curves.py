@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+
+from training.outputs import write_bytes_atomic, write_text_atomic
 
 
 @dataclass
@@ -25,11 +28,13 @@ COLUMNS = [f.name for f in fields(CurvePoint)]
 
 
 def write_csv(points: list[CurvePoint], path: Path) -> None:
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        for p in points:
-            writer.writerow(asdict(p))
+    """Write the curve (atomically: a failure leaves the previous file whole)."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=COLUMNS)
+    writer.writeheader()
+    for p in points:
+        writer.writerow(asdict(p))
+    write_text_atomic(path, text.getvalue())
 
 
 #: A curve.csv larger than this is not one the trainers wrote (a 10M-step run evaluated every
@@ -108,5 +113,7 @@ def plot(points: list[CurvePoint], path: Path, title: str,
     axes[0][0].set_ylabel("win rate (shared wins count 1/k)")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
     plt.close(fig)
+    write_bytes_atomic(path, buffer.getvalue())
