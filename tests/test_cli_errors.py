@@ -231,6 +231,20 @@ def test_train_init_gets_every_checkpoint_check(capsys: pytest.CaptureFixture, c
     assert not (tmp_path / "run").exists()
 
 
+def test_a_config_that_is_a_fifo_or_a_device_is_refused_at_once(
+        capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """``--config`` naming a FIFO blocked in open() until something wrote to it."""
+    import os
+
+    fifo, zero = tmp_path / "c.yaml", tmp_path / "zero.yaml"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    for path, kind in ((fifo, "a FIFO (named pipe)"), (zero, "a character device")):
+        status, line = cli_error(capsys, "train", "--config", str(path))
+        assert status == 2 and line == (f"roundtable train: error: {path}: {kind}, not a "
+                                        "regular file; only regular files are read")
+
+
 def test_train_run_dir_that_is_a_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     (tmp_path / "run").write_text("not a folder")
     path = write_config(tmp_path / "c.yaml", tmp_path / "run")

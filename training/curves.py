@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from envs.core.untrusted_text import open_regular_file
 from training.outputs import write_bytes_atomic, write_text_atomic
 
 
@@ -46,15 +48,17 @@ def read_csv(path: Path) -> list[CurvePoint]:
     """The points of a ``curve.csv`` (a file a user may hand over, so untrusted): ``ValueError``
     naming the file, and the line and column where it applies, for a file over
     :data:`MAX_CURVE_BYTES`, a header that is not :data:`COLUMNS`, or a value of the wrong type."""
-    size = path.stat().st_size
-    if size > MAX_CURVE_BYTES:
-        raise ValueError(f"{path}: {size:,} bytes; a curve.csv holds at most "
-                         f"{MAX_CURVE_BYTES:,}")
+    with open_regular_file(path, str(path)) as handle:  # not a FIFO or a device
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_CURVE_BYTES:
+            raise ValueError(f"{path}: {size:,} bytes; a curve.csv holds at most "
+                             f"{MAX_CURVE_BYTES:,}")
+        raw = handle.read(MAX_CURVE_BYTES + 1)
     casts = {"int": int, "float": float, "str": str}
     types = {f.name: casts[str(f.type)] for f in fields(CurvePoint)}
     try:
-        with path.open(newline="", encoding="utf-8") as f:
-            return _points(csv.DictReader(f), path, types)
+        text = io.StringIO(raw.decode("utf-8"), newline="")
+        return _points(csv.DictReader(text), path, types)
     except (UnicodeDecodeError, csv.Error) as err:
         raise ValueError(f"{path}: not a CSV text file ({err})") from None
 

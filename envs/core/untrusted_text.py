@@ -55,7 +55,9 @@ def read_text_file(path: str | Path, what: str, *, max_bytes: int, kind: str,
     UTF-8 are ``"<what>: not <kind> text (not UTF-8)"``.
     """
     with open_regular_file(path, what) as handle:
-        data = handle.read(max_bytes + 1)
+        # no more than the file holds: read(n) allocates n bytes first (64 MB for a tiny record)
+        size = os.fstat(handle.fileno()).st_size
+        data = handle.read(min(size, max_bytes) + 1)
     if len(data) > max_bytes:
         raise ValueError(f"{what}: larger than {max_bytes:,} bytes{too_large}")
     try:
