@@ -48,3 +48,20 @@ def test_not_text_and_too_large_are_refused(tmp_path: Path,
     monkeypatch.setattr(curves, "MAX_CURVE_BYTES", 100)
     with pytest.raises(ValueError, match=r"bytes; a curve\.csv holds at most 100"):
         read_csv(path)
+
+
+def test_a_curve_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
+    """A curve.csv named by a card (``ship_checkpoint``'s history) is a user's file: a FIFO
+    blocked the open, /dev/zero read on until the size bound."""
+    import os
+
+    from training.curves import read_csv
+
+    fifo, zero = tmp_path / "fifo.csv", tmp_path / "zero.csv"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    for path, kind in ((fifo, "a FIFO (named pipe)"), (zero, "a character device")):
+        with pytest.raises(ValueError) as caught:
+            read_csv(path)
+        assert str(caught.value) == (f"{path}: {kind}, not a regular file; only regular files "
+                                     "are read")
