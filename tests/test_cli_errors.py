@@ -159,15 +159,16 @@ def test_eval_corrupt_weights_whose_hash_matches(capsys: pytest.CaptureFixture, 
 
 def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
-        raise OSError(28, "No space left on device", str(self))
+    def full_disk(fd: int) -> None:  # the data reached no disk: flushing it fails
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr("training.outputs.os.fsync", full_disk)
     out = tmp_path / "out.json"
     status = main(["eval", "paladin", "--players", "random", "--games", "3", "--json", str(out)])
     err = capsys.readouterr().err
     assert status == 1 and "Traceback" not in err
     assert err.strip() == f"roundtable eval: failed: No space left on device: {out}"
+    assert list(tmp_path.iterdir()) == []  # no partial file, no temporary one
 
 
 # -- train ----------------------------------------------------------------------------------------
@@ -234,12 +235,9 @@ def test_train_init_gets_every_checkpoint_check(capsys: pytest.CaptureFixture, c
 def test_a_config_that_is_a_fifo_or_a_device_is_refused_at_once(
         capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     """``--config`` naming a FIFO blocked in open() until something wrote to it."""
-    import os
+    from tests.helpers import fifo_and_device
 
-    fifo, zero = tmp_path / "c.yaml", tmp_path / "zero.yaml"
-    os.mkfifo(fifo)
-    zero.symlink_to("/dev/zero")
-    for path, kind in ((fifo, "a FIFO (named pipe)"), (zero, "a character device")):
+    for path, kind in fifo_and_device(tmp_path, ".yaml"):
         status, line = cli_error(capsys, "train", "--config", str(path))
         assert status == 2 and line == (f"roundtable train: error: {path}: {kind}, not a "
                                         "regular file; only regular files are read")

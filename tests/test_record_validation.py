@@ -14,7 +14,7 @@ import pytest
 
 from envs.core import record as record_module
 from envs.core.record import check_record, load_record, replay
-from tests.helpers import play_random, raw
+from tests.helpers import fifo_and_device, play_random, raw
 from training.cli import main
 
 
@@ -194,13 +194,7 @@ def test_a_page_that_cannot_be_written_leaves_no_file(paladin_record: dict, tmp_
 def test_a_record_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
     """Opening a FIFO waits for a writer, and /dev/zero never ends: only regular files are
     read (checked on the open file, opened without blocking)."""
-    import os
-
-    fifo = tmp_path / "game.json"
-    os.mkfifo(fifo)
-    zero = tmp_path / "zero.json"
-    zero.symlink_to("/dev/zero")
-    for path, kind in ((fifo, "a FIFO (named pipe)"), (zero, "a character device")):
+    for path, kind in fifo_and_device(tmp_path, ".json"):
         with pytest.raises(ValueError) as caught:
             load_record(path)
         assert str(caught.value) == (f"{path}: not a JSON game record: {kind}, not a regular "

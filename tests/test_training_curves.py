@@ -53,14 +53,9 @@ def test_not_text_and_too_large_are_refused(tmp_path: Path,
 def test_a_curve_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
     """A curve.csv named by a card (``ship_checkpoint``'s history) is a user's file: a FIFO
     blocked the open, /dev/zero read on until the size bound."""
-    import os
+    from tests.helpers import fifo_and_device
 
-    from training.curves import read_csv
-
-    fifo, zero = tmp_path / "fifo.csv", tmp_path / "zero.csv"
-    os.mkfifo(fifo)
-    zero.symlink_to("/dev/zero")
-    for path, kind in ((fifo, "a FIFO (named pipe)"), (zero, "a character device")):
+    for path, kind in fifo_and_device(tmp_path, ".csv"):
         with pytest.raises(ValueError) as caught:
             read_csv(path)
         assert str(caught.value) == (f"{path}: {kind}, not a regular file; only regular files "

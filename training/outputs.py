@@ -107,6 +107,9 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
         if target.exists():
             shutil.copymode(target, tmp)
         os.replace(tmp, target)
+    except OSError as err:  # named by the file asked for, not the temporary one
+        tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from envs.core.untrusted_json import walk
 from envs.core.untrusted_text import read_text_file
 
 MAX_YAML_BYTES = 1024 * 1024
@@ -59,15 +60,11 @@ def flow_depth(text: str) -> int:
 
 def count_nodes(data: Any, limit: int) -> int:
     """Values in ``data``, each alias counted where it is used; stops once over ``limit``."""
-    count, stack = 0, [data]
-    while stack and count <= limit:
-        value = stack.pop()
+    count = 0
+    for _ in walk(data):
         count += 1
-        if isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
+        if count > limit:
+            break
     return count
 
 

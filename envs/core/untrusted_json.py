@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,21 +82,27 @@ def json_depth(text: str) -> int:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 
 
-def _has_lone_surrogate(data: Any) -> bool:
-    """Whether a string (or key) anywhere in parsed ``data`` is not valid Unicode."""
+def walk(data: Any) -> Iterator[Any]:
+    """Every value in parsed JSON or YAML ``data`` (and every key), without recursion."""
     stack = [data]
     while stack:
         value = stack.pop()
+        yield value
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    """Whether a string (or key) anywhere in parsed ``data`` is not valid Unicode."""
+    for value in walk(data):
         if isinstance(value, str):
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
                 return True
-        elif isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
     return False
 
 
