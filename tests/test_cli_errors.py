@@ -243,6 +243,17 @@ def test_a_config_that_is_a_fifo_or_a_device_is_refused_at_once(
                                         "regular file; only regular files are read")
 
 
+def test_a_config_integer_over_4300_digits_names_the_file(capsys: pytest.CaptureFixture,
+                                                          tmp_path: Path) -> None:
+    """PyYAML's int() raised Python's own message, without the file and with advice to raise
+    the interpreter's limit."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"game: paladin\nrun_dir: {tmp_path / 'run'}\ntotal_steps: {'9' * 5000}\n")
+    status, line = cli_error(capsys, "train", "--config", str(path))
+    assert status == 2 and line == (f"roundtable train: error: {path}: an integer has more than "
+                                    "4,300 digits; numbers may have at most that many")
+
+
 def test_train_run_dir_that_is_a_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     (tmp_path / "run").write_text("not a folder")
     path = write_config(tmp_path / "c.yaml", tmp_path / "run")
