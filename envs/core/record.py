@@ -15,6 +15,7 @@ regenerated and diffed by the tests so no rule or encoding change slips through 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -144,6 +145,14 @@ def check_record(record: Any) -> None:
     for key in ("options", "rules"):
         value = record.get(key)
         _require(value is None or isinstance(value, dict), key, "an object (or null)", value)
+    # only the game's rule options: the env's own arguments (num_players, render_mode, events)
+    # would clash with the table size or print the game, not set a rule
+    names = [f.name for f in dataclasses.fields(game_module(entry.game).raw_env.engine_cls
+                                                 .rules_cls)]
+    unknown = [k for k in record.get("rules") or {} if k not in names]
+    if unknown:
+        raise ValueError(f"game record field 'rules' holds {', '.join(map(_show, unknown[:5]))}, "
+                         f"not a rule option of {entry.game}; allowed: {', '.join(names)}")
     actions = record["actions"]
     _require(isinstance(actions, list), "actions", "a list of action ids", actions)
     if len(actions) > MAX_RECORD_ACTIONS:
