@@ -28,7 +28,6 @@ else's view. Connections idle or half-sent for :data:`IDLE_S` are closed
 
 import asyncio
 import concurrent.futures
-import json
 import logging
 import threading
 import webbrowser
@@ -79,47 +78,16 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": _one_line(message)}, status_code=status)
 
 
-def _strict_object(pairs: list[tuple[str, Any]]) -> dict:
-    """``json.loads``' object hook: a key twice is refused (which one wins is parser lore)."""
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ApiError(400, f"the body: key {_one_line(repr(key))[:40]} appears more than "
-                                "once in an object")
-        out[key] = value
-    return out
-
-
-def _check_text(value: Any) -> None:
-    """Refuse a string (key or value) holding a lone surrogate (``"\\ud800"``): not text."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ApiError(400, "the body: a string holds a lone surrogate (not Unicode "
-                                "text)") from None
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_text(key)
-            _check_text(item)
-    elif isinstance(value, list):
-        for item in value:
-            _check_text(item)
-
-
 def parse_body(raw: bytes) -> Any:
     """A request body's JSON value, or a 400: UTF-8, JSON, nested at most
-    :data:`MAX_BODY_DEPTH`, no ``NaN``, no key twice in an object, no lone surrogate."""
+    :data:`MAX_BODY_DEPTH`, no ``NaN``, no key twice in an object, no lone surrogate
+    (``envs.core.untrusted_json.parse_json``)."""
     try:
-        text = raw.decode("utf-8")
-        parse_json(text, "the body", max_depth=MAX_BODY_DEPTH)  # depth, syntax, NaN
-        value = json.loads(text, object_pairs_hook=_strict_object)
+        return parse_json(raw.decode("utf-8"), "the body", max_depth=MAX_BODY_DEPTH)
     except UnicodeDecodeError:
         raise ApiError(400, "the body: not JSON text (not UTF-8)") from None
-    except ValueError as err:  # bad JSON, NaN, or nested deeper than an API body needs
+    except ValueError as err:  # bad JSON, NaN, a key twice, a lone surrogate, too deep
         raise ApiError(400, str(err)) from None
-    _check_text(value)
-    return value
 
 
 def cross_site(request: Request) -> str | None:
