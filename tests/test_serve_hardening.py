@@ -270,3 +270,18 @@ def test_a_body_that_never_arrives_is_a_408(monkeypatch) -> None:
                 answer += chunk
         assert answer.startswith(b"HTTP/1.1 408") and b'"error"' in answer, answer
 
+
+
+def test_a_request_head_over_the_limit_is_refused() -> None:
+    """h11 buffers at most MAX_HEADER_BYTES of a request head still incomplete (uvicorn's own
+    400 beyond): a client that sends header bytes without end holds no more memory."""
+    from tests.serve_support import running_server
+    from ui.server import MAX_HEADER_BYTES
+
+    with running_server() as (url, _):
+        port = int(url.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+            sock.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
+                         + b"a" * (MAX_HEADER_BYTES + 1024))  # and no end of the head
+            answer = sock.recv(65536)
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:100]

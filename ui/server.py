@@ -55,7 +55,7 @@ MAX_BODY_DEPTH = 4  # nesting levels a body may have (a new game's is 2: {"oppon
 BODY_S = 10.0  # seconds a body may take to arrive once its headers have
 IDLE_S = 10  # seconds a connection may sit idle or half-sent (no whole request) before closing
 KEEP_ALIVE_S = 5  # uvicorn's timeout_keep_alive: an idle connection after a response closes
-MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes of a request's head (line and headers)
+MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes buffered of a request head not yet whole
 MAX_CONNECTIONS = 512  # uvicorn's limit_concurrency: connections and tasks; beyond, a 503
 LIGHT_THREADS = 8  # threads for views, hints and records
 SEARCH_THREADS = 2  # threads for new games and moves (the opponents' replies: searches)
@@ -298,8 +298,8 @@ class TimedH11Protocol(H11Protocol):
 def server_settings(host: str, port: int) -> dict[str, Any]:
     """uvicorn's settings (``uvicorn.run``/``uvicorn.Config`` keywords): the timed h11 protocol
     (:class:`TimedH11Protocol`), keep-alive :data:`KEEP_ALIVE_S`, request heads of at most
-    :data:`MAX_HEADER_BYTES`, at most :data:`MAX_CONNECTIONS` connections and tasks (beyond:
-    uvicorn's own 503)."""
+    :data:`MAX_HEADER_BYTES` buffered of a head not yet whole, at most :data:`MAX_CONNECTIONS`
+    connections and tasks (beyond: uvicorn's own 503)."""
     return {"host": host, "port": port, "log_level": "warning", "lifespan": "off",
             "http": TimedH11Protocol, "timeout_keep_alive": KEEP_ALIVE_S,
             "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
