@@ -181,7 +181,8 @@ def test_a_client_chosen_seed_is_marked() -> None:
     check_record(record)  # a record from before the mark
 
 
-@pytest.mark.parametrize("seed", [10**4000 - 1, 2**63, -1, 1.5, "5", [5]])
+@pytest.mark.parametrize("seed", [10**4000 - 1, 2**63, -1, 1.5, "5", [5]],
+                         ids=["4000 digits", "2**63", "-1", "1.5", "text", "list"])
 def test_a_seed_out_of_bounds_is_a_short_422(seed) -> None:
     c = client()
     message = one_line_error(c.post("/api/games", json={**NEW, "seed": seed}), 422)
