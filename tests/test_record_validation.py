@@ -36,7 +36,7 @@ def _with(record: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
 #: holds (a fragment would let a mangled message pass)
 ACTION = "game record action #0 must be an action id of paladin (an integer from 0 to 123), got "
 ALLOWED = ("env, version, num_players, seed, options, actions, game, rules, end, over, "
-           "truncated, rewards, scores, ranks, illegal, events, players")
+           "truncated, rewards, scores, ranks, illegal, events, players, seed_chosen_by_client")
 ILLEGAL = ("game record field 'illegal' must be an object with the offending 'agent' and its "
            "'penalty', got ")
 PALADIN_RULES = ("zeros, copies_per_value, reds_per_value, mission_copies, queen_max_honour, "
@@ -89,6 +89,8 @@ BAD_FIELDS = [
                                  "numbers, got \"1\""),
     (("players",), {"player_0": 3},
      "game record field 'players': 'player_0' must be policy specs (strings), got 3"),
+    (("seed_chosen_by_client",), 1,
+     "game record field 'seed_chosen_by_client' must be true or false, got 1"),
     (("colour",), "red", f"game record has unknown field(s) \"colour\"; allowed: {ALLOWED}"),
     # the env's own arguments are not rule options: num_players clashed with the table size
     # (a TypeError traceback), render_mode printed the game, events switched the log off

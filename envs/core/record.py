@@ -39,10 +39,14 @@ from envs.core.registry import game_entry, game_module
 from envs.core.untrusted_json import read_json_file
 
 REQUIRED_KEYS = ("env", "version", "num_players", "seed", "options", "actions")
-#: Every key a record may hold (``env.unwrapped.record()``'s, plus the ``players`` labels of
-#: ``roundtable eval --save-games``); any other key is refused, never silently ignored.
+#: Keys about a game that replaying does not make: the ``players`` labels (``roundtable eval
+#: --save-games``, ``roundtable serve``) and whether the client chose the seed (``roundtable
+#: serve``: whoever chose it could know the whole deal). Both optional.
+METADATA_KEYS = ("players", "seed_chosen_by_client")
+#: Every key a record may hold (``env.unwrapped.record()``'s, plus :data:`METADATA_KEYS`); any
+#: other key is refused, never silently ignored.
 KNOWN_KEYS = (*REQUIRED_KEYS, "game", "rules", "end", "over", "truncated", "rewards", "scores",
-              "ranks", "illegal", "events", "players")
+              "ranks", "illegal", "events", *METADATA_KEYS)
 END_VALUES = (END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS)
 #: Bounds of a record file: its size, how deep its JSON nests (a real record nests 4 deep:
 #: record, events, event, data; rigged-deck options a little more), and how many actions.
@@ -162,7 +166,7 @@ def check_record(record: Any) -> None:
                              f"{_show(action)}")
     end = record.get("end")
     _require(end is None or end in END_VALUES, "end", f"one of {', '.join(END_VALUES)}", end)
-    for key in ("over", "truncated"):
+    for key in ("over", "truncated", "seed_chosen_by_client"):
         value = record.get(key)
         _require(value is None or isinstance(value, bool), key, "true or false", value)
     illegal = record.get("illegal")

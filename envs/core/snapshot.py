@@ -93,3 +93,11 @@ def status(*parts: str) -> str:
 
 def actor_text(actor: int, name: str) -> str:
     return f"player_{actor}: {name}"
+
+
+def move_hidden(module: Any, engine: Any, action: int, viewer: int | None) -> bool:
+    """Whether ``viewer`` may not even learn that the move is made (``module``: a game's
+    snapshot module; its optional ``hidden_move`` says): a Quests card chosen face down by
+    another seat, whose count is secret until the reveal. A view or a narration skips it."""
+    hidden = getattr(module, "hidden_move", None)
+    return bool(hidden is not None and hidden(engine, action, viewer))
