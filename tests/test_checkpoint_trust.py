@@ -192,8 +192,10 @@ def test_serve_runs_no_code_from_its_checkpoint(hostile: tuple[str, Path, Path],
     assert not marker.exists()
     if "policy.pth" in VARIANTS[variant]:
         assert status == 201, answer
-    else:  # the server's own checkpoint is broken: the game is refused (how is ui/server.py's)
-        assert 400 <= status < 600 and "weights_only" not in answer
+    else:  # the server's own checkpoint is broken: that opponent is refused, as data
+        assert status == 503, answer
+        assert "checkpoint opponent for paladin cannot be loaded" in answer, answer
+        assert "weights_only" not in answer and len(answer.splitlines()) == 1
 
 
 def test_the_scripts_run_no_code_from_a_checkpoint(hostile: tuple[str, Path, Path],

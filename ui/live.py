@@ -104,7 +104,12 @@ class Catalog:
         with self._lock:
             if key not in self._specs:
                 text = str(self.checkpoints / game) if name == CHECKPOINT else name
-                self._specs[key] = parse_spec(text, game)
+                try:
+                    self._specs[key] = parse_spec(text, game)
+                except ValueError as err:  # the server's own checkpoint is missing or damaged
+                    raise ApiError(503, f"the {name} opponent for {game} cannot be loaded on "
+                                        f"this server ({str(err)[:200]}); choose another "
+                                        "opponent") from None
             return self._specs[key]
 
 
