@@ -2,6 +2,7 @@
 
     python scripts/serve_load.py --games 50 --opponents checkpoint
     python scripts/serve_load.py --games 20 --opponents pimc:4
+    python scripts/serve_load.py --probe 4 --opponents pimc:8   # a light client's p99 meanwhile
 
 Starts the app on 127.0.0.1 at a free port (uvicorn, in this process) unless ``--url`` names a
 running server, then plays ``--games`` games at once, one thread each: every game makes random
@@ -71,7 +72,7 @@ class LoadResult:
 
 def _play_one(client: Any, index: int, opponents: str, bad: float, seed: int,
               result: LoadResult, tables: tuple[tuple[str, int], ...]) -> None:
-    from envs.core.record import replay
+    from envs.core.record import METADATA_KEYS, replay
 
     game, n = tables[index % len(tables)]
     rng = random.Random(seed + index)
@@ -128,7 +129,7 @@ def _play_one(client: Any, index: int, opponents: str, bad: float, seed: int,
     record = request("GET", path + "/record").json()
     try:
         replayed = replay(record).record()
-        same = replayed == {k: v for k, v in record.items() if k != "players"}
+        same = replayed == {k: v for k, v in record.items() if k not in METADATA_KEYS}
     except Exception as err:
         same, why = False, repr(err)
     else:
@@ -158,6 +159,104 @@ def run_load(base_url: str, games: int = 50, opponents: str = "heuristic", bad: 
     return result
 
 
+@dataclass
+class ProbeResult:
+    """A light client's latencies (``GET`` of its own game's view) while search games run."""
+
+    latencies: list[float] = field(default_factory=list)  # seconds per light request
+    search_moves: int = 0  # legal moves the search games made meanwhile
+    busy: int = 0  # impatient requests on a search game refused as busy (409)
+    server_errors: list[str] = field(default_factory=list)
+    games: list[str] = field(default_factory=list)  # the search games' ids
+
+    def percentile(self, q: float) -> float:
+        return LoadResult(latencies=self.latencies).percentile(q)
+
+    def summary(self) -> str:
+        return (f"{len(self.latencies)} light requests while the search games made "
+                f"{self.search_moves} moves: p50 {1000 * self.percentile(50):.1f} ms, p99 "
+                f"{1000 * self.percentile(99):.1f} ms, max {1000 * max(self.latencies):.1f} ms; "
+                f"{self.busy} impatient requests refused as busy, "
+                f"{len(self.server_errors)} server errors")
+
+
+def _keep_searching(client: Any, index: int, opponents: str, table: tuple[str, int],
+                    stop: threading.Event, result: ProbeResult) -> None:
+    """Random legal moves against ``opponents`` (a new game whenever one ends) until ``stop``."""
+    game, n = table
+    rng = random.Random(index)
+    while not stop.is_set():
+        created = client.post("/api/games", json={"game": game, "num_players": n,
+                                                   "seat": index % n, "opponents": opponents})
+        if created.status_code != 201:
+            result.server_errors.append(f"create: {created.status_code} {created.text[:200]}")
+            return
+        view = created.json()["view"]
+        result.games.append(view["id"])
+        path = f"/api/games/{view['id']}/moves"
+        while not view["over"] and not stop.is_set():
+            answer = client.post(path, json={"step": view["step"],
+                                             "action": rng.choice(view["legal"])["id"]})
+            if answer.status_code == 409 and "answering another" in answer.text:
+                time.sleep(0.05)  # an impatient client's request on this game: again
+                continue
+            if answer.status_code != 200:
+                result.server_errors.append(f"move: {answer.status_code} {answer.text[:200]}")
+                return
+            result.search_moves += 1
+            view = answer.json()
+
+
+def _impatient(client: Any, index: int, stop: threading.Event, result: ProbeResult) -> None:
+    """A client that will not wait: fetches the view of a search game every 0.5 s while its
+    opponents think (a browser tab reloading, a script retrying)."""
+    while not stop.is_set():
+        if result.games:
+            answer = client.get(f"/api/games/{result.games[index % len(result.games)]}")
+            if answer.status_code >= 500:
+                result.server_errors.append(f"impatient: {answer.status_code}")
+            result.busy += answer.status_code == 409
+        time.sleep(0.5)
+
+
+def probe_light_client(base_url: str, search_games: int = 4, opponents: str = "pimc:4",
+                       requests: int = 200, pause_s: float = 0.02, warmup_s: float = 1.0,
+                       impatient: int = 0,
+                       tables: tuple[tuple[str, int], ...] = GAMES) -> ProbeResult:
+    """``search_games`` games against ``opponents`` play on (game ``i`` at ``tables[i]``), and
+    ``impatient`` clients keep asking for their views, while a light client fetches its own
+    game's view ``requests`` times, ``pause_s`` apart (after ``warmup_s``, so the searches have
+    begun); every other client stops once it is done."""
+    import httpx
+
+    result = ProbeResult()
+    stop = threading.Event()
+    limits = httpx.Limits(max_connections=search_games + impatient + 2,
+                          keepalive_expiry=KEEPALIVE_S)
+    with httpx.Client(base_url=base_url, timeout=120, limits=limits) as client, \
+            concurrent.futures.ThreadPoolExecutor(search_games + impatient) as pool:
+        mine = client.post("/api/games", json={"game": "paladin", "num_players": 3, "seat": 0,
+                                               "opponents": "random"})
+        path = f"/api/games/{mine.json()['id']}"
+        futures = [pool.submit(_keep_searching, client, i, opponents, tables[i % len(tables)],
+                               stop, result) for i in range(search_games)]
+        futures += [pool.submit(_impatient, client, i, stop, result) for i in range(impatient)]
+        try:
+            time.sleep(warmup_s)
+            for _ in range(requests):
+                began = time.perf_counter()
+                answer = client.get(path)
+                result.latencies.append(time.perf_counter() - began)
+                if answer.status_code != 200:
+                    result.server_errors.append(f"light: {answer.status_code} {answer.text}")
+                time.sleep(pause_s)
+        finally:
+            stop.set()
+            for future in futures:
+                future.result()
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50)
@@ -167,7 +266,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--url", help="a running server (default: start one here)")
     parser.add_argument("--max-worlds", type=int, default=8)
+    parser.add_argument("--probe", type=int, metavar="N", default=0,
+                        help="instead: N games against --opponents (say pimc:8) play on while a "
+                             "light client fetches its own view 200 times; prints its p50/p99")
+    parser.add_argument("--impatient", type=int, default=0, metavar="K",
+                        help="with --probe: K clients also fetch the search games' views every "
+                             "0.5 s")
     args = parser.parse_args(argv)
+    if args.probe:
+        from tests.serve_support import running_server
+        from ui.live import Catalog, GameStore
+
+        if args.url:
+            probe = probe_light_client(args.url, args.probe, args.opponents,
+                                       impatient=args.impatient)
+        else:
+            store = GameStore(Catalog(max_worlds=args.max_worlds), max_games=args.probe + 10)
+            with running_server(store) as (url, _):
+                probe = probe_light_client(url, args.probe, args.opponents,
+                                           impatient=args.impatient)
+        print(probe.summary())
+        for problem in probe.server_errors[:5]:
+            print("  " + problem)
+        return 0 if not probe.server_errors else 1
     if args.url:
         result = run_load(args.url, args.games, args.opponents, args.bad, args.seed)
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -176,3 +177,14 @@ def wilson_interval(successes: float, trials: int, z: float = 3.29) -> tuple[flo
     centre = (p + z * z / (2 * trials)) / denom
     half = z * ((p * (1 - p) / trials + z * z / (4 * trials * trials)) ** 0.5) / denom
     return centre - half, centre + half
+
+
+def fifo_and_device(folder: Path, suffix: str) -> list[tuple[Path, str]]:
+    """A FIFO and a link to ``/dev/zero`` in ``folder`` (names ending in ``suffix``), each with
+    the words a refusal uses for it: files whose reading blocks or never ends."""
+    import os
+
+    fifo, zero = folder / f"fifo{suffix}", folder / f"zero{suffix}"
+    os.mkfifo(fifo)
+    zero.symlink_to("/dev/zero")
+    return [(fifo, "a FIFO (named pipe)"), (zero, "a character device")]

@@ -22,12 +22,11 @@ def running_server(store: GameStore | None = None) -> Iterator[tuple[str, GameSt
     """``(base URL, store)`` of a uvicorn serving the app in a thread until the block ends."""
     import uvicorn
 
-    from ui.server import create_app
+    from ui.server import create_app, server_settings
 
     store = GameStore(Catalog(max_worlds=4), max_games=80) if store is None else store
     port = free_port()
-    config = uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning",
-                            lifespan="off")
+    config = uvicorn.Config(create_app(store), **server_settings("127.0.0.1", port))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

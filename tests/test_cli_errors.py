@@ -159,15 +159,16 @@ def test_eval_corrupt_weights_whose_hash_matches(capsys: pytest.CaptureFixture, 
 
 def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
-        raise OSError(28, "No space left on device", str(self))
+    def full_disk(fd: int) -> None:  # the data reached no disk: flushing it fails
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    monkeypatch.setattr("training.outputs.os.fsync", full_disk)
     out = tmp_path / "out.json"
     status = main(["eval", "paladin", "--players", "random", "--games", "3", "--json", str(out)])
     err = capsys.readouterr().err
     assert status == 1 and "Traceback" not in err
     assert err.strip() == f"roundtable eval: failed: No space left on device: {out}"
+    assert list(tmp_path.iterdir()) == []  # no partial file, no temporary one
 
 
 # -- train ----------------------------------------------------------------------------------------
@@ -182,6 +183,11 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     ({"seed": 2**32}, "seed must be a non-negative integer below 2**32 (4294967296), got 42949"),
     ({"n_envs": 10**6}, "n_envs must be at most 1024, got 1,000,000"),
     ({"ppo": {"n_steps": 10**9}}, "ppo.n_steps × n_envs is 2,000,000,000 transitions per update"),
+    ({"total_steps": 10**100}, "total_steps must be from 1 to 10,000,000,000 (10**10), got a "
+                               "101-digit number"),
+    ({"total_steps": 10**10 + 1}, "total_steps must be from 1 to 10,000,000,000 (10**10), got "
+                                  "10000000001"),
+    ({"checkpoint_every": 10**11}, "checkpoint_every must be from 1 to 10,000,000,000"),
     ({"game": 3}, "game must be one of"),
     ({"opponents": {"weights": {"robot": 1.0}}}, "unknown policy spec 'robot'"),
     ({"eval": {"baselines": ["robot"], "select": "robot"}}, "unknown policy spec 'robot'"),
@@ -226,6 +232,28 @@ def test_train_init_gets_every_checkpoint_check(capsys: pytest.CaptureFixture, c
     assert not (tmp_path / "run").exists()
 
 
+def test_a_config_that_is_a_fifo_or_a_device_is_refused_at_once(
+        capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    """``--config`` naming a FIFO blocked in open() until something wrote to it."""
+    from tests.helpers import fifo_and_device
+
+    for path, kind in fifo_and_device(tmp_path, ".yaml"):
+        status, line = cli_error(capsys, "train", "--config", str(path))
+        assert status == 2 and line == (f"roundtable train: error: {path}: {kind}, not a "
+                                        "regular file; only regular files are read")
+
+
+def test_a_config_integer_over_4300_digits_names_the_file(capsys: pytest.CaptureFixture,
+                                                          tmp_path: Path) -> None:
+    """PyYAML's int() raised Python's own message, without the file and with advice to raise
+    the interpreter's limit."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"game: paladin\nrun_dir: {tmp_path / 'run'}\ntotal_steps: {'9' * 5000}\n")
+    status, line = cli_error(capsys, "train", "--config", str(path))
+    assert status == 2 and line == (f"roundtable train: error: {path}: an integer has more than "
+                                    "4,300 digits; numbers may have at most that many")
+
+
 def test_train_run_dir_that_is_a_file(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
     (tmp_path / "run").write_text("not a folder")
     path = write_config(tmp_path / "c.yaml", tmp_path / "run")
@@ -238,7 +266,8 @@ def test_failed_overwrite_keeps_the_previous_run(capsys: pytest.CaptureFixture,
                                                  tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     (run_dir / "tb").mkdir(parents=True)
-    old = {"best.zip": "b", "final.zip": "f", "curve.csv": "c", "tb/events": "e"}
+    old = {"config.yaml": "game: paladin\n", "best.zip": "b", "final.zip": "f", "curve.csv": "c",
+           "tb/events": "e"}
     for name, text in old.items():
         (run_dir / name).write_text(text)
     path = write_config(tmp_path / "c.yaml", run_dir, env={"rules": {"zeros": -1}})

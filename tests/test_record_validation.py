@@ -14,7 +14,7 @@ import pytest
 
 from envs.core import record as record_module
 from envs.core.record import check_record, load_record, replay
-from tests.helpers import play_random, raw
+from tests.helpers import fifo_and_device, play_random, raw
 from training.cli import main
 
 
@@ -36,9 +36,11 @@ def _with(record: dict[str, Any], path: tuple, value: Any) -> dict[str, Any]:
 #: holds (a fragment would let a mangled message pass)
 ACTION = "game record action #0 must be an action id of paladin (an integer from 0 to 123), got "
 ALLOWED = ("env, version, num_players, seed, options, actions, game, rules, end, over, "
-           "truncated, rewards, scores, ranks, illegal, events, players")
+           "truncated, rewards, scores, ranks, illegal, events, players, seed_chosen_by_client")
 ILLEGAL = ("game record field 'illegal' must be an object with the offending 'agent' and its "
            "'penalty', got ")
+PALADIN_RULES = ("zeros, copies_per_value, reds_per_value, mission_copies, queen_max_honour, "
+                 "hand_size, red_bonus, first_dealer")
 BAD_FIELDS = [
     (("actions", 0), None, ACTION + "null"),
     (("actions", 0), "x", ACTION + '"x"'),
@@ -87,7 +89,14 @@ BAD_FIELDS = [
                                  "numbers, got \"1\""),
     (("players",), {"player_0": 3},
      "game record field 'players': 'player_0' must be policy specs (strings), got 3"),
+    (("seed_chosen_by_client",), 1,
+     "game record field 'seed_chosen_by_client' must be true or false, got 1"),
     (("colour",), "red", f"game record has unknown field(s) \"colour\"; allowed: {ALLOWED}"),
+    # the env's own arguments are not rule options: num_players clashed with the table size
+    # (a TypeError traceback), render_mode printed the game, events switched the log off
+    *[(("rules", key), value, f"game record field 'rules' holds \"{key}\", not a rule option "
+       f"of paladin; allowed: {PALADIN_RULES}")
+      for key, value in (("num_players", 3), ("render_mode", "human"), ("events", False))],
 ]
 
 
@@ -134,6 +143,64 @@ def test_malformed_files_are_one_line(paladin_record: dict, tmp_path: Path,
     assert main(["replay", str(source), "--html", str(tmp_path / "out.html")]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and match in err
+
+
+def _lone_surrogate_label(record: dict[str, Any]) -> str:
+    return json.dumps(_with(record, ("players",), {"player_0": "\ud800"}))
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda text: text.replace('"seed": 4', '"seed": 4, "seed": 5', 1),
+     'key "seed" appears twice in one object; each key may appear once'),
+    (lambda text: text.replace('"seed": 4', '"seed": ' + "9" * 5000, 1),
+     "an integer has more than 4,300 digits; numbers may have at most that many"),
+    (lambda text: text.replace('"actions": [', '"actions": [' + "1" * 5000 + ", ", 1),
+     "an integer has more than 4,300 digits; numbers may have at most that many"),
+    (None, "a string holds a lone UTF-16 surrogate (a \\ud800-\\udfff escape without its "
+           "pair), which is not text; strings must be valid Unicode"),
+])
+def test_duplicate_keys_long_integers_and_lone_surrogates_name_the_file(
+        paladin_record: dict, tmp_path: Path, capsys: pytest.CaptureFixture, edit: Any,
+        match: str) -> None:
+    """``json.loads`` kept the last of two keys silently; a 5,000-digit integer and a lone
+    surrogate (``"\\ud800"``, which failed only when the viewer page was written, leaving it
+    empty) were errors without the file's name. No page is left behind."""
+    text = json.dumps(paladin_record)
+    assert '"seed": 4' in text
+    source = tmp_path / "bad.json"
+    source.write_text(edit(text) if edit else _lone_surrogate_label(paladin_record))
+    with pytest.raises(ValueError) as caught:
+        load_record(source)
+    assert str(caught.value) == f"{source}: not a JSON game record: {match}"
+    page = tmp_path / "out.html"
+    assert main(["replay", str(source), "--html", str(page)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and match in err and str(source) in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"]  # no page, no temp file
+
+
+def test_a_page_that_cannot_be_written_leaves_no_file(paladin_record: dict, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever fails while the page is written (here: text that is not Unicode), the page is
+    written to a temporary file and renamed, so no empty or partial page is left."""
+    from ui import replay_viewer
+
+    source = tmp_path / "game.json"
+    source.write_text(json.dumps(paladin_record))
+    monkeypatch.setattr(replay_viewer, "render_page", lambda data: "<html>\ud800")
+    with pytest.raises(UnicodeEncodeError):
+        replay_viewer.write_viewer(source, tmp_path / "out.html")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game.json"]
+
+
+def test_a_record_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
+    """Opening a FIFO waits for a writer, and /dev/zero never ends: only regular files are
+    read (checked on the open file, opened without blocking)."""
+    for path, kind in fifo_and_device(tmp_path, ".json"):
+        with pytest.raises(ValueError) as caught:
+            load_record(path)
+        assert str(caught.value) == (f"{path}: not a JSON game record: {kind}, not a regular "
+                                     "file; only regular files are read")
 
 
 def test_a_huge_record_is_refused_before_it_is_parsed(tmp_path: Path) -> None:

@@ -113,6 +113,7 @@ def new_game(store, game: str, n: int, seed: int, *, moves: int = 0, to_end: boo
     """A game made through the store (as the page's POST does), the human moved at random."""
     live = store.create({"game": game, "num_players": n, "seat": 0, "opponents": "random",
                          "seed": seed})
+    live.run_opponents()  # as the server does before the first view
     rng = random.Random(seed)
     done = 0
     while not live.engine.over and (to_end or done < moves):

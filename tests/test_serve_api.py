@@ -20,10 +20,13 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
-from envs.core.record import replay
+from envs.core.record import METADATA_KEYS, replay
 from envs.core.snapshot import seen_by
 from ui.live import Catalog, GameStore
+from ui.replay_viewer import snapshot_module
 from ui.server import create_app
+
+JSON = {"content-type": "application/json"}
 
 
 def client(**store_args) -> TestClient:
@@ -36,6 +39,11 @@ def start(c: TestClient, game: str = "white_knight", n: int = 3, **extra) -> dic
     r = c.post("/api/games", json=body)
     assert r.status_code == 201, r.text
     return r.json()
+
+
+def raw(c: TestClient, path: str, content: bytes):
+    """POST ``content`` as a JSON body (which it may not be)."""
+    return c.post(path, content=content, headers=JSON)
 
 
 def one_line_error(r, status: int) -> str:
@@ -91,15 +99,15 @@ def test_bad_new_games_are_refused(body, status: int, says: str) -> None:
 
 def test_bad_bodies_are_refused() -> None:
     c = client()
-    assert "not valid JSON" in one_line_error(c.post("/api/games", content=b"{"), 400)
+    assert "not valid JSON" in one_line_error(raw(c, "/api/games", b"{"), 400)
     # nested past what json.loads recurses through (a RecursionError, a 500, before)
     deep = b"[" * 2000 + b"]" * 2000
-    assert "nested 2000 deep" in one_line_error(c.post("/api/games", content=deep), 400)
-    assert "not a JSON number" in one_line_error(c.post("/api/games", content=b"[NaN]"), 400)
-    assert "UTF-8" in one_line_error(c.post("/api/games", content=b"\xff{}"), 400)
+    assert "nested 2000 deep" in one_line_error(raw(c, "/api/games", deep), 400)
+    assert "not a JSON number" in one_line_error(raw(c, "/api/games", b"[NaN]"), 400)
+    assert "UTF-8" in one_line_error(raw(c, "/api/games", b"\xff{}"), 400)
     gid = start(c)["id"]
-    assert "nested" in one_line_error(c.post(f"/api/games/{gid}/moves", content=deep), 400)
-    assert "at most" in one_line_error(c.post("/api/games", content=b" " * 5000), 413)
+    assert "nested" in one_line_error(raw(c, f"/api/games/{gid}/moves", deep), 400)
+    assert "at most" in one_line_error(raw(c, "/api/games", b" " * 5000), 413)
     assert one_line_error(c.get("/api/nothing"), 404)
     assert one_line_error(c.delete("/api/catalog"), 405)
 
@@ -185,7 +193,7 @@ def test_a_whole_game_and_its_record(game: str, n: int) -> None:
     assert record["seed"] == 11 and record["over"]
     assert final["scores"] == [record["scores"][f"player_{s}"] for s in range(n)]
     replayed = replay(record).record()
-    assert replayed == {k: v for k, v in record.items() if k != "players"}
+    assert replayed == {k: v for k, v in record.items() if k not in METADATA_KEYS}
     page = c.get(f"/games/{gid}/replay")
     assert page.status_code == 200 and "replay-data" in page.text
 
@@ -211,20 +219,33 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
     - every move as it is reported (its text, the events the human sees, the table after it)
       is the same in a world sampled before the move (the text) and after it (the rest).
 
-    The swap does change the truth (else the test would prove nothing).
+    The swap does change the truth (else the test would prove nothing); in Quests it re-deals
+    how many cards a seat already chose face down (and which), a secret until the reveal, and
+    the test goes on until it has checked views and moves at such states.
     """
     from envs.core.events import second_person
+    from envs.core.snapshot import move_hidden
     from ui.live import LiveGame
 
     sampler = np.random.default_rng(0)
     apply = LiveGame._apply
-    counts = {"moves": 0, "changed": 0}
+    counts = {"moves": 0, "changed": 0, "split": 0}
+
+    def split(world, truth) -> bool:
+        """The sampled world holds other face-down choices (Quests: the count included)."""
+        return getattr(world, "played", None) != getattr(truth, "played", None)
 
     def checked_apply(self, module, actor, action) -> None:
         before = self.engine.sample_world(self.seat, sampler)
         seen = len(self.engine.events.visible(self.seat))
+        reported, step = len(self._moves), self.step
         apply(self, module, actor, action)
         after = self.engine.sample_world(self.seat, sampler)
+        counts["split"] += split(after, self.engine)
+        if len(self._moves) == reported:  # a move the seat may not learn of: not counted
+            assert move_hidden(module, before, action, self.seat) and self.step == step
+            assert self.engine.events.visible(self.seat)[seen:] == []
+            return
         entry = json.loads(json.dumps(self._moves[-1]))
         assert entry["text"] == second_person(module.action_text(before, action, self.seat),
                                               self.seat)
@@ -244,11 +265,13 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
     gid = start(c, game, n, seat=1, opponents="random", seed=5)["id"]
     told = store.get(gid)._told
     checked = 0
-    for decision in range(30):
+    splits = 0
+    for decision in range(30 if game != "quests" else 400):
         real = store.get(gid)
-        if real.engine.over:
+        if real.engine.over or (decision >= 30 and splits >= 3 and counts["split"] >= 3):
             break
         world = real.engine.sample_world(1, np.random.default_rng(decision))
+        splits += split(world, real.engine)
         responses = []
         for twin in (_twin(real), _twin(real, world)):
             twin._told = told  # the news since the previous decision, again
@@ -265,6 +288,8 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
         assert r.status_code == 200
     assert checked >= 10 and counts["moves"] >= 30
     assert counts["changed"] >= counts["moves"] // 2
+    if game == "quests":
+        assert splits >= 3 and counts["split"] >= 3, (splits, counts)
 
 
 def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
@@ -335,3 +360,83 @@ def test_a_loopback_server_answers_only_to_loopback_names() -> None:
     assert c.get("/api/catalog", headers={"host": "localhost:8000"}).status_code == 200
     assert "answers only" in one_line_error(
         c.get("/api/catalog", headers={"host": "evil.example:8000"}), 421)
+
+
+class _Stop(Exception):
+    """Raised by the hook below at the state the twins start from."""
+
+
+def _human_still_to_choose(engine, seat: int) -> bool:
+    """Whether ``seat``'s face-down choice of the stage or round being played is still to come
+    (so the next view it gets is before the reveal)."""
+    from envs.quests.table import FINAL_PLAY, TOURNAMENT_PLAY
+
+    return any((fn.__name__ == "_ask_stage_play" and args[0] == seat)
+               or (fn.__name__ == "_ask" and args[0] in (TOURNAMENT_PLAY, FINAL_PLAY)
+                   and args[1] == seat) for fn, args in engine._todo)
+
+
+def _deep_twin(game):
+    """A copy of a live game that plays on by itself (its own env and policies)."""
+    twin = _twin(game)
+    twin.players = copy.deepcopy(game.players)
+    return twin
+
+
+def test_how_many_cards_an_opponent_chose_face_down_is_secret(monkeypatch) -> None:
+    """Quests rule 4: how many cards a seat chooses face down is secret until the reveal (its
+    hand size counts them). Twin games that differ only there, an opponent choosing no card
+    or one before its ``done``, give the human every response byte for byte the same (view,
+    hint) at its next decision, which comes before the reveal: no report per card in
+    ``moves``, no ``step`` counting them, no face-down backs on the table."""
+    from envs.quests import actions as A
+    from envs.quests.snapshot import FACE_DOWN_PHASES
+    from ui.live import LiveGame
+
+    apply = LiveGame._apply
+
+    def stop_there(self, module, actor, action) -> None:
+        engine = self.engine
+        mask = engine.legal_mask()
+        if (actor != self.seat and engine.phase in FACE_DOWN_PHASES and mask[A.DONE]
+                and mask[A.PLAY:A.BID].any() and _human_still_to_choose(engine, self.seat)):
+            raise _Stop
+        apply(self, module, actor, action)
+
+    c = client()
+    store = c.app.state.store
+    rng = random.Random(1)
+    module = snapshot_module("quests")
+    compared = 0
+    for seed in range(40):
+        monkeypatch.setattr(LiveGame, "_apply", stop_there)
+        game = store.create({"game": "quests", "num_players": 3, "seat": 2,
+                             "opponents": "random", "seed": seed})
+        try:
+            while not game.engine.over:
+                if game.engine.current_player != game.seat:
+                    game.run_opponents()
+                    continue
+                legal = [int(a) for a in np.flatnonzero(game.engine.legal_mask())]
+                game.move(game.step, rng.choice(legal))
+            continue
+        except _Stop:
+            monkeypatch.setattr(LiveGame, "_apply", apply)
+        actor = game.engine.current_player
+        card = A.PLAY + int(np.flatnonzero(game.engine.legal_mask()[A.PLAY:A.BID])[0])
+        answers = []
+        for choice in ([A.DONE], [card, A.DONE]):
+            twin = _deep_twin(game)
+            for action in choice:
+                twin._apply(module, actor, action)
+            twin.run_opponents()
+            assert not twin.engine.over and twin.engine.current_player == twin.seat
+            assert twin.engine.hidden_n[actor] == len(choice) - 1  # the twins differ there
+            store._games[game.id] = twin
+            answers.append([c.get(f"/api/games/{game.id}").content,
+                            c.get(f"/api/games/{game.id}/hint").content])
+        assert answers[0] == answers[1], f"seed {seed}: a response tells the count"
+        compared += 1
+        if compared == 3:
+            break
+    assert compared == 3

@@ -20,7 +20,7 @@ httpx = pytest.importorskip("httpx")
 
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from envs.core.record import replay  # noqa: E402
+from envs.core.record import METADATA_KEYS, replay  # noqa: E402
 from tests.serve_support import running_server  # noqa: E402
 from ui.browser import browser_missing, console_errors, make_driver, requested_urls  # noqa: E402
 
@@ -121,7 +121,8 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     assert record_url.startswith(url + "/api/games/")
     record = httpx.get(record_url).json()
     assert record["game"] == game and record["num_players"] == n
-    assert replay(record).record() == {k: v for k, v in record.items() if k != "players"}
+    assert replay(record).record() == {k: v for k, v in record.items()
+                                       if k not in METADATA_KEYS}
     players = record["players"]
     assert players["player_2"] == "checkpoint" and players["player_1"] == "you"
     if n == 4:
@@ -140,3 +141,23 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     assert len(driver.find_elements("css selector", "#viewer option")) == n + 1
     assert console_errors(driver) == []
     assert all(u.startswith(url + "/") for u in requested_urls(driver))
+
+
+def test_a_chosen_seed_is_noted_on_the_table(server, driver) -> None:
+    """A seed typed on the start page deals a game whose every hidden card its chooser can
+    know: the table says so."""
+    from ui.live import SEED_NOTE
+
+    url, _ = server
+    driver.get(url + "/")
+    assert driver.execute_async_script(
+        "const done = arguments[0]; const poll = () => document.body"
+        " && document.body.dataset.state === 'start' ? done(true) : setTimeout(poll, 10);"
+        " poll();")
+    _choose(driver, "game", "paladin")
+    _choose(driver, "pace", "0")
+    driver.find_element("id", "seed").send_keys("7")
+    driver.find_element("id", "startButton").click()
+    assert driver.execute_async_script(WAIT_TURN) == "mine"
+    assert SEED_NOTE in driver.find_element("id", "notes").text
+    assert console_errors(driver) == []

@@ -689,7 +689,10 @@ def test_a_pickle_that_runs_code_is_refused_unrun(ckpt: Path, tmp_path: Path,
     forged = _forge(ckpt, tmp_path / "forged", "policy.pth",
                     lambda handle: torch.save(_Touch(marker), handle))
     message = _refusal(load_actor, forged, "paladin")
-    assert message.startswith(f"corrupt checkpoint {forged}: UnpicklingError: ")
+    assert message == (f"corrupt checkpoint {forged}: policy.pth holds pickled objects other "
+                       "than tensors and numbers, which are never loaded (they could run code); "
+                       "a checkpoint holds plain tensors")
+    assert "weights_only" not in message  # torch's advice to load it anyway is not repeated
     assert not marker.exists()
 
 
@@ -810,3 +813,23 @@ def test_the_shipped_checkpoints_open_for_their_game(game: str) -> None:
     zip_path, card = checkpoint.open_checkpoint(folder, game)
     assert zip_path == folder / f"{game}.zip"
     assert card["observation_layout"] == checkpoint.layout_fingerprint(game)
+
+
+@pytest.mark.parametrize("member", ["zip", "card"])
+def test_a_checkpoint_file_that_is_a_fifo_or_a_device_is_refused_at_once(
+        ckpt: Path, tmp_path: Path, member: str) -> None:
+    """A zip linked to /dev/zero was hashed forever (its size reads 0, so the bound passed);
+    a FIFO blocked the open. Only regular files are read, checked on the open file."""
+    import os
+
+    for kind, words in (("fifo", "a FIFO (named pipe)"), ("zero", "a character device")):
+        pair = copy_pair(ckpt, tmp_path / kind)
+        target = pair if member == "zip" else pair.with_suffix(".json")
+        target.unlink()
+        if kind == "fifo":
+            os.mkfifo(target)
+        else:
+            target.symlink_to("/dev/zero")
+        message = _refusal(load_actor, pair, "paladin")
+        what = f"checkpoint {pair}" if member == "zip" else f"corrupt checkpoint card {target}"
+        assert message == f"{what}: {words}, not a regular file; only regular files are read"

@@ -48,3 +48,15 @@ def test_not_text_and_too_large_are_refused(tmp_path: Path,
     monkeypatch.setattr(curves, "MAX_CURVE_BYTES", 100)
     with pytest.raises(ValueError, match=r"bytes; a curve\.csv holds at most 100"):
         read_csv(path)
+
+
+def test_a_curve_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
+    """A curve.csv named by a card (``ship_checkpoint``'s history) is a user's file: a FIFO
+    blocked the open, /dev/zero read on until the size bound."""
+    from tests.helpers import fifo_and_device
+
+    for path, kind in fifo_and_device(tmp_path, ".csv"):
+        with pytest.raises(ValueError) as caught:
+            read_csv(path)
+        assert str(caught.value) == (f"{path}: {kind}, not a regular file; only regular files "
+                                     "are read")

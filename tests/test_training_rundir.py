@@ -15,6 +15,7 @@ from training.rundir import check_run_dir, fresh_run_dir
 def old_run(tmp_path: Path) -> Path:
     run = tmp_path / "run"
     (run / "tb").mkdir(parents=True)
+    (run / "config.yaml").write_text("game: paladin\n")
     (run / "best.zip").write_text("old best")
     (run / "tb" / "events").write_text("old events")
     return run
@@ -51,6 +52,39 @@ def test_failed_overwrite_puts_the_old_run_back(tmp_path: Path, error: BaseExcep
     assert len(failed) == 1 and (failed[0] / "best.zip").read_text() == "half a new run"
     assert not list(tmp_path.glob("run.old-*"))
     assert "holds the previous run again" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("layout", ["not_a_run", "a_run_and_more"])
+def test_overwrite_replaces_only_an_earlier_run(tmp_path: Path, layout: str) -> None:
+    """``run_dir: ~/Documents`` with --overwrite must not delete the documents: only a folder
+    holding a run's config.yaml and nothing but what a run writes is replaced."""
+    run = old_run(tmp_path) if layout == "a_run_and_more" else tmp_path / "run"
+    run.mkdir(exist_ok=True)
+    (run / "precious.txt").write_text("keep me")
+    with pytest.raises(FileExistsError) as err, fresh_run_dir(run, overwrite=True):
+        pytest.fail("the body must not run")
+    assert str(err.value) == (
+        f"run directory {run} is not an earlier run (it holds precious.txt); --overwrite "
+        "replaces only a folder holding a run's config.yaml, curves, best/final checkpoints, "
+        "tb/ and resume/: choose another run_dir")
+    assert (run / "precious.txt").read_text() == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def test_overwrite_refuses_a_folder_that_is_not_a_run_from_the_command_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from training.cli import main
+
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    (folder / "precious.txt").write_text("keep me")
+    config = tmp_path / "c.yaml"
+    config.write_text(f"game: paladin\nrun_dir: {folder}\ntotal_steps: 64\n")
+    assert main(["train", "--config", str(config), "--overwrite", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"roundtable train: error: run directory {folder} is not an earlier "
+                          "run (it holds precious.txt)") and err.count("\n") == 1
+    assert (folder / "precious.txt").read_text() == "keep me"
 
 
 def test_new_and_empty_folders_are_used_as_they_are(tmp_path: Path) -> None:

@@ -71,15 +71,16 @@ def test_cli_train_with_overwrite_and_init(run, tmp_path: Path,
                                                                    "table_sizes": [4]})
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(cfg.to_dict()))
-    (tmp_path / "cli_run").mkdir()
-    (tmp_path / "cli_run" / "old.txt").write_text("old")
+    (tmp_path / "cli_run").mkdir()  # an earlier run (--overwrite replaces nothing else)
+    (tmp_path / "cli_run" / "config.yaml").write_text("old")
+    (tmp_path / "cli_run" / "curve.csv").write_text("old")
     assert main(["train", "--config", str(path), "--no-progress"]) == 2
     assert "already exists" in capsys.readouterr().err
     assert main(["train", "--config", str(path), "--no-progress", "--overwrite",
                  "--init", str(run.best)]) == 0
     out = capsys.readouterr().out
     assert "best checkpoint:" in out and "curve.png" in out
-    assert not (tmp_path / "cli_run" / "old.txt").exists()
+    assert (tmp_path / "cli_run" / "curve.csv").read_text() != "old"
     assert not list(tmp_path.glob("cli_run.*"))  # the old run was removed once replaced
     card = json.loads((tmp_path / "cli_run" / "final.json").read_text())
     assert card["training"]["init"] == str(run.best)

@@ -99,3 +99,14 @@ def test_cli_play(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
     assert "player_1: random, player_2: heuristic" in out and "Final result:" in out
     assert main(["play", "paladin", "--players", "robot"]) == 2
     assert "unknown policy spec 'robot'" in capsys.readouterr().err
+
+
+def test_how_many_cards_an_opponent_chose_face_down_is_not_told() -> None:
+    """Quests: an opponent's cards chosen face down are not told one by one (how many is
+    secret until the reveal, envs/quests/README.md rule 4); that it finished choosing is."""
+    out = io.StringIO()
+    assert play("quests", ["heuristic"], num_players=3, seat=2, seed=3,
+                input_fn=scripted(forever()), out=out) == 0
+    text = out.getvalue()
+    assert "finished choosing cards face down" in text
+    assert "play a card face down" not in text

@@ -67,6 +67,7 @@ def live_game(game: str, n: int, seed: int) -> tuple[list[str], dict]:
     opponents = ["heuristic", "random"] * n
     live = store.create({"game": game, "num_players": n, "seat": seed % n,
                          "opponents": opponents[:n - 1], "seed": seed})
+    live.run_opponents()  # as the server does before the first view
     rng = random.Random(seed)
     shown = texts(Catalog(checkpoints=ROOT / "no-checkpoints").describe())
     while True:
@@ -137,6 +138,7 @@ def test_live_discard_buttons_say_why_by_phase() -> None:
     for seed in range(2, 12):
         live = store.create({"game": "quests", "num_players": 3, "seat": 0,
                              "opponents": ["heuristic", "heuristic"], "seed": seed})
+        live.run_opponents()  # as the server does before the first view
         rng = random.Random(seed)
         while not live.engine.over:
             phase = live.engine.phase_name()
@@ -225,6 +227,7 @@ def test_the_table_says_you_where_the_log_does() -> None:
     store = GameStore(Catalog(checkpoints=ROOT / "no-checkpoints"))
     live = store.create({"game": "white_knight", "num_players": 3, "seat": 0,
                          "opponents": ["heuristic", "heuristic"], "seed": 4})
+    live.run_opponents()  # as the server does before the first view
     status = live.view()["table"]["status"]
     assert status.endswith("waiting for you") and "to act" not in status, status
     assert "turn of" not in status
@@ -233,6 +236,7 @@ def test_the_table_says_you_where_the_log_does() -> None:
     for seed in range(30):  # the human (player_1) peeks whenever it may
         live = store.create({"game": "paladin", "num_players": 4, "seat": 1,
                              "opponents": "heuristic", "seed": seed})
+        live.run_opponents()  # as the server does before the first view
         rng = random.Random(seed)
         while not live.engine.over and not mine:
             view = live.view()

@@ -66,7 +66,9 @@ def _file(path: Path) -> None:
 
 
 def _run_folder(path: Path) -> None:
+    """A previous run: --overwrite replaces only a folder holding a run's config.yaml."""
     path.mkdir(parents=True, exist_ok=True)
+    (path / "config.yaml").write_text("game: paladin\n")
     (path / "best.zip").write_text("a previous run\n")
 
 

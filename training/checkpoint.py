@@ -9,7 +9,15 @@ damaged file fails with a message that says which, instead of a shape error deep
 
 Weights are read from the zip's ``policy.pth`` with ``torch.load(weights_only=True)`` on CPU:
 plain tensors, never pickled objects, and no SB3 import is needed to play a checkpoint.
-The zip stays a normal SB3 file, so ``MaskablePPO.load`` can resume training from it.
+The zip stays a normal SB3 file, but nothing here ever calls SB3's ``load`` on it: its
+``data`` member is a JSON holding cloudpickled objects, which SB3 unpickles (runs). Where an
+SB3 model must start from a checkpoint (``train --init``, ``distill``), the model is built from
+the config and the card, and :func:`restore_model_state` reads ``policy.pth`` and
+``policy.optimizer.pth`` as plain tensors (:func:`read_member_state`) into it.
+
+Only regular files are read (``envs.core.untrusted_text.open_regular_file``): a zip or card
+that is a FIFO or a device (a symlink to ``/dev/zero``) is refused instead of blocking or
+hashing forever.
 
 Both files are untrusted, and whoever makes the zip also writes the card, so the SHA-256 does
 not bound anything: the card is read with a size and nesting bound, the network it declares
@@ -24,6 +32,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -32,9 +42,10 @@ import numpy as np
 
 from envs.core.registry import game_entry, game_module
 from envs.core.untrusted_json import read_json_file
+from envs.core.untrusted_text import open_regular_file
 from training.features import check_features, features_size
 from training.numpy_net import NumpyActor
-from training.outputs import write_text_atomic
+from training.outputs import write_bytes_atomic, write_text_atomic
 
 CARD_FORMAT = "roundtable-checkpoint/1"
 REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
@@ -135,10 +146,15 @@ def card_path_for(model_path: Path) -> Path:
 
 
 def sha256_of(path: Path) -> str:
+    """The SHA-256 of a regular file (``ValueError`` for a FIFO or a device)."""
+    with open_regular_file(path, str(path)) as handle:
+        return _sha256_of_handle(handle)
+
+
+def _sha256_of_handle(handle: Any) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(block)
     return digest.hexdigest()
 
 
@@ -314,12 +330,18 @@ def open_checkpoint(path: str | Path, game: str | None = None) -> tuple[Path, di
     card = read_card(card_path)
     check_card(card, card_path, game)
     try:
-        if zip_path.stat().st_size > MAX_ZIP_MEMBERS * member_limit(card):
-            raise CheckpointError(f"checkpoint {zip_path} is {zip_path.stat().st_size:,} bytes, "
-                                  "more than its card's network can need")
-        digest = sha256_of(zip_path)
+        with open_regular_file(zip_path, f"checkpoint {zip_path}") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_ZIP_MEMBERS * member_limit(card):
+                raise CheckpointError(f"checkpoint {zip_path} is {size:,} bytes, more than its "
+                                      "card's network can need")
+            digest = _sha256_of_handle(handle)
     except OSError as err:
         raise CheckpointError(f"cannot read checkpoint {zip_path}: {err.strerror}") from None
+    except CheckpointError:
+        raise
+    except ValueError as err:  # a FIFO, a device
+        raise CheckpointError(str(err)) from None
     if digest != card["sha256"]:
         raise CheckpointError(
             f"checkpoint {zip_path} does not match its card (SHA-256 differs): the file is "
@@ -330,7 +352,15 @@ def open_checkpoint(path: str | Path, game: str | None = None) -> tuple[Path, di
 
 
 def read_policy_state(zip_path: Path, max_bytes: int | None = None) -> dict[str, Any]:
-    """The tensors of the zip's ``policy.pth`` (``weights_only``: no pickled objects run).
+    """The tensors of the zip's ``policy.pth`` (:func:`read_member_state`)."""
+    return read_member_state(zip_path, "policy.pth", max_bytes)
+
+
+def read_member_state(zip_path: Path, member: str,
+                      max_bytes: int | None = None) -> dict[str, Any]:
+    """The state dict in the zip's ``member`` (``policy.pth``, ``policy.optimizer.pth``),
+    read with ``torch.load(weights_only=True)`` on CPU: plain tensors and numbers; a pickle
+    of anything else is refused unrun.
 
     ``max_bytes`` (default: the largest network allowed) bounds the member, checked on its
     declared size before it is decompressed (:func:`check_zip_members` explains why that
@@ -340,23 +370,55 @@ def read_policy_state(zip_path: Path, max_bytes: int | None = None) -> dict[str,
     limit = 3 * 4 * MAX_NETWORK_PARAMETERS if max_bytes is None else max_bytes
     try:
         with zipfile.ZipFile(zip_path) as archive:
-            size = archive.getinfo("policy.pth").file_size
+            size = archive.getinfo(member).file_size
             if size > limit:
-                raise CheckpointError(f"checkpoint {zip_path}: policy.pth would unpack to "
+                raise CheckpointError(f"checkpoint {zip_path}: {member} would unpack to "
                                       f"{size:,} bytes; at most {limit:,} are allowed")
-            with archive.open("policy.pth") as member:
-                data = member.read(limit + 1)
+            with archive.open(member) as handle:
+                data = handle.read(limit + 1)
             state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except CheckpointError:
         raise
+    except pickle.UnpicklingError as err:
+        if "weights_only" not in str(err).lower() and "weights only" not in str(err).lower():
+            raise CheckpointError(f"corrupt checkpoint {zip_path}: {member}: UnpicklingError: "
+                                  f"{_first_line(err)}") from None
+        # torch's message goes on to advise weights_only=False, which would run the code
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: {member} holds pickled objects "
+                              "other than tensors and numbers, which are never loaded (they "
+                              "could run code); a checkpoint holds plain tensors") from None
     # A damaged pickle stream can fail in many ways inside torch.load (UnpicklingError,
     # IndexError, struct.error, ...); whatever the cause, the file is unusable.
     except Exception as err:
-        raise CheckpointError(f"corrupt checkpoint {zip_path}: {type(err).__name__}: "
-                              f"{err}") from None
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: {member}: "
+                              f"{type(err).__name__}: {_first_line(err)}") from None
     if not isinstance(state, dict):
-        raise CheckpointError(f"corrupt checkpoint {zip_path}: policy.pth holds no state dict")
+        raise CheckpointError(f"corrupt checkpoint {zip_path}: {member} holds no state dict")
     return state
+
+
+def _first_line(err: BaseException) -> str:
+    lines = str(err).strip().splitlines()
+    return lines[0][:300] if lines else ""
+
+
+def restore_model_state(model: Any, zip_path: Path, card: dict[str, Any]) -> None:
+    """Load a checked checkpoint's policy and optimizer state into a live SB3 model built for
+    the same network, as plain tensors (never SB3's ``load`` or ``set_parameters``, which read
+    the zip's ``data`` or trust its pickles). ``CheckpointError`` if they do not fit."""
+    limit = member_limit(card)
+    policy = read_member_state(zip_path, "policy.pth", limit)
+    optimizer = read_member_state(zip_path, "policy.optimizer.pth", limit)
+    bad = nonfinite_weight(policy)
+    if bad is not None:
+        raise NonFiniteWeightsError(
+            f"checkpoint {zip_path} holds non-finite weights (NaN or infinity in {bad})")
+    try:
+        model.policy.load_state_dict(policy, strict=True)
+        model.policy.optimizer.load_state_dict(optimizer)
+    except (KeyError, RuntimeError, ValueError, TypeError, IndexError) as err:
+        raise CheckpointError(f"checkpoint {zip_path} does not fit the network built from its "
+                              f"card: {_first_line(err)}") from None
 
 
 def load_actor(path: str | Path, game: str | None = None) -> tuple[NumpyActor, dict[str, Any]]:
@@ -466,5 +528,5 @@ def copy_checkpoint(src: str | Path, dst: str | Path) -> Path:
     zip_path, card = open_checkpoint(src)
     target = Path(dst).with_suffix(".zip")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(zip_path.read_bytes())
+    write_bytes_atomic(target, zip_path.read_bytes())
     return write_card(target, card)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from training.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
-from training.outputs import announce, check_editable_file, check_new_file
+from training.outputs import announce, check_editable_file, check_new_file, write_text_atomic
 from training.resume import TrainingInterrupted
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
@@ -222,8 +222,8 @@ def _run_eval(args: argparse.Namespace) -> int:
             print()
     if args.json:
         data = [r.to_json() for r in results]
-        Path(args.json).write_text(json.dumps(data[0] if len(data) == 1 else data, indent=2)
-                                   + "\n")
+        write_text_atomic(args.json, json.dumps(data[0] if len(data) == 1 else data, indent=2)
+                          + "\n")
         print(f"wrote {args.json}")
     return 0
 

@@ -27,6 +27,10 @@ MAX_TORCH_THREADS = 1024
 #: configs' 4 envs × 1,024 steps. ``n_envs: 1000000`` built a million envs until memory ran out.
 MAX_N_ENVS = 1024
 MAX_ROLLOUT_STEPS = 4_194_304
+#: The most environment steps a run may be asked for (``total_steps``, ``checkpoint_every``):
+#: 10^10 is about 3,000 times the longest shipped run (3.2M steps) and years of CPU; a larger
+#: number is a typo (``total_steps: 10**100`` was accepted and trained "forever").
+MAX_TOTAL_STEPS = 10**10
 PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
             "clip_range", "ent_coef", "vf_coef", "max_grad_norm", "target_kl",
             "normalize_advantage")
@@ -179,6 +183,12 @@ def _build(cls: type, data: Any, where: str) -> Any:
         raise ValueError(f"config section {where or 'top level'!r}: {err}") from None
 
 
+def _digits(value: int) -> str:
+    """An integer for a message: its digits, or how many there are when that is long."""
+    text = str(value) if value < 10**30 else f"a {len(str(value)):,}-digit number"
+    return text
+
+
 def _positive_int(value: Any, what: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{what} must be a positive integer, got {value!r}")
@@ -294,6 +304,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"init must be a checkpoint path, got {cfg.init!r}")
     for name in ("total_steps", "checkpoint_every", "n_envs", "torch_threads"):
         _positive_int(getattr(cfg, name), name)
+    for name in ("total_steps", "checkpoint_every"):
+        if getattr(cfg, name) > MAX_TOTAL_STEPS:
+            raise ValueError(f"{name} must be from 1 to {MAX_TOTAL_STEPS:,} (10**10), got "
+                             f"{_digits(getattr(cfg, name))}")
     if cfg.n_envs > MAX_N_ENVS:
         raise ValueError(f"n_envs must be at most {MAX_N_ENVS}, got {cfg.n_envs:,} (the shipped "
                          "configs run 4)")

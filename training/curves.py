@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
+import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+
+from envs.core.untrusted_text import open_regular_file
+from training.outputs import write_bytes_atomic, write_text_atomic
 
 
 @dataclass
@@ -25,11 +30,13 @@ COLUMNS = [f.name for f in fields(CurvePoint)]
 
 
 def write_csv(points: list[CurvePoint], path: Path) -> None:
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        for p in points:
-            writer.writerow(asdict(p))
+    """Write the curve (atomically: a failure leaves the previous file whole)."""
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, fieldnames=COLUMNS)
+    writer.writeheader()
+    for p in points:
+        writer.writerow(asdict(p))
+    write_text_atomic(path, text.getvalue())
 
 
 #: A curve.csv larger than this is not one the trainers wrote (a 10M-step run evaluated every
@@ -41,15 +48,17 @@ def read_csv(path: Path) -> list[CurvePoint]:
     """The points of a ``curve.csv`` (a file a user may hand over, so untrusted): ``ValueError``
     naming the file, and the line and column where it applies, for a file over
     :data:`MAX_CURVE_BYTES`, a header that is not :data:`COLUMNS`, or a value of the wrong type."""
-    size = path.stat().st_size
-    if size > MAX_CURVE_BYTES:
-        raise ValueError(f"{path}: {size:,} bytes; a curve.csv holds at most "
-                         f"{MAX_CURVE_BYTES:,}")
+    with open_regular_file(path, str(path)) as handle:  # not a FIFO or a device
+        size = os.fstat(handle.fileno()).st_size
+        if size > MAX_CURVE_BYTES:
+            raise ValueError(f"{path}: {size:,} bytes; a curve.csv holds at most "
+                             f"{MAX_CURVE_BYTES:,}")
+        raw = handle.read(MAX_CURVE_BYTES + 1)
     casts = {"int": int, "float": float, "str": str}
     types = {f.name: casts[str(f.type)] for f in fields(CurvePoint)}
     try:
-        with path.open(newline="", encoding="utf-8") as f:
-            return _points(csv.DictReader(f), path, types)
+        text = io.StringIO(raw.decode("utf-8"), newline="")
+        return _points(csv.DictReader(text), path, types)
     except (UnicodeDecodeError, csv.Error) as err:
         raise ValueError(f"{path}: not a CSV text file ({err})") from None
 
@@ -108,5 +117,7 @@ def plot(points: list[CurvePoint], path: Path, title: str,
     axes[0][0].set_ylabel("win rate (shared wins count 1/k)")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=110, format="png")
     plt.close(fig)
+    write_bytes_atomic(path, buffer.getvalue())

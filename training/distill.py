@@ -43,7 +43,6 @@ import numpy as np
 from envs.core.agents import choose_action
 from envs.core.registry import game_entry, game_module
 from training.checkpoint import (
-    CheckpointError,
     find_checkpoint,
     game_sizes,
     load_actor,
@@ -422,19 +421,18 @@ def behaviour_clone(init: str | Path, dataset: Dataset, *, epochs: int = 10,
 def _clone(init: str | Path, dataset: Dataset, epochs: int, learning_rate: float,
            batch_size: int, holdout: float, seed: int) -> CloneResult:
     import torch
-    from sb3_contrib import MaskablePPO
+
+    from training.train import model_from_checkpoint
 
     if epochs < 1 or batch_size < 1 or not 0 <= holdout < 1 or not learning_rate > 0:
         raise ValueError("behaviour cloning needs epochs >= 1, batch_size >= 1, a positive "
                          "learning rate and 0 <= holdout < 1")
     start_wall, start_cpu = time.perf_counter(), time.process_time()
-    _, card = load_actor(init, dataset.game)  # every checkpoint check, before SB3 reads it
+    _, card = load_actor(init, dataset.game)  # every checkpoint check, before any tensor load
     init_zip, _ = find_checkpoint(init)
+    # built from the card, the tensors read as such: SB3's load would unpickle the zip's data
+    model = model_from_checkpoint(init_zip, card, seed)
     torch.manual_seed(seed)
-    try:
-        model = MaskablePPO.load(str(init_zip), device="cpu")
-    except Exception as err:  # SB3 raises many kinds of errors on a bad zip
-        raise CheckpointError(f"checkpoint {init_zip} does not load into SB3: {err}") from None
     policy = model.policy
     include_mask = bool(card["policy"].get("include_mask", False))
     x_all = torch.as_tensor(_inputs(dataset, include_mask))

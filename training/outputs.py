@@ -88,19 +88,28 @@ def announce(prog: str, outputs: Iterable[tuple[str, str | Path]]) -> None:
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to a temporary file beside ``path``, flush it to disk and rename
-    it over ``path`` (through a symbolic link, to its target, keeping the file's mode): a
-    failure at any point leaves ``path`` as it was and no temporary file behind."""
+    """Write ``text`` as UTF-8 with :func:`write_bytes_atomic`; text that is not valid Unicode
+    (a lone surrogate) fails before any file is made."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, flush it to disk and rename it over
+    ``path`` (through a symbolic link, to its target, keeping the file's mode): a failure at
+    any point leaves ``path`` as it was and no temporary file behind."""
     target = Path(path).resolve()
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(text)
+        with tmp.open("wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if target.exists():
             shutil.copymode(target, tmp)
         os.replace(tmp, target)
+    except OSError as err:  # named by the file asked for, not the temporary one
+        tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -5,6 +5,9 @@
 
 - :func:`check_run_dir` says, before any work, whether a run may use a directory: refused if
   it holds anything (unless ``overwrite``), if it is a file, or if it cannot be created there.
+  ``overwrite`` replaces only an earlier run: a folder holding a run's ``config.yaml`` and
+  nothing but what a run writes (:data:`RUN_ENTRIES`); any other folder (a typo'd ``run_dir``
+  naming a home or data folder) is refused, never deleted.
 - :func:`fresh_run_dir` hands the run an empty directory. With ``overwrite`` the previous run
   is *moved aside* to ``<run_dir>.old-<time>`` (never deleted up front); when the new run
   finishes, the old one is deleted. If the new run fails or is interrupted, the old run is put
@@ -22,6 +25,20 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+#: Everything a run writes into its folder (both backends); the atomic writes' temporary files
+#: (``.<name>.tmp-<pid>``) too.
+RUN_ENTRIES = frozenset({"config.yaml", "curve.csv", "curve.png", "best.zip", "best.json",
+                         "final.zip", "final.json", "tb", "resume"})
+
+
+def _foreign_entries(run_dir: Path) -> list[str]:
+    """What in ``run_dir`` no run wrote (all of it when it holds no run's ``config.yaml``)."""
+    names = sorted(entry.name for entry in run_dir.iterdir())
+    if not (run_dir / "config.yaml").is_file():
+        return names
+    return [n for n in names if n not in RUN_ENTRIES
+            and not (n.startswith(".") and ".tmp-" in n)]
 
 
 def _holds_anything(path: Path) -> bool:
@@ -45,6 +62,15 @@ def check_run_dir(run_dir: Path, overwrite: bool) -> None:
             f"run directory {run_dir} already exists; choose another run_dir or pass "
             "--overwrite to replace it"
         )
+    if overwrite and _holds_anything(run_dir):
+        foreign = _foreign_entries(run_dir)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more"
+                                               if len(foreign) > 5 else "")
+            raise FileExistsError(
+                f"run directory {run_dir} is not an earlier run (it holds {shown}); --overwrite "
+                "replaces only a folder holding a run's config.yaml, curves, best/final "
+                "checkpoints, tb/ and resume/: choose another run_dir")
     # creating the folder (or moving an old run aside) needs a writable parent
     base = _nearest_existing(run_dir.parent if run_dir.exists() else run_dir)
     if not base.is_dir():

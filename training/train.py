@@ -53,7 +53,7 @@ from stable_baselines3.common.vec_env import VecMonitor
 from training import checkpoint
 from training import resume as resumable
 from training.asymmetric import AsymmetricMaskablePolicy, actor_keys
-from training.config import TrainConfig
+from training.config import TrainConfig, config_from_dict
 from training.curves import CurvePoint, plot, write_csv
 from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
 from training.features import features_size
@@ -131,6 +131,38 @@ def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) ->
     )
 
 
+def model_from_checkpoint(zip_path: Path, card: dict[str, Any], seed: int = 0) -> Any:
+    """A MaskablePPO model with the network of a checked checkpoint (its card: game, layers,
+    activation, mask, features, critic, rule options) and its weights and optimizer state,
+    read as plain tensors (:func:`training.checkpoint.restore_model_state`): what SB3's
+    ``MaskablePPO.load`` would give, without unpickling the zip's ``data``. Its env is one
+    ``SelfPlayEnv`` against random players, there only to give the model its spaces."""
+
+    policy = card["policy"]
+    base_env = (card.get("config") or {}).get("env") if isinstance(card.get("config"), dict) \
+        else None
+    rules = base_env.get("rules") if isinstance(base_env, dict) else None
+    data = {
+        "game": card["game"], "run_dir": "unused", "seed": seed, "n_envs": 1,
+        "env": {"rules": rules if isinstance(rules, dict) else {},
+                "include_mask": bool(policy.get("include_mask", False)),
+                "features": list(policy.get("features") or [])},
+        "policy": {"net_arch": list(policy.get("net_arch") or [64, 64]),
+                   "activation": policy.get("activation", "tanh"),
+                   "critic": policy.get("critic", "seat")},
+        "opponents": {"weights": {"random": 1.0}},
+        "ppo": {"n_steps": 64, "batch_size": 64},
+    }
+    try:
+        cfg = config_from_dict(data, f"checkpoint card {zip_path.with_suffix('.json')}")
+    except ValueError as err:
+        raise checkpoint.CheckpointError(str(err)) from None
+    vec_env = make_vec_env(cfg)
+    model = build_model(cfg, vec_env, None)
+    checkpoint.restore_model_state(model, zip_path, card)
+    return model
+
+
 #: The first layer of each network that reads the seat input (the actor always; the critic
 #: reads the seat input too, then the global state with ``critic: global``).
 FIRST_LAYERS = ("mlp_extractor.policy_net.0.weight", "mlp_extractor.value_net.0.weight")
@@ -166,8 +198,8 @@ def load_init_weights(model: Any, init_zip: Path, init_card: dict[str, Any], cri
     same_critic = init_card["policy"].get("critic", "seat") == critic
     had = list(init_card["policy"].get("features") or [])
     added = features_size(init_card["game"], list(features)[len(had):])
-    if same_critic and not added:
-        model.set_parameters(str(init_zip), exact_match=True, device="cpu")
+    if same_critic and not added:  # the weights and the optimizer, as plain tensors
+        checkpoint.restore_model_state(model, init_zip, init_card)
         return
     state = checkpoint.read_policy_state(init_zip, checkpoint.member_limit(init_card))
     if not same_critic:

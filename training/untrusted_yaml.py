@@ -17,9 +17,11 @@ that names the file (PyYAML's own messages span several lines).
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+from envs.core.untrusted_json import walk
 from envs.core.untrusted_text import read_text_file
 
 MAX_YAML_BYTES = 1024 * 1024
@@ -59,15 +61,11 @@ def flow_depth(text: str) -> int:
 
 def count_nodes(data: Any, limit: int) -> int:
     """Values in ``data``, each alias counted where it is used; stops once over ``limit``."""
-    count, stack = 0, [data]
-    while stack and count <= limit:
-        value = stack.pop()
+    count = 0
+    for _ in walk(data):
         count += 1
-        if isinstance(value, dict):
-            stack.extend(value.keys())
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
+        if count > limit:
+            break
     return count
 
 
@@ -93,6 +91,11 @@ def parse_yaml(text: str, what: str, loader: type | None = None) -> Any:
         raise ValueError(f"{what}: not valid YAML: {one_line(detail)}") from None
     except RecursionError:  # a safety net: the depth check should make this unreachable
         raise ValueError(f"{what}: YAML nested too deep") from None
+    except ValueError as err:  # PyYAML's int() of a number over 4,300 digits
+        if "integer string conversion" not in str(err):
+            raise
+        raise ValueError(f"{what}: an integer has more than {sys.get_int_max_str_digits():,} "
+                         "digits; numbers may have at most that many") from None
     if count_nodes(data, MAX_YAML_NODES) > MAX_YAML_NODES:
         raise ValueError(f"{what}: the YAML expands to more than {MAX_YAML_NODES:,} values "
                          "(aliases repeat what they name); a config needs a few hundred")

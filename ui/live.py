@@ -18,6 +18,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ import numpy as np
 from envs.core.agents import choose_action
 from envs.core.events import second_person
 from envs.core.registry import available_games, game_entry, game_module
+from envs.core.snapshot import move_hidden
 from training.policies import PIMC_PREFIX, PolicySpec, heuristic_styles, parse_spec, reset_policy
 from ui.replay_viewer import move_explanation, snapshot_module, table, words_module
 
@@ -101,7 +103,12 @@ class Catalog:
         with self._lock:
             if key not in self._specs:
                 text = str(self.checkpoints / game) if name == CHECKPOINT else name
-                self._specs[key] = parse_spec(text, game)
+                try:
+                    self._specs[key] = parse_spec(text, game)
+                except ValueError as err:  # the server's own checkpoint is missing or damaged
+                    raise ApiError(503, f"the {name} opponent for {game} cannot be loaded on "
+                                        f"this server ({str(err)[:200]}); choose another "
+                                        "opponent") from None
             return self._specs[key]
 
 
@@ -126,12 +133,16 @@ class LiveGame:
     players: dict[int, Any]
     specs: dict[int, PolicySpec]
     hint_spec: PolicySpec | None
+    #: the client chose the seed: whoever did can know the whole deal (the view and the
+    #: record say so)
+    seed_chosen: bool = False
     touched: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: how many of the events the human may see were shown (what the next view reports as
-    #: new is the rest), and the moves made since the last view
+    #: new is the rest), the moves made since the last view, and how many moves were shown
     _told: int = 0
     _moves: list[dict[str, Any]] = field(default_factory=list)
+    _shown: int = 0
 
     @property
     def engine(self) -> Any:
@@ -139,8 +150,10 @@ class LiveGame:
 
     @property
     def step(self) -> int:
-        """Actions applied so far: what a move must name (``{step, action}``)."""
-        return len(self.env._actions)
+        """The moves the human's seat has seen made (what a move must name, ``{step, action}``):
+        the actions applied, less the ones it may not learn of (a Quests card chosen face down
+        by another seat: how many is secret until the reveal)."""
+        return self._shown
 
     # -- playing -----------------------------------------------------------------------------
     def run_opponents(self) -> None:
@@ -153,10 +166,14 @@ class LiveGame:
             self._apply(module, actor, action)
 
     def _apply(self, module: Any, actor: int, action: int) -> None:
+        if move_hidden(module, self.engine, action, self.seat):
+            self.env.step(action)  # not reported: one report per card would tell the count
+            return
         before = len(self.engine.events)
         text = _person(module.action_text(self.engine, action, self.seat), self.seat)
         name = module.move_name(self.engine, action, self.seat)
         self.env.step(action)
+        self._shown += 1
         news = self.engine.events.visible(self.seat, before)
         self._moves.append({"player": actor, "text": text, "name": name,
                             "events": [_person(e.text, self.seat) for e in news],
@@ -176,7 +193,7 @@ class LiveGame:
             raise ApiError(409, "it is not your turn")
         legal = [int(a) for a in np.flatnonzero(self.engine.legal_mask())]
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
-            raise ApiError(422, f"action {str(action)[:20]} is not legal now; legal action ids: "
+            raise ApiError(422, f"action {_short(action)} is not legal now; legal action ids: "
                                 f"{', '.join(map(str, legal))}")
         self._apply(snapshot_module(self.game), self.seat, action)
         self.run_opponents()
@@ -201,8 +218,11 @@ class LiveGame:
                       for a, n in zip(legal, names)],
             "events": [{"kind": e.kind, "text": _person(e.text, self.seat),
                         "private": e.to is not None} for e in news],
-            "moves": moves, "final": None,
+            "moves": moves, "final": None, "seed_chosen_by_client": self.seed_chosen,
         }
+        if self.seed_chosen:  # on every table the page draws
+            for drawn in [view["table"], *(m["table"] for m in moves)]:
+                drawn["notes"].append(SEED_NOTE)
         if engine.over:
             view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
                              "rewards": engine.rewards(), "truncated": bool(engine.truncated),
@@ -237,42 +257,82 @@ class LiveGame:
         record = self.env.record()
         # who sat where, as the replay viewer adds it to the seat's name: "player_1 (random)"
         record["players"] = {f"player_{s}": _who(label) for s, label in enumerate(self.labels)}
+        record["seed_chosen_by_client"] = self.seed_chosen
         return record
 
 
-class GameStore:
-    """Live games by id, with idle expiry and a cap on how many run at once."""
+#: the table note of a game whose seed the client chose
+SEED_NOTE = ("the deal's seed was chosen by the client: whoever chose it can know every hidden "
+             "card")
+#: the largest seed a client may choose (exclusive), as ``env.reset`` takes it
+SEED_LIMIT = 2**63
 
-    def __init__(self, catalog: Catalog, *, max_games: int = 64, idle_s: float = 1800.0) -> None:
+
+class GameStore:
+    """Live games by id, with idle expiry and a cap on how many unfinished games run at once.
+
+    A game that ends moves to a separate store of finished games (its view, record and replay
+    stay available), bounded apart: the ``max_finished`` touched last are kept, so finished
+    games never take a running game's place under the cap.
+    """
+
+    def __init__(self, catalog: Catalog, *, max_games: int = 64, idle_s: float = 1800.0,
+                 max_finished: int = 256) -> None:
         self.catalog = catalog
         self.max_games = max_games
+        self.max_finished = max_finished
         self.idle_s = idle_s
         self._games: dict[str, LiveGame] = {}
+        self._finished: OrderedDict[str, LiveGame] = OrderedDict()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
+        """The unfinished games (what the cap counts)."""
         return len(self._games)
+
+    def finished(self) -> int:
+        return len(self._finished)
 
     def expire(self) -> int:
         """Forget games idle longer than ``idle_s``; returns how many went."""
         now = time.monotonic()
+        gone = 0
         with self._lock:
-            old = [k for k, g in self._games.items() if now - g.touched > self.idle_s]
-            for k in old:
-                del self._games[k]
-        return len(old)
+            for games in (self._games, self._finished):
+                old = [k for k, g in games.items() if now - g.touched > self.idle_s]
+                for k in old:
+                    del games[k]
+                gone += len(old)
+        return gone
 
     def get(self, game_id: Any) -> LiveGame:
         self.expire()
-        game = self._games.get(game_id) if isinstance(game_id, str) else None
+        with self._lock:
+            game = None
+            if isinstance(game_id, str):
+                game = self._games.get(game_id) or self._finished.get(game_id)
+            if game is not None and game_id in self._finished:
+                self._finished.move_to_end(game_id)
         if game is None:
             raise ApiError(404, "no such game (unknown id, or it expired after "
                                 f"{self.idle_s:g} s idle)")
         game.touched = time.monotonic()
         return game
 
+    def settle(self, game: LiveGame) -> None:
+        """Move ``game`` to the finished store once it is over (the oldest finished go)."""
+        if not game.engine.over:
+            return
+        with self._lock:
+            if self._games.pop(game.id, None) is None:
+                return
+            self._finished[game.id] = game
+            while len(self._finished) > self.max_finished:
+                self._finished.popitem(last=False)
+
     def create(self, body: Any) -> LiveGame:
-        """A new game from ``{game, num_players, seat, opponents, seed?}`` (checked)."""
+        """A new game from ``{game, num_players, seat, opponents, seed?}`` (checked); the
+        opponents before the human have not moved yet (:meth:`LiveGame.run_opponents`)."""
         if not isinstance(body, dict):
             raise ApiError(400, "the body must be a JSON object {game, num_players, seat, "
                                 "opponents, seed?}")
@@ -288,10 +348,10 @@ class GameStore:
         n = body.get("num_players")
         if isinstance(n, bool) or not isinstance(n, int) or n not in sizes:
             raise ApiError(422, f"{game} is played by {', '.join(map(str, sizes))} players, "
-                                f"not {str(n)[:20]}")
+                                f"not {_short(n)}")
         seat = body.get("seat", 0)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ApiError(422, f"seat must be 0 to {n - 1}, got {str(seat)[:20]}")
+            raise ApiError(422, f"seat must be 0 to {n - 1}, got {_short(seat)}")
         names = body.get("opponents")
         if isinstance(names, str):
             names = [names] * (n - 1)
@@ -300,10 +360,12 @@ class GameStore:
                                 "other seat, from your left) or one id for all")
         specs = [self.catalog.spec(game, name) for name in names]
         seed = body.get("seed")
+        chosen = seed is not None
         if seed is None:
-            seed = secrets.randbelow(2**63)
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise ApiError(422, "seed must be an integer from 0 to 2**63 - 1")
+            seed = secrets.randbelow(SEED_LIMIT)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+            raise ApiError(422, "seed must be an integer from 0 to 2**63 - 1 (or left out: the "
+                                "server draws one)")
         self.expire()
         with self._lock:
             if len(self._games) >= self.max_games:
@@ -313,10 +375,16 @@ class GameStore:
             live = _new_game(game_id, game, n, seat, specs, seed,
                              self.catalog.spec(game, CHECKPOINT)
                              if self.catalog.has_checkpoint(game) else None)
+            live.seed_chosen = chosen
             self._games[game_id] = live
-        with live.lock:
-            live.run_opponents()
         return live
+
+
+def _short(value: Any) -> str:
+    """A client's value in an error line: at most 20 characters, never a lone surrogate."""
+    text = value[:20] if isinstance(value, str) else str(value)[:20] if isinstance(
+        value, (int, float)) else type(value).__name__
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec], seed: int,

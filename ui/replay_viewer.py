@@ -26,6 +26,7 @@ from envs.core.record import check_record, load_record, replay, replay_steps
 from envs.core.registry import game_entry
 from envs.core.snapshot import seen_by
 from envs.core.text import explain_move
+from training.outputs import write_text_atomic
 from ui.replay_page import render_page
 
 __all__ = ["build_replay", "check_viewer_target", "move_explanation", "snapshot_module", "table",
@@ -267,5 +268,5 @@ def write_viewer(record_path: str | Path, out: str | Path, *, overwrite: bool = 
         raise FileNotFoundError(f"no game record at {record_path}")
     data = build_replay(load_record(record_path))
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_page(data), encoding="utf-8")
+    write_text_atomic(out, render_page(data))  # a failure never leaves a partial page
     return out

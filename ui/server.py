@@ -13,11 +13,25 @@ JSON API that scripts can use too (docs/serve.md):
   ``GET /games/{id}/replay``, its replay viewer page).
 
 Every refusal is a 4xx with ``{"error": "<one line>"}`` and leaves the game unchanged. Bodies
-are bounded (:data:`MAX_BODY`) and checked field by field (:class:`ui.live.GameStore`).
+are JSON (``Content-Type: application/json``), bounded (:data:`MAX_BODY`), without duplicate
+keys or lone surrogates, and checked field by field (:class:`ui.live.GameStore`). A request
+from another site (``Origin``, ``Sec-Fetch-Site``) is refused, and every response forbids
+framing and sniffing (:data:`SECURITY_HEADERS`).
+
+Concurrency: a game takes one request at a time; another request for a game that is busy is
+refused at once (409), never parked on a thread. What may search (a new game, a move: the
+opponents reply) runs on a small pool of its own (``search_threads``), everything else on
+another (:data:`LIGHT_THREADS`), so a game whose opponents think for seconds delays nobody
+else's view. Connections idle or half-sent for :data:`IDLE_S` are closed
+(:func:`server_settings`).
 """
 
+import asyncio
+import concurrent.futures
+import logging
 import threading
 import webbrowser
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,49 +40,116 @@ import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from envs.core.untrusted_json import parse_json
 from training.numpy_net import limit_blas_threads
 from ui.listen import usable_port
-from ui.live import ApiError, Catalog, GameStore
+from ui.live import ApiError, Catalog, GameStore, LiveGame
 from ui.replay_page import render_page
 from ui.replay_viewer import build_replay
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096  # bytes: the largest request body the API reads
 MAX_BODY_DEPTH = 4  # nesting levels a body may have (a new game's is 2: {"opponents": [...]})
-
+BODY_S = 10.0  # seconds a body may take to arrive once its headers have
+IDLE_S = 10  # seconds a connection may sit idle or half-sent (no whole request) before closing
+KEEP_ALIVE_S = 5  # uvicorn's timeout_keep_alive: an idle connection after a response closes
+MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes buffered of a request head not yet whole
+MAX_CONNECTIONS = 512  # uvicorn's limit_concurrency: connections and tasks; beyond, a 503
+LIGHT_THREADS = 8  # threads for views, hints and records
+SEARCH_THREADS = 2  # threads for new games and moves (the opponents' replies: searches)
+#: sent with every response: no page may frame this one (clickjacking), no guessed types
+SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
+                    "X-Content-Type-Options": "nosniff"}
+#: ``Sec-Fetch-Site`` values of a request this server's own page (or a typed URL) makes
+OWN_SITE = ("same-origin", "none")
 
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+log = logging.getLogger("roundtable.serve")
+
+
+def _one_line(message: str) -> str:
+    """An error line: whitespace folded, a lone surrogate escaped (JSON must encode it)."""
+    return " ".join(message.split()).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": _one_line(message)}, status_code=status)
+
+
+def parse_body(raw: bytes) -> Any:
+    """A request body's JSON value, or a 400: UTF-8, JSON, nested at most
+    :data:`MAX_BODY_DEPTH`, no ``NaN``, no key twice in an object, no lone surrogate
+    (``envs.core.untrusted_json.parse_json``)."""
+    try:
+        return parse_json(raw.decode("utf-8"), "the body", max_depth=MAX_BODY_DEPTH)
+    except UnicodeDecodeError:
+        raise ApiError(400, "the body: not JSON text (not UTF-8)") from None
+    except ValueError as err:  # bad JSON, NaN, a key twice, a lone surrogate, too deep
+        raise ApiError(400, str(err)) from None
+
+
+def cross_site(request: Request) -> str | None:
+    """Why a request comes from another site (``None``: it does not, or cannot tell)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site.strip().lower() not in OWN_SITE:
+        return f"a request from another site (Sec-Fetch-Site: {site[:20]}) is refused"
+    origin = request.headers.get("origin")
+    if origin is not None:
+        own = f"{request.url.scheme}://{request.headers.get('host', '')}"
+        if origin.strip().lower() != own.lower():
+            return f"a request from another origin ({origin[:60]}) is refused"
+    return None
+
+
+def _guarded(request: Request) -> bool:
+    """Whether the cross-site check applies: the API, the replay pages, and any method but
+    GET/HEAD (the start page and its static files open from anywhere)."""
+    path = request.url.path
+    return request.method not in ("GET", "HEAD") or not (path == "/" or path.startswith("/static/"))
 
 
 def create_app(store: GameStore | None = None,
-               allowed_hosts: tuple[str, ...] | None = None) -> FastAPI:
+               allowed_hosts: tuple[str, ...] | None = None,
+               search_threads: int = SEARCH_THREADS) -> FastAPI:
     """The FastAPI app over ``store`` (a :class:`ui.live.GameStore`; a default one if None).
 
     ``allowed_hosts``: the host names a request's ``Host`` header may carry (any port); None
     takes any. A server on the loopback address takes only loopback names, so that a web page
-    elsewhere cannot reach it through a DNS name rebound to 127.0.0.1.
+    elsewhere cannot reach it through a DNS name rebound to 127.0.0.1. ``search_threads``:
+    threads for new games and moves (the opponents' searches).
     """
     limit_blas_threads()  # the networks are small: threads only add waits (numpy_net)
     store = GameStore(Catalog()) if store is None else store
     app = FastAPI(title="RoundTable Gym", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
+    search = concurrent.futures.ThreadPoolExecutor(search_threads, "roundtable-search")
+    light = concurrent.futures.ThreadPoolExecutor(LIGHT_THREADS, "roundtable-light")
+    app.state.pools = (search, light)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
-    def error(status: int, message: str) -> JSONResponse:
-        return JSONResponse({"error": " ".join(message.split())}, status_code=status)
-
-    if allowed_hosts is not None:
-        @app.middleware("http")
-        async def _known_host(request: Request, call_next: Any) -> Any:
+    @app.middleware("http")
+    async def _guard(request: Request, call_next: Any) -> Any:
+        """Host (DNS rebinding: 421), another site (403), and the headers of every answer."""
+        response = None
+        if allowed_hosts is not None:
             host = request.headers.get("host", "")
             name = host.rsplit(":", 1)[0] if not host.endswith("]") else host
             if name not in allowed_hosts:
-                return error(421, f"this server answers only to {', '.join(allowed_hosts)}")
-            return await call_next(request)
+                response = error(421, f"this server answers only to {', '.join(allowed_hosts)}")
+        if response is None and _guarded(request):
+            why = cross_site(request)
+            response = error(403, why) if why else None
+        if response is None:
+            try:
+                response = await call_next(request)
+            except Exception:  # a bug: logged here, one JSON line for the client
+                log.exception("roundtable serve: %s %s failed", request.method, request.url.path)
+                response = error(500, "internal server error (logged by the server)")
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, err: ApiError) -> JSONResponse:
@@ -79,26 +160,54 @@ def create_app(store: GameStore | None = None,
         return error(err.status_code, str(err.detail))
 
     async def body_of(request: Request) -> Any:
-        """The request's JSON body: bounded and parsed, or a 4xx."""
+        """The request's JSON body: declared as JSON, bounded, on time and parsed, or a 4xx."""
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            raise ApiError(415, "a body must be JSON, sent with Content-Type: application/json")
         declared = request.headers.get("content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
             raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
-        raw = b""
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_BODY:
-                raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
-        try:
-            return parse_json(raw.decode("utf-8"), "the body", max_depth=MAX_BODY_DEPTH)
-        except UnicodeDecodeError:
-            raise ApiError(400, "the body: not JSON text (not UTF-8)") from None
-        except ValueError as err:  # bad JSON, NaN, or nested deeper than an API body needs
-            raise ApiError(400, str(err)) from None
 
-    def locked(game_id: str, action: Any) -> Any:
-        game = store.get(game_id)
-        with game.lock:
-            return action(game)
+        async def read() -> bytes:
+            raw = b""
+            async for chunk in request.stream():
+                raw += chunk
+                if len(raw) > MAX_BODY:
+                    raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
+            return raw
+
+        try:
+            raw = await asyncio.wait_for(read(), BODY_S)
+        except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
+            raise ApiError(408, f"the body did not arrive within {BODY_S:g} s") from None
+        return parse_body(raw)
+
+    async def on_game(game: LiveGame, work: Callable[[LiveGame], Any], pool: Any,
+                      claimed: bool = False) -> Any:
+        """``work(game)`` on ``pool``, the game's only request until it is done: a request
+        for a busy game is a 409 at once (it never waits on a thread). The worker releases the
+        game even when the client hangs up (the await is shielded, the work runs to its end)."""
+        if not claimed and not game.lock.acquire(blocking=False):
+            raise ApiError(409, "this game is answering another request (its opponents may be "
+                                "thinking); send this one again when that one has answered")
+
+        def run() -> Any:
+            try:
+                result = work(game)
+                store.settle(game)
+                return result
+            finally:
+                game.lock.release()
+
+        try:
+            future = pool.submit(run)
+        except BaseException:
+            game.lock.release()
+            raise
+        return await asyncio.shield(asyncio.wrap_future(future))
+
+    def on_id(game_id: str, work: Callable[[LiveGame], Any], pool: Any = light) -> Any:
+        return on_game(store.get(game_id), work, pool)
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
@@ -111,13 +220,19 @@ def create_app(store: GameStore | None = None,
     @app.post("/api/games", status_code=201)
     async def create(request: Request) -> JSONResponse:
         body = await body_of(request)
-        game = await run_in_threadpool(store.create, body)
-        view = await run_in_threadpool(locked, game.id, lambda g: g.view())
+        game = await asyncio.wrap_future(light.submit(store.create, body))
+        game.lock.acquire()  # nobody else knows its id yet
+
+        def first_view(g: LiveGame) -> dict:
+            g.run_opponents()  # the seats before the human's move first
+            return g.view()
+
+        view = await on_game(game, first_view, search, claimed=True)
         return JSONResponse({"id": game.id, "view": view}, status_code=201)
 
     @app.get("/api/games/{game_id}")
     async def view(game_id: str) -> dict:
-        return await run_in_threadpool(locked, game_id, lambda g: g.view())
+        return await on_id(game_id, lambda g: g.view())
 
     @app.post("/api/games/{game_id}/moves")
     async def move(game_id: str, request: Request) -> dict:
@@ -130,23 +245,66 @@ def create_app(store: GameStore | None = None,
             game.move(body["step"], body["action"])
             return game.view()
 
-        return await run_in_threadpool(locked, game_id, play)
+        return await on_id(game_id, play, search)
 
     @app.get("/api/games/{game_id}/hint")
     async def hint(game_id: str) -> dict:
-        return await run_in_threadpool(locked, game_id, lambda g: g.hint())
+        return await on_id(game_id, lambda g: g.hint())
 
     @app.get("/api/games/{game_id}/record")
     async def record(game_id: str) -> dict:
-        return await run_in_threadpool(locked, game_id, lambda g: g.record())
+        return await on_id(game_id, lambda g: g.record())
 
     @app.get("/games/{game_id}/replay", include_in_schema=False)
     async def replay(game_id: str) -> HTMLResponse:
-        record = await run_in_threadpool(locked, game_id, lambda g: g.record())
-        page = await run_in_threadpool(lambda: render_page(build_replay(record)))
-        return HTMLResponse(page)
+        return HTMLResponse(await on_id(game_id,
+                                        lambda g: render_page(build_replay(g.record()))))
 
     return app
+
+
+class TimedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol that also closes a connection idle or half-sent for
+    :data:`IDLE_S`: uvicorn's keep-alive timer starts only after a response and stops at the
+    first byte of the next request, so a client that connects and sends nothing, or only part
+    of a request head, would hold its connection for good."""
+
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(IDLE_S, self._expire)
+
+    def _expire(self) -> None:
+        self._deadline = None
+        answering = self.cycle is not None and not self.cycle.response_complete
+        if not answering and not self.transport.is_closing():
+            self.transport.close()
+
+
+def server_settings(host: str, port: int) -> dict[str, Any]:
+    """uvicorn's settings (``uvicorn.run``/``uvicorn.Config`` keywords): the timed h11 protocol
+    (:class:`TimedH11Protocol`), keep-alive :data:`KEEP_ALIVE_S`, request heads of at most
+    :data:`MAX_HEADER_BYTES` buffered of a head not yet whole, at most :data:`MAX_CONNECTIONS`
+    connections and tasks (beyond: uvicorn's own 503)."""
+    return {"host": host, "port": port, "log_level": "warning", "lifespan": "off",
+            "http": TimedH11Protocol, "timeout_keep_alive": KEEP_ALIVE_S,
+            "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
+            "limit_concurrency": MAX_CONNECTIONS}
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = False,
@@ -165,5 +323,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
               "play here")
     if open_browser:
         threading.Timer(1.0, lambda: webbrowser.open(url)).start()
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, **server_settings(host, port))
     return 0

@@ -9,7 +9,9 @@ the game politely. What happens is narrated from the game's events (``docs/event
 human's seat may see, in the second person ("you", "your"): a move's full name could reveal a
 face-down card, its events cannot. A move whose events tell the human nothing yet (a card
 added face down to a quest stage) is told as the human's seat may know it
-(``envs.<game>.snapshot.move_name``: "add a card face down to stage 2").
+(``envs.<game>.snapshot.move_name``: "add a card face down to stage 2"); a move the seat may
+not even learn of (another seat's card chosen face down in Quests: how many is secret) is not
+told at all.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any, TextIO
 from envs.core.agents import choose_action
 from envs.core.events import narration
 from envs.core.registry import game_entry, game_module
+from envs.core.snapshot import move_hidden
 from training.evaluate import default_table_size
 from training.numpy_net import limit_blas_threads
 from training.policies import parse_spec, reset_policy
@@ -104,7 +107,7 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         labels[s] = spec.spec
         reset_policy(players[s])
     # what an opponent's move shows the human's seat (its card hidden, where it went not)
-    move_name = importlib.import_module(f"envs.{entry.game}.snapshot").move_name
+    shown = importlib.import_module(f"envs.{entry.game}.snapshot")
 
     # a terminal's own width (piped output, a file, is not wrapped unless ``width`` says so)
     columns = width or (shutil.get_terminal_size().columns if out.isatty() else None)
@@ -137,9 +140,10 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         if p != seat:
             action = choose_action(players[p], engine.observation(p),
                                    engine.legal_mask().copy(), engine, p)
-            what = move_name(engine, action, seat)
+            what = shown.move_name(engine, action, seat)
+            secret = move_hidden(shown, engine, action, seat)  # a Quests card face down
             env.step(action)
-            if not narrate():
+            if not narrate() and not secret:
                 say(f"  player_{p} ({labels[p]}): {what}")
             continue
         legal = env.legal_actions()

@@ -15,6 +15,7 @@ regenerated and diffed by the tests so no rule or encoding change slips through 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -38,10 +39,14 @@ from envs.core.registry import game_entry, game_module
 from envs.core.untrusted_json import read_json_file
 
 REQUIRED_KEYS = ("env", "version", "num_players", "seed", "options", "actions")
-#: Every key a record may hold (``env.unwrapped.record()``'s, plus the ``players`` labels of
-#: ``roundtable eval --save-games``); any other key is refused, never silently ignored.
+#: Keys about a game that replaying does not make: the ``players`` labels (``roundtable eval
+#: --save-games``, ``roundtable serve``) and whether the client chose the seed (``roundtable
+#: serve``: whoever chose it could know the whole deal). Both optional.
+METADATA_KEYS = ("players", "seed_chosen_by_client")
+#: Every key a record may hold (``env.unwrapped.record()``'s, plus :data:`METADATA_KEYS`); any
+#: other key is refused, never silently ignored.
 KNOWN_KEYS = (*REQUIRED_KEYS, "game", "rules", "end", "over", "truncated", "rewards", "scores",
-              "ranks", "illegal", "events", "players")
+              "ranks", "illegal", "events", *METADATA_KEYS)
 END_VALUES = (END_FINISHED, END_TRUNCATED, END_ILLEGAL, END_IN_PROGRESS)
 #: Bounds of a record file: its size, how deep its JSON nests (a real record nests 4 deep:
 #: record, events, event, data; rigged-deck options a little more), and how many actions.
@@ -140,6 +145,14 @@ def check_record(record: Any) -> None:
     for key in ("options", "rules"):
         value = record.get(key)
         _require(value is None or isinstance(value, dict), key, "an object (or null)", value)
+    # only the game's rule options: the env's own arguments (num_players, render_mode, events)
+    # would clash with the table size or print the game, not set a rule
+    names = [f.name for f in dataclasses.fields(game_module(entry.game).raw_env.engine_cls
+                                                 .rules_cls)]
+    unknown = [k for k in record.get("rules") or {} if k not in names]
+    if unknown:
+        raise ValueError(f"game record field 'rules' holds {', '.join(map(_show, unknown[:5]))}, "
+                         f"not a rule option of {entry.game}; allowed: {', '.join(names)}")
     actions = record["actions"]
     _require(isinstance(actions, list), "actions", "a list of action ids", actions)
     if len(actions) > MAX_RECORD_ACTIONS:
@@ -153,7 +166,7 @@ def check_record(record: Any) -> None:
                              f"{_show(action)}")
     end = record.get("end")
     _require(end is None or end in END_VALUES, "end", f"one of {', '.join(END_VALUES)}", end)
-    for key in ("over", "truncated"):
+    for key in ("over", "truncated", "seed_chosen_by_client"):
         value = record.get(key)
         _require(value is None or isinstance(value, bool), key, "true or false", value)
     illegal = record.get("illegal")

@@ -111,3 +111,11 @@ def seen_by(snap: Any, viewer: int | None) -> Any:
     if isinstance(snap, dict):
         return {k: seen_by(v, viewer) for k, v in snap.items()}
     return snap
+
+
+def move_hidden(module: Any, engine: Any, action: int, viewer: int | None) -> bool:
+    """Whether ``viewer`` may not even learn that the move is made (``module``: a game's
+    snapshot module; its optional ``hidden_move`` says): a Quests card chosen face down by
+    another seat, whose count is secret until the reveal. A view or a narration skips it."""
+    hidden = getattr(module, "hidden_move", None)
+    return bool(hidden is not None and hidden(engine, action, viewer))

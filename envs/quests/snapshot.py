@@ -4,7 +4,8 @@
 What a seat sees follows its observation: its own hand; the cards of a quest stage once it is
 revealed, or all of them as the sponsor, or the one stage it looked at with Merlin (everyone
 sees the card counts, and a stage's type once it is announced); face-down cards chosen for a
-foe stage or a tournament round only after the reveal (its own at once). Ranks, shields,
+foe stage or a tournament round only after the reveal (its own at once), and not even how many
+before it: another seat's hand shows its face-down cards among its backs. Ranks, shields,
 allies, Amours in play, bids and the adventure discard pile are public.
 """
 
@@ -138,16 +139,12 @@ def _player(engine: QuestsEngine, s: int, viewer: int | None) -> dict:
     faces = [adventure_card(k, owner=s) for k in kinds_of(engine.hands[s])]
     # the public count includes face-down choices until the reveal; the faces are the hand
     hand = S.hand(viewer, s, faces, engine.hand_n[s] + hidden, "adventure")
-    if not S.knows(viewer, s):
-        hand["cards"] = hand["cards"][hidden:]
     areas = [S.group("allies in play", [adventure_card(k, owner=s) for i, k in enumerate(ALLIES)
                                         if engine.allies[s][i]]
                      + ([adventure_card(AMOUR_KIND, owner=s)] if engine.amour[s] else []))]
-    if hidden:
+    if hidden and S.knows(viewer, s):  # others: how many is secret until the reveal
         played = engine.played[s][-hidden:]
-        areas.append(S.group("played face down", [
-            adventure_card(k, owner=s) if S.knows(viewer, s) else S.back("adventure", owner=s)
-            for k in played]))
+        areas.append(S.group("played face down", [adventure_card(k, owner=s) for k in played]))
     elif engine.shown[s]:
         label = "revealed" + (f" · BP {engine.shown_bp[s]}" if engine.shown_bp[s] else "")
         areas.append(S.group(label, [adventure_card(k, owner=s) for k in engine.shown[s]]))
@@ -177,6 +174,14 @@ def move_name(engine: QuestsEngine, action: int, viewer: int | None = None) -> s
             TOURNAMENT_PLAY: "for the tournament",
             FINAL_PLAY: "for the final tournament"}[engine.phase]
     return engine.action_name(action)
+
+
+def hidden_move(engine: QuestsEngine, action: int, viewer: int | None = None) -> bool:
+    """Whether ``viewer`` may not even know that the move is made: another seat's card chosen
+    face down (one action per card). How many cards a seat chose is secret until the reveal
+    (envs/quests/README.md, rule 4): only its ``done`` is public."""
+    return (not S.knows(viewer, engine.current_player) and A.PLAY <= action < A.BID
+            and engine.phase in FACE_DOWN_PHASES)
 
 
 def action_text(engine: QuestsEngine, action: int, viewer: int | None = None) -> str:

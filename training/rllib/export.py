@@ -88,12 +88,15 @@ def load_module_state(path: str | Path, game: str) -> tuple[dict[str, Any], dict
 
     zip_path, _ = checkpoint.find_checkpoint(path)
     _, card = checkpoint.load_actor(zip_path, game)  # every card and hash check
-    try:
-        with zipfile.ZipFile(zip_path) as archive:
-            data = archive.read(MODULE_FILE)
-    except KeyError:
+    with zipfile.ZipFile(zip_path) as archive:
+        present = MODULE_FILE in archive.namelist()
+    if not present:
         raise checkpoint.CheckpointError(
             f"{zip_path} holds no {MODULE_FILE}: only a checkpoint written by the RLlib "
-            "backend can start an RLlib run (init)") from None
-    state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    return {k: v.numpy() for k, v in state.items()}, card
+            "backend can start an RLlib run (init)")
+    state = checkpoint.read_member_state(zip_path, MODULE_FILE, checkpoint.member_limit(card))
+    try:
+        return {k: torch.as_tensor(v).numpy() for k, v in state.items()}, card
+    except (TypeError, RuntimeError, ValueError) as err:
+        raise checkpoint.CheckpointError(f"corrupt checkpoint {zip_path}: {MODULE_FILE} holds "
+                                         f"something other than tensors ({err})") from None
