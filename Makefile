@@ -13,6 +13,7 @@ all: test
 # torch is bounded below 2.14 in pyproject.toml, which takes the CPU wheel on this kind of
 # machine instead of a multi-GB CUDA build.
 $(STAMP): pyproject.toml
+	@echo "make: installing RoundTable Gym and its dependencies (PyTorch CPU, Stable-Baselines3, FastAPI, …) into $(VENV); this takes about 2-3 minutes the first time, once"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[train,bench,dev,interop,serve]"

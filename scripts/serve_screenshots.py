@@ -1,4 +1,5 @@
-"""Screenshots of ``roundtable serve``, one per game being played: ``docs/serve_<game>.png``.
+"""Screenshots of ``roundtable serve``, one per game being played: ``docs/serve_<game>.png``,
+and the same moment on a phone (390×844, the whole page): ``docs/serve_phone_<game>.png``.
 
 Starts the app on 127.0.0.1 (a free port), opens its start page in headless Chromium
 (:mod:`ui.browser`), starts a game against the shipped checkpoint and the heuristic through the
@@ -11,6 +12,7 @@ and takes the picture. Run again after a change to the page or the snapshots::
 
 from __future__ import annotations
 
+import base64
 import random
 import sys
 from pathlib import Path
@@ -63,10 +65,29 @@ def shoot(driver, url: str, game: str, n: int, clicks: int, out: Path) -> Path:
     return path
 
 
+def shoot_phone(driver, game: str, out: Path, width: int = 390, height: int = 844,
+                longest: int = 2600) -> Path:
+    """The page as it stands, at a phone's width: the whole page from the top (the panel under
+    the table), at most ``longest`` px tall."""
+    size = driver.get_window_size()
+    driver.set_window_size(width, height)
+    driver.set_window_size(2 * width - driver.execute_script("return innerWidth"), height)
+    driver.execute_script("window.scrollTo(0, 0)")
+    tall = min(longest, driver.execute_script("return document.documentElement.scrollHeight"))
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": width, "height": tall, "scale": 1}})
+    path = out / f"serve_phone_{game}.png"
+    path.write_bytes(base64.b64decode(shot["data"]))
+    driver.set_window_size(size["width"], size["height"])
+    return path
+
+
 def shoot_all(driver: Any, out: Path) -> None:
     with running_server() as (url, _):
         for game, n, clicks in SHOTS:
             print(f"wrote {shoot(driver, url, game, n, clicks, out)}")
+            print(f"wrote {shoot_phone(driver, game, out)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,15 +36,16 @@ def test_plural_and_ordinal() -> None:
     assert plural(1, "bonus shield") == "1 bonus shield"
     assert [ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 22, 103)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "103rd"]
-    assert phase_text("bid", {"bid": "a test"}) == "phase bid (a test)"
-    assert phase_text("odd", {}) == "phase odd"
+    # said once in plain words: the description alone, never the raw tag before it
+    assert phase_text("bid", {"bid": "a test"}) == "a test"
+    assert phase_text("odd_one", {}) == "odd one"
 
 
 # -- phases ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("game", "n"), GAMES)
 def test_every_phase_is_explained(game: str, n: int) -> None:
     """Every phase name a game can show has words a newcomer understands, and the text view
-    and the snapshot show them next to the name."""
+    and the snapshot show them instead of the name."""
     engine = raw(game, n).engine
     described = engine.phase_descriptions
     for phase in PHASES[game]:
@@ -55,8 +56,9 @@ def test_every_phase_is_explained(game: str, n: int) -> None:
     for state in engine_states(engine, range(3), every=3):
         phase = state.phase_name()
         seen.add(phase)
-        shown = f"phase {phase} ({state.phase_description()})"
+        shown = state.phase_description()
         assert shown in state.render_text(0).splitlines()[0]
+        assert f"phase {phase}" not in state.render_text(0).splitlines()[0]
         if not state.over:
             assert shown in module.snapshot(state, 0)["status"]
     assert len(seen) >= 4

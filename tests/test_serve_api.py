@@ -21,6 +21,7 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient
 
 from envs.core.record import METADATA_KEYS, replay
+from envs.core.snapshot import seen_by
 from ui.live import Catalog, GameStore
 from ui.replay_viewer import snapshot_module
 from ui.server import create_app
@@ -251,7 +252,9 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
         assert entry["name"] == module.move_name(before, action, self.seat)
         assert entry["events"] == [second_person(e.text, self.seat)
                                    for e in after.events.visible(self.seat)[seen:]]
-        assert entry["table"] == json.loads(json.dumps(module.snapshot(after, self.seat)))
+        # the seat's table, in the second person as its events are
+        assert entry["table"] == json.loads(json.dumps(seen_by(module.snapshot(after, self.seat),
+                                                               self.seat)))
         counts["moves"] += 1
         counts["changed"] += module.snapshot(after, None) != module.snapshot(self.engine, None)
 

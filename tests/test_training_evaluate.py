@@ -23,9 +23,11 @@ from tests.training_support import ready_games
 from training import evaluate as evaluate_module
 from training.cli import main
 from training.evaluate import (
+    RATING_NOTE,
     EvalResult,
     PlayerStats,
     bar_multiple,
+    bar_verdict,
     default_table_size,
     evaluate,
     evaluate_baselines,
@@ -477,7 +479,18 @@ def test_format_result_is_the_markdown_table() -> None:
         "|---|---:|---|---:|---:|---:|\n"
         "| me | 0.700 | [0.667, 0.750] | 1.50 | 1.75 | 3.25 |\n"
         "| them | 0.100 | [0.000, 0.200] | 0.50 | 2.25 | -1.50 |\n"
-        "| last | 0.150 | [0.000, 0.300] | 0.25 | 2.50 | -2.00 |")
+        "| last | 0.150 | [0.000, 0.300] | 0.25 | 2.50 | -2.00 |\n"
+        "\n" + RATING_NOTE)
+
+
+def test_the_shipping_bar_says_pass_or_fail() -> None:
+    """The results print the bar with a mark: PASS when the CI's lower end clears it."""
+    passing = bar_verdict(_result(3, (0.7, [0.6667, 0.75]), 0.15), "random")
+    failing = bar_verdict(_result(3, (0.4, [0.30, 0.50]), 0.15), "random")
+    assert passing.startswith("shipping bar ") and ": PASS (" in passing
+    assert ": FAIL (" in failing and "PASS" not in failing
+    assert bar_verdict(_result(3, (0.7, [0.6667, 0.75]), 0.15), "nobody") == ""
+    assert "higher is better" in RATING_NOTE and "rating" in RATING_NOTE
 
 
 # -- the worker pool ---------------------------------------------------------------------------

@@ -149,7 +149,10 @@ def test_demo_trains_evaluates_and_prints(tmp_path: Path, capsys: pytest.Capture
     runs = list(tmp_path.glob("demo_run-*"))
     assert len(runs) == 1  # a fresh, timestamped run directory
     assert out.count("| player | win rate | 95% CI |") == 4  # 2 baselines × 2 table sizes
-    assert "shipping bar 1.3× fair share = 0.325" in out
+    assert "shipping bar 1.3× fair share = 0.325: " in out
+    bars = [line for line in out.splitlines() if line.startswith("shipping bar ")]
+    assert len(bars) == 4 and all(": PASS (" in b or ": FAIL (" in b for b in bars)
+    assert out.count("rating: a skill estimate") == 4
     assert f"Learning curve: {runs[0] / 'curve.png'}" in out and "Demo wall time:" in out
 
 
@@ -248,3 +251,20 @@ def test_config_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and match in err, err
     assert not (tmp_path / "run").exists()
+
+
+def test_the_progress_bar_keeps_its_total() -> None:
+    """PPO runs whole rollouts, past ``total_steps``: the bar's total is where training really
+    stops, so tqdm keeps "n/total" to the end (past its total it printed "163780step")."""
+    import io
+
+    from tqdm import tqdm
+
+    from training.train import bar_total
+
+    assert bar_total(160_000, 2048 * 4) == 163_840
+    assert bar_total(8192, 8192) == 8192 and bar_total(5, 0) == 5
+    bar = tqdm(total=bar_total(160_000, 2048 * 4), unit="step", file=io.StringIO())
+    bar.update(163_780)
+    assert "163780/163840" in str(bar)
+    bar.close()

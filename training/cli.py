@@ -444,7 +444,8 @@ def _port(text: str) -> int:
 def _add_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=_port, default=8000,
+                        help="port (default 8000; 0: any free port, shown in the URL)")
     parser.add_argument("--open", action="store_true", help="open the start page in a browser")
     parser.add_argument("--max-games", type=positive_int, default=64,
                         help="games running at once (default 64)")

@@ -17,7 +17,7 @@ from envs.paladin.heuristic import PaladinHeuristic
 def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
                   workers: int = 2) -> int:
     from training.config import load_config
-    from training.evaluate import SHIPPING_BARS, evaluate, format_result
+    from training.evaluate import bar_verdict, evaluate, format_result
     from training.train import train
 
     start = time.perf_counter()
@@ -34,9 +34,10 @@ def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
         for n in cfg.eval_sizes:
             r = evaluate(cfg.game, [spec, baseline], games, n, workers=workers,
                          rules=cfg.env.rules)
-            bar = SHIPPING_BARS.get(baseline)
-            note = f"; shipping bar {bar}× fair share = {bar / n:.3f}" if bar else ""
-            print(format_result(r).replace("per seat", f"per seat{note}", 1))
+            print(format_result(r))
+            verdict = bar_verdict(r, baseline)
+            if verdict:
+                print(verdict)
             print()
     print(f"Learning curve: {result.curve_png} (data: {result.curve_csv})")
     print(f"Demo wall time: {time.perf_counter() - start:.0f} s "

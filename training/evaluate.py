@@ -353,4 +353,25 @@ def format_result(result: EvalResult) -> str:
     for p in result.players:
         lines.append(f"| {p.spec} | {p.win_rate:.3f} | [{p.ci95[0]:.3f}, {p.ci95[1]:.3f}] | "
                      f"{p.mean_score:.2f} | {p.mean_rank:.2f} | {p.rating:.2f} |")
+    lines.append("")
+    lines.append(RATING_NOTE)
     return "\n".join(lines)
+
+
+#: what the results tables' "rating" column means, printed under each table
+RATING_NOTE = ("rating: a skill estimate from these games' ranks (openskill Plackett–Luce, the "
+               "cautious μ − 3σ); higher is better, and it compares the players of this table "
+               "only")
+
+
+def bar_verdict(result: EvalResult, baseline: str) -> str:
+    """The shipping bar against ``baseline`` and whether the first player clears it: ``"shipping
+    bar 1.5× fair share = 0.500: PASS (95% CI lower end 0.512 > 0.500)"``; "" without a bar."""
+    bar = bar_multiple(baseline)
+    if not bar:
+        return ""
+    n, low = result.table_size, result.players[0].ci95[0]
+    mark = "PASS" if low > bar / n else "FAIL"
+    sign = ">" if low > bar / n else "≤"
+    return (f"shipping bar {bar:g}× fair share = {bar / n:.3f}: {mark} (95% CI lower end "
+            f"{low:.3f} {sign} {bar / n:.3f})")

@@ -282,8 +282,10 @@ class SelfPlayCallback(BaseCallback):
         if self.progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.cfg.total_steps, initial=self.num_timesteps, unit="step",
-                            smoothing=0.05, desc=f"train {self.cfg.game}")
+            rollout = int(getattr(self.model, "n_steps", 1)) * int(getattr(self.model, "n_envs", 1))
+            self.bar = tqdm(total=bar_total(self.cfg.total_steps, rollout),
+                            initial=self.num_timesteps, unit="step", smoothing=0.05,
+                            desc=f"train {self.cfg.game}")
 
     def _on_step(self) -> bool:
         infos = self.locals.get("infos", ())
@@ -293,6 +295,8 @@ class SelfPlayCallback(BaseCallback):
         self.league.record(infos)
         steps = self.num_timesteps
         if self.bar is not None:
+            if steps > self.bar.total:  # past its total tqdm drops it ("163780step")
+                self.bar.total = bar_total(steps, 1)
             self.bar.update(steps - self.bar.n)
         if steps >= self.next_snapshot:
             self.next_snapshot += self.cfg.opponents.snapshot_every
@@ -505,6 +509,14 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
         vec_env.close()
         raise
     return vec_env, model, prior
+
+
+def bar_total(total_steps: int, rollout: int) -> int:
+    """The steps training really runs: PPO collects whole rollouts (``n_steps`` × envs), so it
+    stops at the first multiple of ``rollout`` at or past ``total_steps``; the progress bar's
+    total, so that the bar keeps its "n/total" to the end."""
+    rollout = max(1, rollout)
+    return -(-total_steps // rollout) * rollout
 
 
 def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -> TrainResult:

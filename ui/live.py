@@ -30,8 +30,7 @@ from envs.core.events import second_person
 from envs.core.registry import available_games, game_entry, game_module
 from envs.core.snapshot import move_hidden
 from training.policies import PIMC_PREFIX, PolicySpec, heuristic_styles, parse_spec, reset_policy
-from ui.moves import explain
-from ui.replay_viewer import snapshot_module
+from ui.replay_viewer import move_explanation, snapshot_module, table, words_module
 
 #: the shipped checkpoints, one folder per game (``checkpoints/<game>``)
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
@@ -87,7 +86,7 @@ class Catalog:
         games = []
         for game in self.games():
             module = game_module(game)
-            games.append({"game": game, "title": _title(game),
+            games.append({"game": game, "title": words_module(game).TITLE,
                           "players": list(game_entry(game).players),
                           "default_players": module.raw_env.default_players,
                           "opponents": self.opponents(game),
@@ -113,9 +112,9 @@ class Catalog:
             return self._specs[key]
 
 
-def _title(game: str) -> str:
-    return {"paladin": "Paladin", "white_knight": "White Knight",
-            "quests": "Quests of the Round Table"}.get(game, game)
+def _who(label: str) -> str:
+    """A seat's label without its seat name: ``"player_1 (random)"`` is ``"random"``."""
+    return label.partition(" (")[2].removesuffix(")") or label
 
 
 def _person(text: str, seat: int) -> str:
@@ -178,7 +177,7 @@ class LiveGame:
         news = self.engine.events.visible(self.seat, before)
         self._moves.append({"player": actor, "text": text, "name": name,
                             "events": [_person(e.text, self.seat) for e in news],
-                            "table": module.snapshot(self.engine, self.seat)})
+                            "table": table(module, self.engine, self.seat)})
 
     def move(self, step: Any, action: Any) -> None:
         """The human's move; refused (the game unchanged) unless it is the current step, the
@@ -213,21 +212,21 @@ class LiveGame:
             "id": self.id, "game": self.game, "num_players": engine.num_players,
             "seat": self.seat, "players": self.labels, "step": self.step,
             "to_act": None if engine.over else engine.current_player, "over": engine.over,
-            "table": module.snapshot(engine, self.seat),
+            "table": table(module, engine, self.seat),
             "legal": [{"id": a, "name": n,
-                       "explain": engine.action_hint(a) or explain(self.game, n)}
+                       "explain": move_explanation(self.game, engine, a)}
                       for a, n in zip(legal, names)],
             "events": [{"kind": e.kind, "text": _person(e.text, self.seat),
                         "private": e.to is not None} for e in news],
             "moves": moves, "final": None, "seed_chosen_by_client": self.seed_chosen,
         }
         if self.seed_chosen:  # on every table the page draws
-            for table in [view["table"], *(m["table"] for m in moves)]:
-                table["notes"].append(SEED_NOTE)
+            for drawn in [view["table"], *(m["table"] for m in moves)]:
+                drawn["notes"].append(SEED_NOTE)
         if engine.over:
             view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
                              "rewards": engine.rewards(), "truncated": bool(engine.truncated),
-                             "scoring": SCORING.get(self.game, ""),
+                             "scoring": words_module(self.game).SCORING,
                              "score_texts": [engine.score_text(s)
                                              for s in range(engine.num_players)]}
         return view
@@ -256,7 +255,8 @@ class LiveGame:
             raise ApiError(409, "the record (it holds the whole deal) is given once the game "
                                 "is over")
         record = self.env.record()
-        record["players"] = {f"player_{s}": label for s, label in enumerate(self.labels)}
+        # who sat where, as the replay viewer adds it to the seat's name: "player_1 (random)"
+        record["players"] = {f"player_{s}": _who(label) for s, label in enumerate(self.labels)}
         record["seed_chosen_by_client"] = self.seed_chosen
         return record
 
@@ -266,18 +266,6 @@ SEED_NOTE = ("the deal's seed was chosen by the client: whoever chose it can kno
              "card")
 #: the largest seed a client may choose (exclusive), as ``env.reset`` takes it
 SEED_LIMIT = 2**63
-
-#: how each game is scored, shown with the final scores
-SCORING = {
-    "paladin": "Score = the honour of the missions you won + 1 per red paladin kept in front of "
-               "you. Ranks: score, then missions won, then red paladins kept.",
-    "white_knight": "VP = the VP of the monsters you won + the VP of your treasures (an item "
-                    "used is discarded, its VP lost). If the city fell, monster VP count zero. "
-                    "Retired players score 0 and rank last; others rank by VP, then monsters "
-                    "won, then HP left.",
-    "quests": "A sole Knight of the Round Table wins (several play a final tournament). Everyone "
-              "else ranks by progress: the shields earned toward the Round Table.",
-}
 
 
 class GameStore:
@@ -418,5 +406,5 @@ def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec
     deal = env.engine.events.visible(seat, 0)
     live._moves.append({"player": None, "text": "the deal", "name": "the deal",
                         "events": [_person(e.text, seat) for e in deal],
-                        "table": snapshot_module(game).snapshot(env.engine, seat)})
+                        "table": table(snapshot_module(game), env.engine, seat)})
     return live

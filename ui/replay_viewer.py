@@ -21,18 +21,39 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from envs.core.events import Event
+from envs.core.events import Event, second_person
 from envs.core.record import check_record, load_record, replay, replay_steps
 from envs.core.registry import game_entry
+from envs.core.snapshot import seen_by
+from envs.core.text import explain_move
 from training.outputs import write_text_atomic
 from ui.replay_page import render_page
 
-__all__ = ["build_replay", "check_viewer_target", "snapshot_module", "write_viewer"]
+__all__ = ["build_replay", "check_viewer_target", "move_explanation", "snapshot_module", "table",
+           "words_module", "write_viewer"]
 
 
 def snapshot_module(game: str) -> ModuleType:
     """``envs.<game>.snapshot`` (``snapshot(engine, viewer)``, ``action_text(...)``)."""
     return importlib.import_module(f"envs.{game_entry(game).game}.snapshot")
+
+
+def words_module(game: str) -> ModuleType:
+    """``envs.<game>.words``: the game's texts for people (``TITLE``, ``PHASE_DESCRIPTIONS``,
+    ``MOVES``, ``SCORING``); the one place they are kept."""
+    return importlib.import_module(f"envs.{game_entry(game).game}.words")
+
+
+def table(module: ModuleType, engine: Any, viewer: int | None) -> dict[str, Any]:
+    """The table snapshot as ``viewer`` reads it: what it may see, in the second person."""
+    return seen_by(module.snapshot(engine, viewer), viewer)
+
+
+def move_explanation(game: str, engine: Any, action: int) -> str:
+    """What a legal move does, for the player choosing it: the engine's ``action_hint``, else the
+    game's words for its name in the current phase."""
+    return engine.action_hint(action) or explain_move(
+        words_module(game).MOVES, engine.action_name(action), engine.phase_name())
 
 
 class _Interner:
@@ -88,7 +109,7 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     for env, action in replay_steps(record):
         engine = env.engine
         cursor = _add_frame(frames, packer, module, engine, viewers, pending, cursor)
-        texts = [module.action_text(engine, action, v) for v in viewers]
+        texts = [_person(module.action_text(engine, action, v), v) for v in viewers]
         pending = {"a": engine.current_player, "x": texts[0] if len(set(texts)) == 1 else texts}
     if env is None:  # a record without actions: the state right after the deal
         env = replay(record)
@@ -110,7 +131,7 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
                  "narrated": bool(events)},
         "cards": packer.cards.items,
         "pieces": packer.pieces.items,
-        "events": [{"x": e["text"], "k": e["kind"], "to": e.get("to")} for e in events],
+        "events": [_event(e, n) for e in events],
         "frames": frames,
     }
 
@@ -120,8 +141,23 @@ def _add_frame(frames: list, packer: _Packer, module: ModuleType, engine: Any,
     """Append the frame of the current state; returns the new event cursor."""
     end = len(engine.events)
     frames.append({**pending, "e": [cursor, end],
-                   "v": [packer.view(module.snapshot(engine, v)) for v in viewers]})
+                   "v": [packer.view(table(module, engine, v)) for v in viewers]})
     return end
+
+
+def _person(text: str, viewer: int | None) -> str:
+    return text if viewer is None else second_person(text, viewer)
+
+
+def _event(event: dict[str, Any], n: int) -> dict[str, Any]:
+    """An event as the page shows it: its text ``x`` for the whole truth, and in ``p`` the text
+    as each seat it names reads it (second person: "you were dealt …"), by seat."""
+    text = event["text"]
+    out: dict[str, Any] = {"x": text, "k": event["kind"], "to": event.get("to")}
+    personal = {str(s): second_person(text, s) for s in range(n) if f"player_{s}" in text}
+    if personal:
+        out["p"] = personal
+    return out
 
 
 def _narration(record: dict[str, Any], engine: Any, frames: list[dict]) -> list[dict]:
@@ -199,7 +235,9 @@ def _player_labels(record: dict[str, Any], n: int) -> list[str]:
     labels = []
     for seat in range(n):
         agent = f"player_{seat}"
-        labels.append(f"{agent} ({specs[agent]})" if agent in specs else agent)
+        who = str(specs.get(agent, ""))
+        # a label that already names its seat ("player_0 (you)", from older records) is kept
+        labels.append(who if who.startswith(agent) else f"{agent} ({who})" if who else agent)
     return labels
 
 

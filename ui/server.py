@@ -45,6 +45,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from envs.core.untrusted_json import parse_json
 from training.numpy_net import limit_blas_threads
+from ui.listen import usable_port
 from ui.live import ApiError, Catalog, GameStore, LiveGame
 from ui.replay_page import render_page
 from ui.replay_viewer import build_replay
@@ -312,6 +313,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = Fal
     store = GameStore(Catalog(max_worlds=max_worlds), max_games=max_games,
                       idle_s=idle_minutes * 60)
     app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None)
+    port = usable_port(host, port)  # a busy port says --port before any URL is shown; 0: any
     shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
     url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"  # an IPv6 URL: [::1]
     print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, idle ones end "

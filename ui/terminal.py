@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import importlib
 import random
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
@@ -29,6 +31,7 @@ from envs.core.snapshot import move_hidden
 from training.evaluate import default_table_size
 from training.numpy_net import limit_blas_threads
 from training.policies import parse_spec, reset_policy
+from ui.replay_viewer import move_explanation, words_module
 
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
@@ -55,9 +58,21 @@ def choose(legal: list[int], names: list[str], answer: str) -> tuple[int | None,
     return None, f"{answer.strip()!r} is not a legal move here"
 
 
+def wrapped(text: str, width: int) -> str:
+    """``text`` wrapped at word breaks to ``width`` columns (at least 20), each line's
+    continuation indented like it, so that a terminal never cuts a word ("face-down car / d")."""
+    lines = []
+    for line in text.split("\n"):
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        lines.extend(textwrap.wrap(line, max(width, 20), subsequent_indent=indent + "  ",
+                                   break_long_words=False, break_on_hyphens=False) or [""])
+    return "\n".join(lines)
+
+
 def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int | None = None,
          seat: int = 0, seed: int | None = None, rules: dict[str, Any] | None = None,
-         input_fn: Callable[[str], str] | None = None, out: TextIO | None = None) -> int:
+         input_fn: Callable[[str], str] | None = None, out: TextIO | None = None,
+         width: int | None = None) -> int:
     """Play one game; returns 0 when it ends normally, 1 when the human quits."""
     limit_blas_threads()
     out = out or sys.stdout
@@ -94,8 +109,11 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
     # what an opponent's move shows the human's seat (its card hidden, where it went not)
     shown = importlib.import_module(f"envs.{entry.game}.snapshot")
 
+    # a terminal's own width (piped output, a file, is not wrapped unless ``width`` says so)
+    columns = width or (shutil.get_terminal_size().columns if out.isatty() else None)
+
     def say(text: str = "") -> None:
-        print(text, file=out)
+        print(wrapped(text, columns) if columns else text, file=out)
 
     told = 0  # events of the game narrated so far
 
@@ -110,10 +128,11 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
 
     def listed(number: int, action: int, name: str) -> str:
         """A legal move as listed: its number, its name, what a terse name means."""
-        hint = engine.action_hint(action)
+        hint = move_explanation(entry.game, engine, action)
         return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
 
-    say(f"{entry.game} — {num_players} players, deal seed {seed}; you are player_{seat}")
+    say(f"{words_module(entry.game).TITLE} — {num_players} players, deal seed {seed}; "
+        f"you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()
     while not engine.over:

@@ -368,7 +368,16 @@ def second_person(text: str, seat: int) -> str:
     if text.startswith("you "):  # the seat is the subject: "you dealt 5 cards to yourself"
         clause, sep, rest = text.partition(";")
         text = re.sub(r"\bto you\b", "to yourself", clause) + sep + rest
-    return re.sub(r"\byou was\b", "you were", text)
+    return _YOU_VERB.sub(lambda m: "you " + _YOU_VERBS[m.group(1)], text)
+
+
+#: verbs written for a third person that "you" takes in another form ("you were dealt …")
+_YOU_VERBS = {"was": "were", "is": "are", "has": "have", "decides": "decide", "holds": "hold",
+              "chooses": "choose", "places": "place", "draws": "draw", "plays": "play",
+              "leads": "lead", "wins": "win", "takes": "take", "keeps": "keep", "looks": "look",
+              "passes": "pass", "sees": "see", "gets": "get", "needs": "need", "bids": "bid",
+              "sponsors": "sponsor", "discards": "discard", "acts": "act", "does": "do"}
+_YOU_VERB = re.compile(rf"\byou ({'|'.join(_YOU_VERBS)})\b")
 
 
 #: private kind -> the public kind it details (same step, same player): a seat's own move is

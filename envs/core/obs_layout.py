@@ -152,10 +152,8 @@ class ObsLayout:
         ]
         for p in self.pieces:
             shape = "×".join(str(s) for s in p.shape)
-            seat = " Seat axes (relative to the observer): " + ", ".join(
-                str(a) for a in p.seat_axes
-            ) + "." if p.seat_axes else ""
-            lines.append(f"| {p.offset} | {p.size} | {shape} | `{p.name}` | {p.doc}{seat} |")
+            lines.append(f"| {p.offset} | {p.size} | {shape} | `{p.name}` | "
+                         f"{_sentence(p.doc)}{_seat_axes_text(p.seat_axes)} |")
         lines.append(f"| | **{self.size}** | | | total length |")
         return "\n".join(lines)
 
@@ -174,3 +172,23 @@ class ObsLayout:
                 items.append(f"{where}" if value == 1.0 else f"{where}={value:g}")
             parts.append(f"{p.name}[{' '.join(items)}]")
         return " ".join(parts)
+
+
+def _sentence(text: str) -> str:
+    """``text`` ending as a sentence does (a full stop unless it has one)."""
+    text = text.rstrip()
+    return text if not text or text.endswith((".", "!", "?")) else text + "."
+
+
+def _seat_axes_text(axes: tuple[int, ...]) -> str:
+    """Which axes of a piece count seats, as a sentence of its own: " Its 1st axis counts seats
+    from the observer (0: the observer, 1: the player on its left)." (an index named by its
+    ordinal, so it does not read as seat 0)."""
+    if not axes:
+        return ""
+    from envs.core.text import ordinal
+
+    names = [ordinal(a + 1) for a in axes]
+    which = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (f" Its {which} {'axis counts' if len(names) == 1 else 'axes count'} seats from the "
+            "observer (0: the observer, 1: the player on its left).")

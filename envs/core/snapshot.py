@@ -95,6 +95,24 @@ def actor_text(actor: int, name: str) -> str:
     return f"player_{actor}: {name}"
 
 
+def seen_by(snap: Any, viewer: int | None) -> Any:
+    """The snapshot (or any JSON value of one) as ``viewer`` reads it: every text in the second
+    person (:func:`envs.core.events.second_person`: "player_2 looked at…" is "you looked at…"
+    for player_2), as the events beside it are. ``viewer=None`` (the whole truth) keeps the
+    seat names."""
+    from envs.core.events import second_person
+
+    if viewer is None:
+        return snap
+    if isinstance(snap, str):
+        return second_person(snap, viewer) if "player_" in snap else snap
+    if isinstance(snap, list):
+        return [seen_by(v, viewer) for v in snap]
+    if isinstance(snap, dict):
+        return {k: seen_by(v, viewer) for k, v in snap.items()}
+    return snap
+
+
 def move_hidden(module: Any, engine: Any, action: int, viewer: int | None) -> bool:
     """Whether ``viewer`` may not even learn that the move is made (``module``: a game's
     snapshot module; its optional ``hidden_move`` says): a Quests card chosen face down by

@@ -2,10 +2,18 @@
 
 A student reads ``1 cards`` or ``card(s)`` as a glitch, and a raw phase tag such as
 ``hand_limit`` as jargon; these helpers keep the three games' texts consistent about both.
+
+Each game keeps its words for people in ``envs/<game>/words.py``, a plain module (no gymnasium,
+no ui): ``TITLE``, ``PHASE_DESCRIPTIONS`` (what each phase means, said instead of its tag),
+``MOVES`` (what a move does, by phase where it differs: :func:`explain_move`) and ``SCORING``.
+The terminal (``roundtable play``), the live page (``roundtable serve``) and the replay viewer
+all read them from there. Texts name seats absolutely (``player_2``);
+:func:`envs.core.events.second_person` makes them "you" for the seat that reads them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 
@@ -21,7 +29,35 @@ def ordinal(n: int) -> str:
 
 
 def phase_text(phase: str, descriptions: Mapping[str, str]) -> str:
-    """``"phase hand_limit (over 12 cards: …)"``: the stable phase name (what the observation,
-    errors and action docs use) followed by what it means for a reader who does not know it."""
-    meaning = descriptions.get(phase, "")
-    return f"phase {phase}" + (f" ({meaning})" if meaning else "")
+    """What ``phase`` means, said once in plain words (``"a hand holds more than 12 cards: …"``);
+    the stable phase name (``hand_limit``, what observations, errors and action docs use) is no
+    word for a person, so it shows only, with its underscores as spaces, where no description
+    exists."""
+    return descriptions.get(phase) or phase.replace("_", " ")
+
+
+def waiting_for(seat: int) -> str:
+    """Whose decision the table waits for: ``"waiting for player_2"`` (``"waiting for you"``
+    once :func:`envs.core.events.second_person` has made it the reader's)."""
+    return f"waiting for player_{seat}" if seat >= 0 else ""
+
+
+#: a game's move explanations: ``(phases or None for any phase, name pattern, text)``; the
+#: text may use the pattern's groups (``\\1``)
+MoveWords = list[tuple[tuple[str, ...] | None, str, str]]
+_COMPILED: dict[int, list[tuple[tuple[str, ...] | None, re.Pattern[str], str]]] = {}
+
+
+def explain_move(rows: MoveWords, name: str, phase: str) -> str:
+    """The text of the first row whose phases hold ``phase`` and whose pattern is the whole of
+    ``name`` (``""`` when none is). The explanations read the move's name and the phase only,
+    never the engine, so they cannot reveal what the name does not."""
+    compiled = _COMPILED.get(id(rows))
+    if compiled is None:
+        compiled = _COMPILED[id(rows)] = [(phases, re.compile(p + r"\Z"), text)
+                                          for phases, p, text in rows]
+    for phases, pattern, text in compiled:
+        match = pattern.match(name) if phases is None or phase in phases else None
+        if match:
+            return match.expand(text)
+    return ""

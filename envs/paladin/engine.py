@@ -40,20 +40,10 @@ from envs.paladin.global_state import GLOBAL_LAYOUT
 from envs.paladin.global_state import global_state as encode_global_state
 from envs.paladin.observation import LAYOUT, MISSION_STATES, PHASES, SLOT_FEATURES
 from envs.paladin.rules import PaladinRules
+from envs.paladin.words import PHASE_DESCRIPTIONS
 
 CHOOSE_START, LEAD, PEEK, PLACE, RESOLVE, OVER = range(6)
 PHASE_NAMES = (*PHASES, "over")
-#: what each phase means, for people reading a table (``engine.phase_description()``)
-PHASE_DESCRIPTIONS = {
-    "choose_start": "the dealer chooses who places the first card",
-    "lead": "each player puts a card face down on a mission that has none: it leads that "
-            "mission",
-    "peek": "before placing, the player may look at one face-down card of another player",
-    "place": "each player puts a card face down on a mission where it has none yet",
-    "resolve": "missions are resolved in the order they were led: the leader is turned up, "
-               "then each other card's owner beats it, takes the card back or discards it",
-    "over": "the game is over",
-}
 _PENDING, _RESOLVING, _RESOLVED = range(len(MISSION_STATES))
 _MISSION_STATE_TEXTS = ("to be resolved", "being resolved", "resolved")
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))

@@ -13,7 +13,7 @@ from collections import Counter
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
 from envs.core.events import seat_list
-from envs.core.text import ordinal, phase_text
+from envs.core.text import ordinal, phase_text, waiting_for
 from envs.paladin import actions as A
 from envs.paladin.cards import KIND_NAMES, KIND_RED, KIND_VALUE, MISSION_NAMES
 from envs.paladin.engine import PHASE_DESCRIPTIONS, PHASE_NAMES, RESOLVE, PaladinEngine
@@ -49,7 +49,7 @@ def snapshot(engine: PaladinEngine, viewer: int | None = None) -> dict:
         "status": S.status(
             "game over" if engine.over else f"round {rnd}/{engine.num_rounds}",
             "" if engine.over else phase_text(PHASE_NAMES[engine.phase], PHASE_DESCRIPTIONS),
-            f"player_{to_act} to act" if to_act >= 0 else ""),
+            waiting_for(to_act)),
         "viewer": viewer,
         "to_act": to_act if to_act >= 0 else None,
         "zones": [_mission(engine, m, viewer) for m in range(n)],

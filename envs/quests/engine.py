@@ -53,7 +53,6 @@ from envs.quests.table import (
     HAND_LIMIT_SIZE,
     JOIN,
     OVER,
-    PHASE_DESCRIPTIONS,
     PHASE_NAMES,
     PREVIEW,
     SPONSOR,
@@ -62,6 +61,7 @@ from envs.quests.table import (
     TOURNAMENT_PLAY,
 )
 from envs.quests.tournament import TournamentFlow
+from envs.quests.words import PHASE_DESCRIPTIONS
 
 #: an all-zero mask (int8, as the mask's memoryview requires), copied in to clear the mask
 _NO_ACTIONS = memoryview(np.zeros(A.NUM_ACTIONS, dtype=np.int8)).toreadonly()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
-from envs.core.text import phase_text
+from envs.core.text import phase_text, waiting_for
 from envs.quests import actions as A
 from envs.quests.cards import (
     ALLIES,
@@ -69,7 +69,7 @@ def snapshot(engine: QuestsEngine, viewer: int | None = None) -> dict:
     return {
         "game": "quests",
         "title": f"Quests of the Round Table — {n} players",
-        "status": S.status(head, f"player_{to_act} to act" if to_act >= 0 else ""),
+        "status": S.status(head, waiting_for(to_act)),
         "viewer": viewer,
         "to_act": to_act if to_act >= 0 else None,
         "zones": _zones(engine, viewer),

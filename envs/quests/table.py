@@ -61,32 +61,12 @@ from envs.quests.cards import (
 )
 from envs.quests.observation import LAYOUT, PHASES
 from envs.quests.rules import QuestsRules
+from envs.quests.words import HAND_LIMIT_SIZE
 
 (SPONSOR, BUILD_CARD, BUILD_WEAPONS, JOIN, PREVIEW, STAGE_PLAY, BID, TEST_DISCARD, ENTER,
  TOURNAMENT_PLAY, FINAL_PLAY, HAND_LIMIT, CALL_TO_ARMS) = range(len(PHASES))
 OVER = len(PHASES)
 PHASE_NAMES = (*PHASES, "over")
-HAND_LIMIT_SIZE = 12
-#: what each phase means, for people reading a table (``engine.phase_description()``)
-PHASE_DESCRIPTIONS = {
-    "sponsor": "each player in turn may sponsor the quest, building its stages from their hand",
-    "build_card": "the sponsor puts a foe or a test face down as the next stage",
-    "build_weapons": "the sponsor may add weapons to the stage's foe, then finishes the stage",
-    "join": "each other player decides whether to join the quest",
-    "preview": "a participant with Merlin may look at one stage before choosing cards",
-    "stage_play": "each participant chooses cards face down to beat the stage's foe",
-    "bid": "a test: bid more cards than anyone else or drop out of the quest",
-    "test_discard": "the winner of the test discards the cards it bid",
-    "enter": "each player decides whether to enter the tournament",
-    "tournament_play": "each entrant chooses cards face down; the highest battle points win",
-    "final_play": "the new Knights of the Round Table choose cards face down for the final "
-                  "tournament",
-    "hand_limit": f"a hand holds more than {HAND_LIMIT_SIZE} cards: discard cards or put allies "
-                  f"into play until it holds {HAND_LIMIT_SIZE}",
-    "call_to_arms": "King's Call to Arms: the highest-ranked players discard a weapon (or two "
-                    "foes when they hold no weapon)",
-    "over": "the game is over",
-}
 # -- event kinds emitted on the hot path: raw values in, names decoded when read ----------------
 def _names(kinds: tuple[int, ...]) -> list[str]:
     return [KIND_NAMES[k] for k in kinds]

@@ -58,23 +58,12 @@ from envs.white_knight.global_state import global_state as encode_global_state
 from envs.white_knight.observation import LAYOUT, PHASES
 from envs.white_knight.render import render_table
 from envs.white_knight.rules import WhiteKnightRules
+from envs.white_knight.words import PHASE_DESCRIPTIONS
 
 HEAL, JOIN, RAISE, DAMAGE, DRAFT = range(len(PHASES))
 OVER = len(PHASES)
 _BETWEEN = OVER + 1  # a battle just ended: the next turn starts (never seen outside apply)
 PHASE_NAMES = (*PHASES, "over", "between turns")
-#: what each phase means, for people reading a table (``engine.phase_description()``)
-PHASE_DESCRIPTIONS = {
-    "setup": "the cards are being dealt",
-    "heal": "the player whose turn it is may use healing items, then draws a card",
-    "join": "a monster attacks: each player secretly commits an attack card to join the "
-            "battle, or stays out",
-    "raise": "each participant in turn adds one more attack card face down, or passes",
-    "damage": "the cards did not beat the monster's HP: participants may use damage items",
-    "draft": "the monster is defeated: its treasures go round the participants, each keeps one",
-    "over": "the game is over",
-    "between turns": "the next player's turn begins",
-}
 
 #: why the game ended, in the spec's order (when several hold at once the first is recorded)
 END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from envs.core import snapshot as S
 from envs.core.cards import kinds_of
-from envs.core.text import phase_text, plural
+from envs.core.text import phase_text, plural, waiting_for
 from envs.white_knight import actions as A
 from envs.white_knight.cards import (
     ATTACK_NAMES,
@@ -62,8 +62,8 @@ def snapshot(engine: WhiteKnightEngine, viewer: int | None = None) -> dict:
     return {
         "game": "white_knight",
         "title": f"White Knight — {n} players",
-        "status": S.status(head, f"turn of player_{engine.turn_player}" if not engine.over
-                           else "", f"player_{to_act} to act" if to_act >= 0 else ""),
+        "status": S.status(head, f"player_{engine.turn_player}'s turn" if not engine.over
+                           else "", waiting_for(to_act)),
         "viewer": viewer,
         "to_act": to_act if to_act >= 0 else None,
         "zones": [_city(engine), *_battle(engine, viewer)],

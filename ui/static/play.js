@@ -147,7 +147,10 @@ async function showHint() {
   const list = $("hint");
   list.replaceChildren();
   list.classList.remove("hidden");
-  document.querySelectorAll("#moves button.best").forEach(b => b.classList.remove("best"));
+  document.querySelectorAll("#moves button.best").forEach(b => {
+    b.classList.remove("best");
+    b.querySelectorAll(".suggested").forEach(s => s.remove());
+  });
   if (!VIEW || VIEW.over || document.body.dataset.state !== "mine") return;
   try {
     const hint = await api("GET", "/api/games/" + GAME + "/hint");
@@ -160,7 +163,10 @@ async function showHint() {
       list.appendChild(li);
       if (i === 0) {
         const button = document.querySelector('#moves button[data-action="' + m.id + '"]');
-        if (button) button.classList.add("best");
+        if (button) {
+          button.classList.add("best");
+          button.prepend(el("span", "suggested", "\u2605 the checkpoint's choice"));
+        }
       }
     });
   } catch (err) {

@@ -29,6 +29,10 @@ function eventsOf(frame) {
   }
   return out;
 }
+/** The event as ``seat`` reads it: its second-person text, made by the server (e.p). */
+function eventText(e, seat) {
+  return seat !== null && e.p && e.p[seat] !== undefined ? e.p[seat] : e.x;
+}
 function isPrivate(e) { return e.to !== null && e.to !== undefined; }
 function moveText(frame) {
   return Array.isArray(frame.x) ? frame.x[viewIndex] : frame.x;
@@ -40,7 +44,7 @@ function drawNarration() {
   list.replaceChildren();
   list.appendChild(el("li", "move", moveText(frame)));
   eventsOf(frame).forEach(e => {
-    const li = el("li", "event" + (isPrivate(e) ? " private" : ""), personal(e.x, seat));
+    const li = el("li", "event" + (isPrivate(e) ? " private" : ""), eventText(e, seat));
     li.dataset.kind = e.k;
     if (isPrivate(e)) li.title = "only player_" + e.to + " sees this";
     list.appendChild(li);
@@ -53,7 +57,7 @@ function drawNarration() {
     const f = FRAMES[k];
     li.appendChild(el("span", "mv", moveText(f)));
     eventsOf(f).forEach(e => li.appendChild(
-      el("div", "ev" + (isPrivate(e) ? " private" : ""), personal(e.x, seat))));
+      el("div", "ev" + (isPrivate(e) ? " private" : ""), eventText(e, seat))));
     history.appendChild(li);
   }
   const results = document.getElementById("results");

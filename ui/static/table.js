@@ -37,6 +37,7 @@ function el(tag, cls, text) {
 }
 function icon(name) {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("aria-hidden", "true");
   const use = document.createElementNS("http://www.w3.org/2000/svg", "use");
   use.setAttribute("href", "#i-" + name);
   svg.appendChild(use);
@@ -55,11 +56,20 @@ function cardNode(c, count) {
     node.title = "face down" + (c.t ? " (" + c.t + ")" : "");
   }
   if (c.t) node.appendChild(el("span", "tag", c.t));
+  // what a screen reader says: "Sword, 10, face down" (the picture alone says nothing)
+  node.setAttribute("role", "img");
+  node.setAttribute("aria-label", cardWords(c) + (count > 1 ? ", " + count + " of them" : ""));
   if (count <= 1) return node;
   const stack = el("div", "stack");
   stack.appendChild(node);
   stack.appendChild(el("span", "count", "\u00d7" + count));
   return stack;
+}
+/** A card in words: "Sword, 10", "face-down paladin card, leader". */
+function cardWords(c) {
+  const parts = c.back ? ["face-down " + c.c + " card"] : [c.n, c.r];
+  if (c.t) parts.push(c.t);
+  return parts.filter(p => p !== "" && p !== undefined).join(", ");
 }
 function cardKey(c) {
   return JSON.stringify([c.back || false, c.r, c.n, c.c, c.i, c.t, c.o]);
@@ -128,13 +138,6 @@ function drawTable(snap, labels, me) {
     p.areas.forEach(a => box.appendChild(group(a, "area")));
     players.appendChild(box);
   });
-}
-/** As ``seat`` reads it (like events.second_person): "player_2's" is "your", "player_2" "you". */
-function personal(text, seat) {
-  if (seat === null || seat === undefined) return text;
-  const name = "player_" + seat;
-  return text.replace(new RegExp("\\b" + name + "'s\\b", "g"), "your")
-             .replace(new RegExp("\\b" + name + "\\b", "g"), "you");
 }
 /** The final scores into ``table``: {scores, ranks, rewards}, one row per seat by rank. */
 function drawResults(table, final, labels) {

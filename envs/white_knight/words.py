@@ -1,0 +1,42 @@
+"""White Knight's words for people: its phases, moves and scoring (what a ``words`` module
+holds and who reads it: :mod:`envs.core.text`)."""
+
+from __future__ import annotations
+
+from envs.core.text import MoveWords
+
+TITLE = "White Knight"
+
+#: what each phase means (``engine.phase_description()``, the status lines)
+PHASE_DESCRIPTIONS = {
+    "setup": "the cards are being dealt",
+    "heal": "the player whose turn it is may use healing items, then draws a card",
+    "join": "a monster attacks: each player secretly commits an attack card to join the "
+            "battle, or stays out",
+    "raise": "each participant in turn adds one more attack card face down, or passes",
+    "damage": "the cards did not beat the monster's HP: participants may use damage items",
+    "draft": "the monster is defeated: its treasures go round the participants, each keeps one",
+    "over": "the game is over",
+    "between turns": "the next player's turn begins",
+}
+
+#: what a move does, where the engine's ``action_hint`` says nothing (``MoveWords``)
+MOVES: MoveWords = [
+    (None, r"commit A(\d)", "join the battle, adding an attack card of value \\1 face down"),
+    (None, r"stay out",
+     "do not join this battle (your choice stays hidden until all have chosen)"),
+    (None, r"raise A(\d)", "add another attack card of value \\1 to the battle"),
+    (None, r"pass", "add nothing more now"),
+    (None, r"draw", "draw the top card of the action deck: an attack card, or a monster to fight"),
+    (None, r"use (Healing Potion|Elixir)",
+     "use your \\1 to heal before you draw (it is discarded: its VP are lost)"),
+    (None, r"use (Fire Flask|Holy Sword)",
+     "use your \\1: extra damage to the team total (it is discarded: its VP are lost)"),
+    (None, r"take (.+)", "keep the \\1 from the treasures you hold now; the rest are passed on"),
+]
+
+#: how the game is scored, shown with the final scores
+SCORING = ("VP = the VP of the monsters you won + the VP of your treasures (an item used is "
+           "discarded, its VP lost). If the city fell, monster VP count zero. Retired players "
+           "score 0 and rank last; others rank by VP, then monsters won, then HP left.")
+
