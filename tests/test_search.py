@@ -366,3 +366,173 @@ def test_play_outs_record_no_events() -> None:
     player.act_with_sampler(lambda rng: _ScriptedWorld({(a, 0): 0.0 for a in (0, 1)}, seen),
                             np.zeros(2), np.ones(2, dtype=np.int8))
     assert seen and not any(on for _, on in seen)
+
+
+# -- time budgets, cut rollouts and ISMCTS (issue 34) ------------------------------------------
+@pytest.mark.parametrize("spec", ["pimc:8@", "pimc:8@0ms", "pimc:8@1h", "pimc:8@61s",
+                                  "pimc:8@-1s", "pimc:8@1 s", "pimc:8@nanms", "pimc:8/0",
+                                  "pimc:8/x", "pimc:8/", "ismcts:0", "ismcts:x",
+                                  "ismcts:10001", "ismcts:4:heuristic", "ismcts:4:pimc:2",
+                                  "pimc:2:ismcts:4", "ismcts:4@2"])
+def test_bad_budgets_cuts_and_ismcts_specs_are_refused_in_one_line(spec: str) -> None:
+    with pytest.raises(ValueError, match=r"search spec") as err:
+        parse_spec(spec, "paladin")
+    assert "\n" not in str(err.value)
+
+
+def test_search_specs_take_a_time_budget_a_cut_and_a_network() -> None:
+    parsed = parse_spec("pimc:8/20:checkpoints/paladin@500ms", "paladin")
+    assert (parsed.kind, parsed.worlds, parsed.cut, parsed.budget_s) == ("pimc", 8, 20, 0.5)
+    assert parsed.critic is not None and parsed.rollout.spec == "checkpoints/paladin"
+    parsed = parse_spec("pimc:4/10@1.5s", "paladin")
+    assert (parsed.cut, parsed.budget_s, parsed.critic) == (10, 1.5, None)
+    assert parse_spec("pimc:8", "paladin").budget_s is None
+    parsed = parse_spec("ismcts:200@1s", "white_knight")
+    assert (parsed.kind, parsed.worlds, parsed.budget_s) == ("ismcts", 200, 1.0)
+    assert parsed.critic is not None and parsed.rollout.kind == "checkpoint"
+    parsed = parse_spec("ismcts:30:uniform", "quests")
+    assert parsed.rollout is None and parsed.critic is None
+
+
+def test_a_tiny_budget_stops_after_one_world_and_an_ample_one_never_binds() -> None:
+    import time
+
+    mask = np.array([1, 1], dtype=np.int8)
+    delay = 0.02
+
+    def sampler(rng: np.random.Generator) -> OneMoveWorld:
+        time.sleep(delay)
+        return OneMoveWorld({0: 0.0, 1: 1.0})
+
+    player = PimcPlayer(50, [Fixed(0)] * 3, seed=0, budget_s=0.001)
+    start = time.perf_counter()
+    assert player.act_with_sampler(sampler, np.zeros(3), mask) == 1
+    assert player.last_worlds == 1
+    assert time.perf_counter() - start < 0.001 + 2 * delay + 0.05
+    player = PimcPlayer(5, [Fixed(0)] * 3, seed=0, budget_s=30.0)
+    player.act_with_sampler(sampler, np.zeros(3), mask)
+    assert player.last_worlds == 5
+
+
+@pytest.mark.parametrize("spec", ["pimc:64@50ms", "ismcts:5000@50ms", "ismcts:5000:uniform@50ms"])
+def test_a_budgeted_decision_returns_within_budget_and_one_worlds_cost(spec: str) -> None:
+    import time
+
+    game = "paladin"
+    state = next(s for s in states(game, 4, range(1), every=5)
+                 if not s.over and np.count_nonzero(s.legal_mask()) > 1)
+    seat = state.current_player
+    player = parse_spec(spec, game).build(0)
+    obs, mask = state.observation(seat), state.legal_mask().copy()
+    start = time.perf_counter()
+    choose_action(player, obs, mask, state, seat)
+    elapsed = time.perf_counter() - start
+    done = getattr(player, "last_worlds", 0) or player.last_iterations
+    assert done >= 1
+    assert elapsed <= 0.05 + 2 * elapsed / done + 0.05, (spec, elapsed, done)
+
+
+@pytest.mark.parametrize("spec", ["pimc:3/6", "pimc:2/4:checkpoints/white_knight@30s",
+                                  "ismcts:40", "ismcts:40:uniform@30s"])
+def test_search_is_reproducible_under_a_seed_when_no_budget_binds(spec: str) -> None:
+    game = "white_knight"
+    parsed = parse_spec(spec, game)
+    for step, state in enumerate(states(game, 4, range(2), every=6)):
+        if state.over or np.count_nonzero(state.legal_mask()) < 2:
+            continue
+        seat = state.current_player
+        obs, mask = state.observation(seat), state.legal_mask().copy()
+        first, second = parsed.build(step), parsed.build(step)
+        a = choose_action(first, obs, mask, copy.deepcopy(state), seat)
+        b = choose_action(second, obs, mask, copy.deepcopy(state), seat)
+        assert a == b and mask[a]
+        np.testing.assert_array_equal(first.last_values[1], second.last_values[1])
+
+
+def test_a_cut_rollout_is_valued_at_the_seats_next_decision() -> None:
+    """``cut_play_out`` plays the cut moves, then on until the seat is to act, and values it
+    there; a game that ends first gives its true reward."""
+    from envs.core.search import cut_play_out
+
+    seen = []
+
+    def value(world, seat):
+        seen.append((world.current_player, world.moves))
+        return 0.25
+
+    class Ring:
+        def __init__(self, length: int) -> None:
+            self.current_player, self.moves, self.length, self.over = 0, 0, length, False
+
+        def legal_mask(self):
+            return np.ones(2, dtype=np.int8)
+
+        def observation(self, seat):
+            return np.zeros(2, dtype=np.float32)
+
+        def apply(self, action):
+            self.moves += 1
+            self.current_player = self.moves % 3
+            self.over = self.moves >= self.length
+
+        def rewards(self):
+            return [1.0, 0.0, -1.0]
+
+    assert cut_play_out(Ring(100), 0, [Fixed(0)] * 3, 4, value) == 0.25
+    assert seen == [(0, 6)]
+    assert cut_play_out(Ring(5), 0, [Fixed(0)] * 3, 4, value) == 1.0
+
+
+def test_the_checkpoint_critic_values_sampled_worlds_in_range() -> None:
+    from training.critic import load_critic
+
+    for game in GAMES:
+        critic = load_critic(f"checkpoints/{game}", game)
+        for state in states(game, 4, range(1), every=9):
+            if state.over:
+                continue
+            v = critic(state.sample_world(state.current_player, np.random.default_rng(0)),
+                       state.current_player)
+            assert -1.0 <= v <= 1.0
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("spec", ["ismcts:24", "pimc:2/5:checkpoints/{game}"])
+def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str,
+                                                                          spec: str) -> None:
+    """Leak safety of ISMCTS and cut PIMC: same decision in two true games the seat cannot
+    tell apart."""
+    parsed = parse_spec(spec.format(game=game), game)
+    rng = random.Random(11)
+    checked = 0
+    for step, state in enumerate(states(game, 3, range(3), every=7)):
+        if state.over or np.count_nonzero(state.legal_mask()) < 2:
+            continue
+        seat = state.current_player
+        swapped = swap_hidden(game, state, seat, rng)
+        if swapped is None:
+            continue
+        obs, mask = state.observation(seat), state.legal_mask().copy()
+        np.testing.assert_array_equal(swapped.observation(seat), obs)
+        one, two = parsed.build(step), parsed.build(step)
+        truth = choose_action(one, obs, mask, copy.deepcopy(state), seat)
+        other = choose_action(two, obs, mask, copy.deepcopy(swapped), seat)
+        assert truth == other, f"{game}: the decision at step {step} read hidden cards"
+        np.testing.assert_array_equal(one.last_values[1], two.last_values[1])
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
+
+
+def test_ismcts_prefers_the_better_move_and_plays_full_games() -> None:
+    from envs.core.ismcts import IsmctsPlayer
+
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    player = IsmctsPlayer(60, [Fixed(0)] * 3, [Fixed(0)] * 3, seed=0)
+    choice = player.act_with_sampler(lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0}),
+                                     np.zeros(3), mask)
+    assert choice == 1 and player.last_iterations == 60
+    result = evaluate("white_knight", ["ismcts:8@100ms", "heuristic"], games=3, table_size=3,
+                      seed=0, workers=1)
+    assert result.games >= 3
