@@ -373,7 +373,8 @@ def test_play_outs_record_no_events() -> None:
                                   "pimc:8@-1s", "pimc:8@1 s", "pimc:8@nanms", "pimc:8/0",
                                   "pimc:8/x", "pimc:8/", "ismcts:0", "ismcts:x",
                                   "ismcts:10001", "ismcts:4:heuristic", "ismcts:4:pimc:2",
-                                  "pimc:2:ismcts:4", "ismcts:4@2"])
+                                  "pimc:2:ismcts:4", "ismcts:4@2",
+                                  "pimc:4+pb+pb", "ismcts:+pb"])
 def test_bad_budgets_cuts_and_ismcts_specs_are_refused_in_one_line(spec: str) -> None:
     with pytest.raises(ValueError, match=r"search spec") as err:
         parse_spec(spec, "paladin")
@@ -392,6 +393,11 @@ def test_search_specs_take_a_time_budget_a_cut_and_a_network() -> None:
     assert parsed.critic is not None and parsed.rollout.kind == "checkpoint"
     parsed = parse_spec("ismcts:30:uniform", "quests")
     assert parsed.rollout is None and parsed.critic is None
+    assert parse_spec("ismcts:30", "quests").belief_model is None
+    parsed = parse_spec("pimc:4/10+pb@1s", "paladin")
+    assert (parsed.cut, parsed.budget_s) == (10, 1.0)
+    assert parsed.belief_model is not None and parsed.belief_model.kind == "checkpoint"
+    assert type(parsed.build(0)).__name__ == "BeliefSearch"
 
 
 def test_a_tiny_budget_stops_after_one_world_and_an_ample_one_never_binds() -> None:
@@ -497,7 +503,7 @@ def test_the_checkpoint_critic_values_sampled_worlds_in_range() -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("spec", ["ismcts:24", "pimc:2/5:checkpoints/{game}"])
+@pytest.mark.parametrize("spec", ["ismcts:24", "pimc:2/5:checkpoints/{game}", "ismcts:16+pb"])
 def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str,
                                                                           spec: str) -> None:
     """Leak safety of ISMCTS and cut PIMC: same decision in two true games the seat cannot
@@ -536,3 +542,57 @@ def test_ismcts_prefers_the_better_move_and_plays_full_games() -> None:
     result = evaluate("white_knight", ["ismcts:8@100ms", "heuristic"], games=3, table_size=3,
                       seed=0, workers=1)
     assert result.games >= 3
+
+
+# -- beliefs from play (envs/core/inference.py) --------------------------------------------------
+@pytest.mark.parametrize("game", GAMES)
+def test_every_inferred_world_agrees_with_the_observers_information(game: str) -> None:
+    """A policy belief carried through a real game: at each of the observer's decisions every
+    particle shows it the very observation and mask the true game does, and plays on legally."""
+    from envs.core.inference import PolicyBelief
+
+    spec = parse_spec(f"checkpoints/{game}", game)
+    models = [spec.build(s) for s in range(4)]
+    for model in models:
+        model.deterministic = False
+    belief = PolicyBelief(models, particles=8, tries=3, seed=0)
+    engine = next(iter(states(game, 4, range(1), every=1)))
+    players = [spec.build(10 + s) for s in range(4)]
+    rng = np.random.default_rng(0)
+    decisions = 0
+    while not engine.over and decisions < 12:
+        actor = engine.current_player
+        obs, mask = engine.observation(actor), engine.legal_mask().copy()
+        action = players[actor].act(obs, mask)
+        if actor == 0:
+            belief.update(lambda r: engine.sample_world(0, r), obs, mask)
+            for _ in range(4):
+                world = belief.sample(rng)
+                np.testing.assert_array_equal(world.observation(0), obs)
+                np.testing.assert_array_equal(world.legal_mask(), mask)
+                assert world.current_player == 0 and world.legal_mask()[action]
+                world.apply(action)
+            belief.note_action(action)
+            decisions += 1
+        engine.apply(action)
+    assert decisions >= 6
+
+
+def test_belief_search_is_reproducible_and_plays_legal_moves() -> None:
+    game = "white_knight"
+    parsed = parse_spec("ismcts:12+pb", game)
+    moves = []
+    for _ in range(2):
+        engine = next(iter(states(game, 4, range(1), every=1)))
+        players = [parsed.build(0)] + [parse_spec("heuristic", game).build(s) for s in (1, 2, 3)]
+        played = []
+        while not engine.over:
+            actor = engine.current_player
+            obs, mask = engine.observation(actor), engine.legal_mask().copy()
+            action = choose_action(players[actor], obs, mask, engine, actor)
+            assert mask[action]
+            if actor == 0:
+                played.append(action)
+            engine.apply(action)
+        moves.append(played)
+    assert moves[0] == moves[1] and len(moves[0]) > 3

@@ -188,10 +188,15 @@ class PolicySpec:
     # ismcts: the network (a checkpoint spec) or None for ``uniform``
     budget_s: float | None = None  # search: seconds per decision (None: no time budget)
     cut: int | None = None  # pimc: rollouts cut after this many moves (``/K``)
+    # search with ``+pb``: the checkpoint whose sampled moves model the others in a
+    # envs.core.inference.PolicyBelief (worlds inferred from play, not uniform)
+    belief_model: PolicySpec | None = None
     critic: Any = None  # search: a training.critic.CriticValue for cut worlds / leaves
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
+        if self.kind in ("pimc", "ismcts") and self.belief_model is not None:
+            return self._build_belief_search(seed)
         if self.kind == "pimc":
             assert self.rollout is not None
             seats = max(game_entry(self.game).players)
@@ -217,6 +222,23 @@ class PolicySpec:
             label=self.spec,
             features=card_features(self.game, policy),
         )
+
+    def _build_belief_search(self, seed: int | None) -> Policy:
+        from dataclasses import replace
+
+        from envs.core.inference import BeliefSearch, PolicyBelief
+
+        assert self.belief_model is not None
+        seats = max(game_entry(self.game).players)
+        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(seats + 2)]
+        search = replace(self, belief_model=None).build(seeds[0])
+        models = []
+        for s in seeds[2:]:
+            model = self.belief_model.build(s)
+            assert isinstance(model, CheckpointPolicy)
+            model.deterministic = False
+            models.append(model)
+        return BeliefSearch(search, PolicyBelief(models, seed=seeds[1]))
 
     def _build_ismcts(self, seed: int | None) -> Policy:
         seats = max(game_entry(self.game).players)
@@ -322,6 +344,7 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)
     worlds, _, rollout = body[len(PIMC_PREFIX):].partition(":")
+    worlds, infer = _split_infer(worlds)
     worlds, slash, cut_text = worlds.partition("/")
     cut = None
     if slash:
@@ -350,8 +373,11 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
         from training.critic import load_critic
 
         critic = load_critic(rollout, game)
+    model = None
+    if infer:
+        model = inner if inner.kind == "checkpoint" else _shipped(game, shown)
     return PolicySpec(text, "pimc", game, worlds=int(digits), rollout=inner,
-                      budget_s=budget_s, cut=cut, critic=critic)
+                      budget_s=budget_s, cut=cut, critic=critic, belief_model=model)
 
 
 def _parse_ismcts(text: str, game: str) -> PolicySpec:
@@ -361,6 +387,7 @@ def _parse_ismcts(text: str, game: str) -> PolicySpec:
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)
     count, _, net = body[len(ISMCTS_PREFIX):].partition(":")
+    count, infer = _split_infer(count)
     digits = count.strip()
     if not (digits.isascii() and digits.isdigit()) or int(digits[:9] or 0) < 1:
         raise ValueError(f"bad search spec {shown}: use {ISMCTS_FORMAT}")
@@ -370,14 +397,35 @@ def _parse_ismcts(text: str, game: str) -> PolicySpec:
     net = net.strip()
     if net == "uniform" or (not net and not (SHIPPED_CHECKPOINTS / game / f"{game}.zip")
                             .is_file()):
-        return PolicySpec(text, "ismcts", game, worlds=int(digits), budget_s=budget_s)
+        return PolicySpec(text, "ismcts", game, worlds=int(digits), budget_s=budget_s,
+                          belief_model=_shipped(game, shown) if infer else None)
     path = net or str(SHIPPED_CHECKPOINTS / game)
     inner = parse_spec(path, game)
     if inner.kind != "checkpoint":
         raise ValueError(f"bad search spec {shown}: after the iterations comes a checkpoint "
                          f"or 'uniform', not {net!r}; use {ISMCTS_FORMAT}")
     return PolicySpec(text, "ismcts", game, worlds=int(digits), rollout=inner,
-                      budget_s=budget_s, critic=load_critic(path, game))
+                      budget_s=budget_s, critic=load_critic(path, game),
+                      belief_model=inner if infer else None)
+
+
+INFER_SUFFIX = "+pb"
+
+
+def _split_infer(count: str) -> tuple[str, bool]:
+    """``8+pb`` / ``8+pb/20`` / ``8/20+pb`` -> the count field without ``+pb``, and whether it
+    was there: worlds from a policy belief (envs.core.inference)."""
+    if INFER_SUFFIX in count:
+        return count.replace(INFER_SUFFIX, "", 1), True
+    return count, False
+
+
+def _shipped(game: str, shown: str) -> PolicySpec:
+    """The game's shipped checkpoint, as the model of the others for ``+pb``."""
+    if not (SHIPPED_CHECKPOINTS / game / f"{game}.zip").is_file():
+        raise ValueError(f"bad search spec {shown}: '+pb' infers hands with a policy network, "
+                         f"and {game} has no shipped checkpoint; name one as the rollout")
+    return parse_spec(str(SHIPPED_CHECKPOINTS / game), game)
 
 
 def resolve_policy(spec: str, game: str, seed: int | None = None) -> Policy:
