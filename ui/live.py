@@ -36,6 +36,10 @@ CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 CHECKPOINT = "checkpoint"
 #: search budgets (sampled worlds per decision) the start page offers, up to the server's cap
 SEARCH_BUDGETS = (2, 4, 8, 16, 32)
+#: the strongest search the start page offers: ISMCTS with the shipped network, bounded by time
+#: so a move answers within about a second even when three opponents search in turn
+#: (docs/search.md, "Serving": 250 ms per opponent decision)
+STRONGEST_SEARCH = "ismcts:300@250ms"
 HINT_MOVES = 5
 
 
@@ -78,6 +82,8 @@ class Catalog:
             if worlds <= self.max_worlds:
                 out.append({"id": f"{PIMC_PREFIX}{worlds}",
                             "label": f"search, {worlds} sampled worlds per move (slower)"})
+        out.append({"id": STRONGEST_SEARCH,
+                    "label": "strongest search (tree search with the network, 1/4 s a move)"})
         return out
 
     def describe(self) -> dict[str, Any]:
