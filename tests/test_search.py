@@ -596,3 +596,27 @@ def test_belief_search_is_reproducible_and_plays_legal_moves() -> None:
             engine.apply(action)
         moves.append(played)
     assert moves[0] == moves[1] and len(moves[0]) > 3
+
+
+def test_the_numpy_critic_equals_sb3s_value_head() -> None:
+    """training.critic reads the value network exactly as SB3 computes it."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.critic import load_critic
+
+    game = "white_knight"
+    model = MaskablePPO.load(f"checkpoints/{game}/{game}.zip", device="cpu")
+    critic = load_critic(f"checkpoints/{game}", game)
+    checked = 0
+    for state in states(game, 4, range(1), every=5):
+        if state.over:
+            continue
+        seat = state.current_player
+        x = np.concatenate([state.observation(seat), state.legal_mask()]).astype(np.float32)
+        with torch.no_grad():
+            expected = model.policy.predict_values(torch.as_tensor(x[None])).item()
+        assert critic(state, seat) == pytest.approx(np.clip(expected, -1, 1), abs=1e-5)
+        checked += 1
+    assert checked >= 3
