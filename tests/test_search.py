@@ -620,3 +620,27 @@ def test_the_numpy_critic_equals_sb3s_value_head() -> None:
         assert critic(state, seat) == pytest.approx(np.clip(expected, -1, 1), abs=1e-5)
         checked += 1
     assert checked >= 3
+
+
+def test_a_spent_move_budget_plays_the_fallback_move_without_searching() -> None:
+    """Inside ``move_budget`` the searches of one reply share a clock; once it is spent a
+    search runs no world and plays its rollout policy's (PIMC) or network's (ISMCTS) move."""
+    import time
+
+    from envs.core.ismcts import IsmctsPlayer
+    from envs.core.search import move_budget
+
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
+    pimc = PimcPlayer(4, [Fixed(2)] * 3, seed=0, budget_s=10.0)
+    ismcts = IsmctsPlayer(100, [Fixed(0)] * 3, [Fixed(0)] * 3, seed=0,
+                          prior=lambda obs, m: np.array([0.0, 0.0, 1.0]))
+    with move_budget(0.0):
+        time.sleep(0.001)
+        assert pimc.act_with_sampler(world, np.zeros(3), mask) == 2 and pimc.last_worlds == 0
+        assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 2
+        assert ismcts.last_iterations == 0
+    with move_budget(30.0):
+        assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1 and pimc.last_worlds == 4
+        assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 1
+    assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1

@@ -143,6 +143,12 @@ class IsmctsPlayer:
             done += 1
             deadline.done_one()
         self.last_iterations = done
+        if done == 0:  # a move_budget was spent: the network's move (or the heuristic's)
+            if self.prior is None:
+                _reset(self.rollout[:1])
+                choice = int(self.rollout[0].act(observation, mask))
+                return choice if mask[choice] else int(legal[0])
+            return int(legal[int(np.argmax(root.prior))])
         q = np.where(root.n > 0, root.w / np.maximum(root.n, 1), -np.inf)
         self.last_values = (legal, np.where(root.n > 0, q, np.nan))
         order = np.lexsort((-np.arange(len(legal)), root.prior, q, root.n))

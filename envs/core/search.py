@@ -15,8 +15,10 @@ which is why it cannot ``act`` like other policies and callers go through
 from __future__ import annotations
 
 import copy
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -43,22 +45,46 @@ def score_value(world: Any, seat: int) -> float:
     return (sum(1 for s in scores if s < mine) - sum(1 for s in scores if s > mine)) / (n - 1)
 
 
+_move = threading.local()
+
+
+@contextmanager
+def move_budget(seconds: float) -> Iterator[None]:
+    """Every search decision made in this thread inside the block shares one clock: a table
+    that answers a person's move with several searching opponents in turn (``roundtable
+    serve``) bounds the whole reply, not each decision. Once the time is spent a search
+    decision runs no world at all and plays its fallback move (the network's or the rollout
+    policy's)."""
+    previous = getattr(_move, "deadline", None)
+    _move.deadline = time.perf_counter() + seconds
+    try:
+        yield
+    finally:
+        _move.deadline = previous
+
+
 class Deadline:
     """A decision's time budget (``None``: no budget). :meth:`more` says whether another unit of
     work (a world, an iteration) fits: always the first one, then only while the time spent
     plus the mean cost of a unit so far stays within the budget, so a decision overruns its
-    budget by at most about one unit's cost."""
+    budget by at most about one unit's cost. Inside :func:`move_budget` the move's clock bounds
+    it too, the first unit included (``more()`` may be False at once)."""
 
     def __init__(self, budget_s: float | None) -> None:
         self.budget_s = budget_s
         self.start = time.perf_counter()
         self.units = 0
+        self.move_deadline: float | None = getattr(_move, "deadline", None)
 
     def more(self) -> bool:
+        now = time.perf_counter()
+        spent = now - self.start
+        unit = spent / self.units if self.units else 0.0
+        if self.move_deadline is not None and now + unit > self.move_deadline:
+            return False
         if self.budget_s is None or self.units == 0:
             return True
-        spent = time.perf_counter() - self.start
-        return spent + spent / self.units <= self.budget_s
+        return spent + unit <= self.budget_s
 
     def done_one(self) -> None:
         self.units += 1
@@ -135,6 +161,8 @@ class PimcPlayer:
             used += 1
             deadline.done_one()
         self.last_worlds = used
+        if used == 0:  # a move_budget was spent: the rollout policy's own move
+            return self._break_tie(legal, 0, observation, action_mask)
         self.last_values = (legal, totals / used)
         best = legal[totals == totals.max()]
         if len(best) == 1:
