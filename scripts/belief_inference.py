@@ -77,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--particles", type=int, default=64)
     parser.add_argument("--tries", type=int, default=4)
     parser.add_argument("--seed", type=int, default=50_000)
+    parser.add_argument("--uniform-share", type=float, default=0.25,
+                        help="share of the inferred set kept uniform (PolicyBelief)")
     args = parser.parse_args(argv)
     limit_blas_threads()
     n = 4
@@ -96,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             assert isinstance(model, CheckpointPolicy)
             model.deterministic = False
             models.append(model)
-        belief = PolicyBelief(models, particles=args.particles, tries=args.tries, seed=seed)
+        belief = PolicyBelief(models, particles=args.particles, tries=args.tries, seed=seed,
+                              uniform_share=args.uniform_share)
         rng = np.random.default_rng(seed + 1)
         others = [s for s in range(1, n)]
         while not engine.over:

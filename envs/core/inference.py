@@ -16,10 +16,12 @@ other players, the way a card player infers a hand from the bids and plays:
   likelihood of the observed play. Nothing hidden is read: the filter sees the sampler's
   worlds, its own simulations and the observer's own observation and mask.
 - Chance the observer sees (a draw, a revealed card) and moves the policy finds unlikely make
-  matches rare; up to ``tries`` attempts per particle are made, and when fewer than
-  ``min_kept`` particles survive the set is topped up with uniform samples (the belief falls back
-  toward the uniform one rather than collapse). ``last_kept`` / ``last_attempts`` say how it
-  went.
+  matches rare; up to ``tries`` attempts per particle are made. A share ``uniform_share`` of the
+  set is always fresh uniform samples, and so is whatever the filter could not fill: a
+  defensive mixture. Without it the survivors, descendants of a few ancestors, repeat the same
+  hidden hands and the belief grows overconfident (measured: docs/search.md). When fewer than
+  ``min_kept`` particles survive the set is all uniform. ``last_kept`` / ``last_attempts`` say
+  how it went.
 
 Every world it hands out agrees with the observer's information in the sense the belief samplers
 use (the observer's observation and mask are identical, ``tests/test_belief.py``).
@@ -43,13 +45,16 @@ class PolicyBelief:
     """A particle filter over the observer's information state (see the module doc)."""
 
     def __init__(self, opponents: Sequence[Agent], particles: int = 64, tries: int = 4,
-                 min_kept: int | None = None, seed: int | None = None) -> None:
+                 min_kept: int | None = None, seed: int | None = None,
+                 uniform_share: float = 0.25) -> None:
         if particles < 1 or tries < 1:
             raise ValueError("a policy belief needs at least one particle and one try")
         self.opponents = list(opponents)
         self.size = particles
         self.tries = tries
         self.min_kept = particles // 4 if min_kept is None else min_kept
+        #: how many particles the filter may fill; the rest are uniform samples
+        self.filtered = particles - int(np.ceil(particles * uniform_share))
         self.rng = np.random.default_rng(seed)
         self.particles: list[Any] = []
         self.last_action: int | None = None
@@ -73,7 +78,7 @@ class PolicyBelief:
         attempts = 0
         if self.particles and self.last_action is not None and seat == self.seat:
             budget = self.size * self.tries
-            while len(kept) < self.size and attempts < budget:
+            while len(kept) < self.filtered and attempts < budget:
                 attempts += 1
                 old = self.particles[int(self.rng.integers(len(self.particles)))]
                 world = self._advance(old, seat)
@@ -81,8 +86,10 @@ class PolicyBelief:
                         and np.array_equal(world.legal_mask(), mask)):
                     kept.append(world)
         self.last_kept, self.last_attempts = len(kept), attempts
-        if len(kept) < max(self.min_kept, 1):
-            fresh.events = EventLog(on=False)
+        if len(kept) < self.min_kept:
+            kept = []
+        fresh.events = EventLog(on=False)
+        if len(kept) < self.size:
             kept.append(fresh)
             while len(kept) < self.size:
                 world = sampler(self.rng)
