@@ -19,9 +19,9 @@ other players, the way a card player infers a hand from the bids and plays:
   matches rare; up to ``tries`` attempts per particle are made. A share ``uniform_share`` of the
   set is always fresh uniform samples, and so is whatever the filter could not fill: a
   defensive mixture. Without it the survivors, descendants of a few ancestors, repeat the same
-  hidden hands and the belief grows overconfident (measured: docs/search.md). When fewer than
-  ``min_kept`` particles survive the set is all uniform. ``last_kept`` / ``last_attempts`` say
-  how it went.
+  hidden hands and the belief grows overconfident (measured: docs/search.md). With
+  ``uniform_share=0`` the set is the survivors alone, topped up with uniform samples only when
+  fewer than ``min_kept`` survive. ``last_kept`` / ``last_attempts`` say how it went.
 
 Every world it hands out agrees with the observer's information in the sense the belief samplers
 use (the observer's observation and mask are identical, ``tests/test_belief.py``).
@@ -86,10 +86,8 @@ class PolicyBelief:
                         and np.array_equal(world.legal_mask(), mask)):
                     kept.append(world)
         self.last_kept, self.last_attempts = len(kept), attempts
-        if len(kept) < self.min_kept:
-            kept = []
         fresh.events = EventLog(on=False)
-        if len(kept) < self.size:
+        if len(kept) < max(self.min_kept, 1) or self.filtered < self.size:
             kept.append(fresh)
             while len(kept) < self.size:
                 world = sampler(self.rng)
