@@ -545,6 +545,7 @@ def test_ismcts_prefers_the_better_move_and_plays_full_games() -> None:
 
 
 # -- beliefs from play (envs/core/inference.py) --------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_inferred_world_agrees_with_the_observers_information(game: str) -> None:
     """A policy belief carried through a real game: at each of the observer's decisions every
@@ -578,6 +579,7 @@ def test_every_inferred_world_agrees_with_the_observers_information(game: str) -
     assert decisions >= 6
 
 
+@pytest.mark.slow
 def test_belief_search_is_reproducible_and_plays_legal_moves() -> None:
     game = "white_knight"
     parsed = parse_spec("ismcts:12+pb", game)
