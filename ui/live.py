@@ -41,7 +41,7 @@ SEARCH_BUDGETS = (2, 4, 8, 16, 32)
 STRONGEST_SEARCH = "ismcts:300@250ms"
 #: all the opponents' searches between two of the person's decisions share this many seconds
 #: (envs.core.search.move_budget; then they play the network's move): docs/search.md, "Serving"
-MOVE_BUDGET_S = 0.8
+MOVE_BUDGET_S = 0.6
 HINT_MOVES = 5
 
 
