@@ -366,3 +366,283 @@ def test_play_outs_record_no_events() -> None:
     player.act_with_sampler(lambda rng: _ScriptedWorld({(a, 0): 0.0 for a in (0, 1)}, seen),
                             np.zeros(2), np.ones(2, dtype=np.int8))
     assert seen and not any(on for _, on in seen)
+
+
+# -- time budgets, cut rollouts and ISMCTS (issue 34) ------------------------------------------
+@pytest.mark.parametrize("spec", ["pimc:8@", "pimc:8@0ms", "pimc:8@1h", "pimc:8@61s",
+                                  "pimc:8@-1s", "pimc:8@1 s", "pimc:8@nanms", "pimc:8/0",
+                                  "pimc:8/x", "pimc:8/", "ismcts:0", "ismcts:x",
+                                  "ismcts:10001", "ismcts:4:heuristic", "ismcts:4:pimc:2",
+                                  "pimc:2:ismcts:4", "ismcts:4@2",
+                                  "pimc:4+pb+pb", "ismcts:+pb"])
+def test_bad_budgets_cuts_and_ismcts_specs_are_refused_in_one_line(spec: str) -> None:
+    with pytest.raises(ValueError, match=r"search spec") as err:
+        parse_spec(spec, "paladin")
+    assert "\n" not in str(err.value)
+
+
+def test_search_specs_take_a_time_budget_a_cut_and_a_network() -> None:
+    parsed = parse_spec("pimc:8/20:checkpoints/paladin@500ms", "paladin")
+    assert (parsed.kind, parsed.worlds, parsed.cut, parsed.budget_s) == ("pimc", 8, 20, 0.5)
+    assert parsed.critic is not None and parsed.rollout.spec == "checkpoints/paladin"
+    parsed = parse_spec("pimc:4/10@1.5s", "paladin")
+    assert (parsed.cut, parsed.budget_s, parsed.critic) == (10, 1.5, None)
+    assert parse_spec("pimc:8", "paladin").budget_s is None
+    parsed = parse_spec("ismcts:200@1s", "white_knight")
+    assert (parsed.kind, parsed.worlds, parsed.budget_s) == ("ismcts", 200, 1.0)
+    assert parsed.critic is not None and parsed.rollout.kind == "checkpoint"
+    parsed = parse_spec("ismcts:30:uniform", "quests")
+    assert parsed.rollout is None and parsed.critic is None
+    assert parse_spec("ismcts:30", "quests").belief_model is None
+    parsed = parse_spec("pimc:4/10+pb@1s", "paladin")
+    assert (parsed.cut, parsed.budget_s) == (10, 1.0)
+    assert parsed.belief_model is not None and parsed.belief_model.kind == "checkpoint"
+    assert type(parsed.build(0)).__name__ == "BeliefSearch"
+
+
+def test_a_tiny_budget_stops_after_one_world_and_an_ample_one_never_binds() -> None:
+    import time
+
+    mask = np.array([1, 1], dtype=np.int8)
+    delay = 0.02
+
+    def sampler(rng: np.random.Generator) -> OneMoveWorld:
+        time.sleep(delay)
+        return OneMoveWorld({0: 0.0, 1: 1.0})
+
+    player = PimcPlayer(50, [Fixed(0)] * 3, seed=0, budget_s=0.001)
+    start = time.perf_counter()
+    assert player.act_with_sampler(sampler, np.zeros(3), mask) == 1
+    assert player.last_worlds == 1
+    assert time.perf_counter() - start < 0.001 + 2 * delay + 0.05
+    player = PimcPlayer(5, [Fixed(0)] * 3, seed=0, budget_s=30.0)
+    player.act_with_sampler(sampler, np.zeros(3), mask)
+    assert player.last_worlds == 5
+
+
+@pytest.mark.parametrize("spec", ["pimc:64@50ms", "ismcts:5000@50ms", "ismcts:5000:uniform@50ms"])
+def test_a_budgeted_decision_returns_within_budget_and_one_worlds_cost(spec: str) -> None:
+    import time
+
+    game = "paladin"
+    state = next(s for s in states(game, 4, range(1), every=5)
+                 if not s.over and np.count_nonzero(s.legal_mask()) > 1)
+    seat = state.current_player
+    player = parse_spec(spec, game).build(0)
+    obs, mask = state.observation(seat), state.legal_mask().copy()
+    start = time.perf_counter()
+    choose_action(player, obs, mask, state, seat)
+    elapsed = time.perf_counter() - start
+    done = getattr(player, "last_worlds", 0) or player.last_iterations
+    assert done >= 1
+    assert elapsed <= 0.05 + 2 * elapsed / done + 0.05, (spec, elapsed, done)
+
+
+@pytest.mark.parametrize("spec", ["pimc:3/6", "pimc:2/4:checkpoints/white_knight@30s",
+                                  "ismcts:40", "ismcts:40:uniform@30s"])
+def test_search_is_reproducible_under_a_seed_when_no_budget_binds(spec: str) -> None:
+    game = "white_knight"
+    parsed = parse_spec(spec, game)
+    for step, state in enumerate(states(game, 4, range(2), every=6)):
+        if state.over or np.count_nonzero(state.legal_mask()) < 2:
+            continue
+        seat = state.current_player
+        obs, mask = state.observation(seat), state.legal_mask().copy()
+        first, second = parsed.build(step), parsed.build(step)
+        a = choose_action(first, obs, mask, copy.deepcopy(state), seat)
+        b = choose_action(second, obs, mask, copy.deepcopy(state), seat)
+        assert a == b and mask[a]
+        np.testing.assert_array_equal(first.last_values[1], second.last_values[1])
+
+
+def test_a_cut_rollout_is_valued_at_the_seats_next_decision() -> None:
+    """``cut_play_out`` plays the cut moves, then on until the seat is to act, and values it
+    there; a game that ends first gives its true reward."""
+    from envs.core.search import cut_play_out
+
+    seen = []
+
+    def value(world, seat):
+        seen.append((world.current_player, world.moves))
+        return 0.25
+
+    class Ring:
+        def __init__(self, length: int) -> None:
+            self.current_player, self.moves, self.length, self.over = 0, 0, length, False
+
+        def legal_mask(self):
+            return np.ones(2, dtype=np.int8)
+
+        def observation(self, seat):
+            return np.zeros(2, dtype=np.float32)
+
+        def apply(self, action):
+            self.moves += 1
+            self.current_player = self.moves % 3
+            self.over = self.moves >= self.length
+
+        def rewards(self):
+            return [1.0, 0.0, -1.0]
+
+    assert cut_play_out(Ring(100), 0, [Fixed(0)] * 3, 4, value) == 0.25
+    assert seen == [(0, 6)]
+    assert cut_play_out(Ring(5), 0, [Fixed(0)] * 3, 4, value) == 1.0
+
+
+def test_the_checkpoint_critic_values_sampled_worlds_in_range() -> None:
+    from training.critic import load_critic
+
+    for game in GAMES:
+        critic = load_critic(f"checkpoints/{game}", game)
+        for state in states(game, 4, range(1), every=9):
+            if state.over:
+                continue
+            v = critic(state.sample_world(state.current_player, np.random.default_rng(0)),
+                       state.current_player)
+            assert -1.0 <= v <= 1.0
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("spec", ["ismcts:24", "pimc:2/5:checkpoints/{game}", "ismcts:16+pb"])
+def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str,
+                                                                          spec: str) -> None:
+    """Leak safety of ISMCTS and cut PIMC: same decision in two true games the seat cannot
+    tell apart."""
+    parsed = parse_spec(spec.format(game=game), game)
+    rng = random.Random(11)
+    checked = 0
+    for step, state in enumerate(states(game, 3, range(3), every=7)):
+        if state.over or np.count_nonzero(state.legal_mask()) < 2:
+            continue
+        seat = state.current_player
+        swapped = swap_hidden(game, state, seat, rng)
+        if swapped is None:
+            continue
+        obs, mask = state.observation(seat), state.legal_mask().copy()
+        np.testing.assert_array_equal(swapped.observation(seat), obs)
+        one, two = parsed.build(step), parsed.build(step)
+        truth = choose_action(one, obs, mask, copy.deepcopy(state), seat)
+        other = choose_action(two, obs, mask, copy.deepcopy(swapped), seat)
+        assert truth == other, f"{game}: the decision at step {step} read hidden cards"
+        np.testing.assert_array_equal(one.last_values[1], two.last_values[1])
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
+
+
+def test_ismcts_prefers_the_better_move_and_plays_full_games() -> None:
+    from envs.core.ismcts import IsmctsPlayer
+
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    player = IsmctsPlayer(60, [Fixed(0)] * 3, [Fixed(0)] * 3, seed=0)
+    choice = player.act_with_sampler(lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0}),
+                                     np.zeros(3), mask)
+    assert choice == 1 and player.last_iterations == 60
+    result = evaluate("white_knight", ["ismcts:8@100ms", "heuristic"], games=3, table_size=3,
+                      seed=0, workers=1)
+    assert result.games >= 3
+
+
+# -- beliefs from play (envs/core/inference.py) --------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_every_inferred_world_agrees_with_the_observers_information(game: str) -> None:
+    """A policy belief carried through a real game: at each of the observer's decisions every
+    particle shows it the very observation and mask the true game does, and plays on legally."""
+    from envs.core.inference import PolicyBelief
+
+    spec = parse_spec(f"checkpoints/{game}", game)
+    models = [spec.build(s) for s in range(4)]
+    for model in models:
+        model.deterministic = False
+    belief = PolicyBelief(models, particles=8, tries=3, seed=0)
+    engine = next(iter(states(game, 4, range(1), every=1)))
+    players = [spec.build(10 + s) for s in range(4)]
+    rng = np.random.default_rng(0)
+    decisions = 0
+    while not engine.over and decisions < 12:
+        actor = engine.current_player
+        obs, mask = engine.observation(actor), engine.legal_mask().copy()
+        action = players[actor].act(obs, mask)
+        if actor == 0:
+            belief.update(lambda r: engine.sample_world(0, r), obs, mask)
+            for _ in range(4):
+                world = belief.sample(rng)
+                np.testing.assert_array_equal(world.observation(0), obs)
+                np.testing.assert_array_equal(world.legal_mask(), mask)
+                assert world.current_player == 0 and world.legal_mask()[action]
+                world.apply(action)
+            belief.note_action(action)
+            decisions += 1
+        engine.apply(action)
+    assert decisions >= 6
+
+
+@pytest.mark.slow
+def test_belief_search_is_reproducible_and_plays_legal_moves() -> None:
+    game = "white_knight"
+    parsed = parse_spec("ismcts:12+pb", game)
+    moves = []
+    for _ in range(2):
+        engine = next(iter(states(game, 4, range(1), every=1)))
+        players = [parsed.build(0)] + [parse_spec("heuristic", game).build(s) for s in (1, 2, 3)]
+        played = []
+        while not engine.over:
+            actor = engine.current_player
+            obs, mask = engine.observation(actor), engine.legal_mask().copy()
+            action = choose_action(players[actor], obs, mask, engine, actor)
+            assert mask[action]
+            if actor == 0:
+                played.append(action)
+            engine.apply(action)
+        moves.append(played)
+    assert moves[0] == moves[1] and len(moves[0]) > 3
+
+
+def test_the_numpy_critic_equals_sb3s_value_head() -> None:
+    """training.critic reads the value network exactly as SB3 computes it."""
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.critic import load_critic
+
+    game = "white_knight"
+    model = MaskablePPO.load(f"checkpoints/{game}/{game}.zip", device="cpu")
+    critic = load_critic(f"checkpoints/{game}", game)
+    checked = 0
+    for state in states(game, 4, range(1), every=5):
+        if state.over:
+            continue
+        seat = state.current_player
+        x = np.concatenate([state.observation(seat), state.legal_mask()]).astype(np.float32)
+        with torch.no_grad():
+            expected = model.policy.predict_values(torch.as_tensor(x[None])).item()
+        assert critic(state, seat) == pytest.approx(np.clip(expected, -1, 1), abs=1e-5)
+        checked += 1
+    assert checked >= 3
+
+
+def test_a_spent_move_budget_plays_the_fallback_move_without_searching() -> None:
+    """Inside ``move_budget`` the searches of one reply share a clock; once it is spent a
+    search runs no world and plays its rollout policy's (PIMC) or network's (ISMCTS) move."""
+    import time
+
+    from envs.core.ismcts import IsmctsPlayer
+    from envs.core.search import move_budget
+
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
+    pimc = PimcPlayer(4, [Fixed(2)] * 3, seed=0, budget_s=10.0)
+    ismcts = IsmctsPlayer(100, [Fixed(0)] * 3, [Fixed(0)] * 3, seed=0,
+                          prior=lambda obs, m: np.array([0.0, 0.0, 1.0]))
+    with move_budget(0.0):
+        time.sleep(0.001)
+        assert pimc.act_with_sampler(world, np.zeros(3), mask) == 2 and pimc.last_worlds == 0
+        assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 2
+        assert ismcts.last_iterations == 0
+    with move_budget(30.0):
+        assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1 and pimc.last_worlds == 4
+        assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 1
+    assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1

@@ -13,7 +13,7 @@ from tests.helpers import iter_states, raw
 from tests.training_support import make_checkpoint, ready_games
 from training.checkpoint import CheckpointError
 from training.numpy_net import NumpyActor
-from training.policies import CheckpointPolicy, Policy, parse_spec, resolve_policy
+from training.policies import ISMCTS_FORMAT, CheckpointPolicy, Policy, parse_spec, resolve_policy
 
 
 @pytest.fixture(scope="module")
@@ -323,16 +323,17 @@ def test_resolve_policy_passes_the_seed_on() -> None:
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("pimc:x", "bad search spec 'pimc:x': use 'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to 256 "
-               "worlds; ROLLOUT random, heuristic[:style] or a checkpoint)"),
-    ("pimc:" + "x" * 40, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N'"),
-    ("pimc:" + "x" * 35, "bad search spec 'pimc:" + "x" * 35 + "': use 'pimc:N'"),
-    ("pimc:" + "x" * 36, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N'"),
+    ("pimc:x", "bad search spec 'pimc:x': use 'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 "
+               "worlds; K: cut rollouts after K moves; ROLLOUT random, heuristic[:style] or a "
+               "checkpoint; BUDGET e.g. 500ms or 1s)"),
+    ("pimc:" + "x" * 40, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N["),
+    ("pimc:" + "x" * 35, "bad search spec 'pimc:" + "x" * 35 + "': use 'pimc:N["),
+    ("pimc:" + "x" * 36, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N["),
     ("pimc:257", "bad search spec 'pimc:257': that many worlds per decision is more than the 256 "
                  "allowed (each world plays every legal action to the end; pimc:8 already costs "
                  "about 1.3 s per 4-player game)"),
     # zero-padded counts: nine digits are read as their number, ten are too long
-    ("pimc:0000000001", "bad search spec 'pimc:0000000001': use 'pimc:N'"),
+    ("pimc:0000000001", "bad search spec 'pimc:0000000001': use 'pimc:N["),
     ("pimc:0000000256", "bad search spec 'pimc:0000000256': that many worlds"),
 ])
 def test_search_spec_refusals_show_the_spec(spec: str, message: str) -> None:
@@ -387,10 +388,11 @@ def test_an_unknown_name_lists_every_kind_of_spec() -> None:
     with pytest.raises(ValueError) as caught:
         parse_spec("randm", "paladin")
     assert str(caught.value) == (
-        "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'pimc:N' or "
-        "'pimc:N:ROLLOUT' (N from 1 to 256 worlds; ROLLOUT random, heuristic[:style] or a "
-        "checkpoint) or the path of a checkpoint (.zip with its .json card, or a folder holding "
-        f"one); no file or folder of that name exists (looked in {Path.cwd()})")
+        "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', "
+        "'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 worlds; K: cut rollouts after K moves; "
+        "ROLLOUT random, heuristic[:style] or a checkpoint; BUDGET e.g. 500ms or 1s), "
+        f"{ISMCTS_FORMAT} or the path of a checkpoint (.zip with its .json card, or a folder "
+        f"holding one); no file or folder of that name exists (looked in {Path.cwd()})")
 
 
 @pytest.mark.parametrize("length", [60, 61, 300])

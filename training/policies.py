@@ -9,10 +9,18 @@ built-ins:
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
   each game's ``STYLES``; :func:`heuristic_styles` lists them);
 - a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network;
-- ``pimc:N`` / ``pimc:N:ROLLOUT`` — determinized Monte-Carlo search
+- ``pimc:N[/K][:ROLLOUT][@BUDGET]`` — determinized Monte-Carlo search
   (:class:`envs.core.search.PimcPlayer`): N belief-sampled worlds per decision, every legal
-  action rolled out to the end by ROLLOUT (``heuristic`` by default, any other non-search spec).
-  It acts through :func:`envs.core.agents.choose_action`, which hands it a world sampler.
+  action rolled out by ROLLOUT (``heuristic`` by default, any other non-search spec) to the end,
+  or with ``/K`` for K moves and on to the seat's next decision, valued there by ROLLOUT's
+  critic when ROLLOUT is a checkpoint, else by the current scores' ranks;
+- ``ismcts:N[:CHECKPOINT|uniform][@BUDGET]`` — information-set MCTS
+  (:class:`envs.core.ismcts.IsmctsPlayer`), N iterations, the network's prior and critic
+  (default the game's shipped ``checkpoints/<game>``; ``uniform``: no network);
+- ``@BUDGET`` (``@500ms``, ``@1s``, ``@1.5s``) bounds a search decision by time as well: no
+  world or iteration is started once it would not fit (always at least one).
+  Search players act through :func:`envs.core.agents.choose_action`, which hands them a world
+  sampler.
 
 Everything that names opponents (the CLI, the configs, the Python API, evaluation workers)
 goes through :func:`parse_spec` / :func:`resolve_policy`. A parsed :class:`PolicySpec` holds
@@ -30,6 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from envs.core.agents import RandomAgent
+from envs.core.ismcts import IsmctsPlayer
 from envs.core.registry import game_entry, heuristic_class
 from envs.core.search import PimcPlayer
 from training.features import InputFeatures
@@ -41,9 +50,23 @@ PIMC_PREFIX = "pimc:"
 #: legal action to the end, and ``pimc:8`` already costs about 1.3 s per 4-player game
 #: (docs/agents.md), so ``pimc:256`` is minutes per game; more is a typo or a hang.
 MAX_PIMC_WORLDS = 256
-PIMC_FORMAT = (f"'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to {MAX_PIMC_WORLDS} worlds; ROLLOUT "
-               "random, heuristic[:style] or a checkpoint)")
+PIMC_FORMAT = (f"'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to {MAX_PIMC_WORLDS} worlds; K: "
+               "cut rollouts after K moves; ROLLOUT random, heuristic[:style] or a checkpoint; "
+               "BUDGET e.g. 500ms or 1s)")
 STYLE_PREFIX = "heuristic:"
+ISMCTS_PREFIX = "ismcts:"
+#: search specs: each takes a time budget ``@…`` (see :func:`parse_budget`)
+SEARCH_PREFIXES = (PIMC_PREFIX, ISMCTS_PREFIX)
+#: iterations per ISMCTS decision at most (one sampled world and a few network calls each)
+MAX_ISMCTS_ITERATIONS = 10_000
+ISMCTS_FORMAT = (f"'ismcts:N[:CHECKPOINT|uniform][@BUDGET]' (N from 1 to "
+                 f"{MAX_ISMCTS_ITERATIONS} iterations; CHECKPOINT: the network's prior and "
+                 "critic, default checkpoints/<game>)")
+#: the longest time budget a search spec may give a decision, in seconds
+MAX_BUDGET_S = 60.0
+BUDGET_FORMAT = "'@<number>ms' or '@<number>s' (more than 0, at most 60 s), e.g. @500ms or @1s"
+#: where ``ismcts:N`` finds its default network: ``checkpoints/<game>`` of this repository
+SHIPPED_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
 def card_features(game: str, policy: dict[str, Any]) -> InputFeatures | None:
@@ -155,22 +178,34 @@ class PolicySpec:
     """A parsed spec: what to build, with checkpoint weights already loaded and checked."""
 
     spec: str
-    kind: str  # "random" | "heuristic" | "checkpoint" | "pimc"
+    kind: str  # "random" | "heuristic" | "checkpoint" | "pimc" | "ismcts"
     game: str
     actor: NumpyActor | None = None
     card: dict[str, Any] = field(default_factory=dict)
     style: str = "default"  # the heuristic's style (``heuristic:<style>``)
     worlds: int = 0  # pimc: sampled worlds per decision
-    rollout: PolicySpec | None = None  # pimc: the policy that finishes each sampled game
+    rollout: PolicySpec | None = None  # pimc: the policy that finishes each sampled game;
+    # ismcts: the network (a checkpoint spec) or None for ``uniform``
+    budget_s: float | None = None  # search: seconds per decision (None: no time budget)
+    cut: int | None = None  # pimc: rollouts cut after this many moves (``/K``)
+    # search with ``+pb``: the checkpoint whose sampled moves model the others in a
+    # envs.core.inference.PolicyBelief (worlds inferred from play, not uniform)
+    belief_model: PolicySpec | None = None
+    critic: Any = None  # search: a training.critic.CriticValue for cut worlds / leaves
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
+        if self.kind in ("pimc", "ismcts") and self.belief_model is not None:
+            return self._build_belief_search(seed)
         if self.kind == "pimc":
             assert self.rollout is not None
             seats = max(game_entry(self.game).players)
             seeds = np.random.SeedSequence(seed).generate_state(seats + 1)
             rollout = [self.rollout.build(int(s)) for s in seeds[1:]]
-            return PimcPlayer(self.worlds, rollout, seed=int(seeds[0]), label=self.spec)
+            return PimcPlayer(self.worlds, rollout, seed=int(seeds[0]), label=self.spec,
+                              budget_s=self.budget_s, cut=self.cut, value=self.critic)
+        if self.kind == "ismcts":
+            return self._build_ismcts(seed)
         if self.kind == "random":
             return RandomAgent(seed=seed)
         if self.kind == "heuristic":
@@ -187,6 +222,67 @@ class PolicySpec:
             label=self.spec,
             features=card_features(self.game, policy),
         )
+
+    def _build_belief_search(self, seed: int | None) -> Policy:
+        from dataclasses import replace
+
+        from envs.core.inference import BeliefSearch, PolicyBelief
+
+        assert self.belief_model is not None
+        seats = max(game_entry(self.game).players)
+        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(seats + 2)]
+        search = replace(self, belief_model=None).build(seeds[0])
+        models = []
+        for s in seeds[2:]:
+            model = self.belief_model.build(s)
+            assert isinstance(model, CheckpointPolicy)
+            model.deterministic = False
+            models.append(model)
+        return BeliefSearch(search, PolicyBelief(models, seed=seeds[1]))
+
+    def _build_ismcts(self, seed: int | None) -> Policy:
+        seats = max(game_entry(self.game).players)
+        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(2 * seats + 1)]
+        heuristics = [heuristic_class(self.game)(seed=s) for s in seeds[seats + 1:]]
+        if self.rollout is None:  # ``uniform``: no network; the heuristic stands for the others
+            return IsmctsPlayer(self.worlds, heuristics, heuristics, seed=seeds[0],
+                                label=self.spec, budget_s=self.budget_s)
+        net = self.rollout.build(seeds[0])
+        assert isinstance(net, CheckpointPolicy)
+
+        def prior(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            return net.actor.logits(net.network_input(observation, mask))
+
+        opponents = []
+        for s in seeds[1:seats + 1]:
+            opponent = self.rollout.build(s)
+            assert isinstance(opponent, CheckpointPolicy)
+            opponent.deterministic = False  # the others' moves drawn from the network
+            opponents.append(opponent)
+        return IsmctsPlayer(self.worlds, opponents, heuristics, prior=prior, value=self.critic,
+                            seed=seeds[0], label=self.spec, budget_s=self.budget_s)
+
+
+def parse_budget(text: str, shown: str) -> float:
+    """Seconds of a budget ``500ms`` / ``1s`` / ``1.5s`` (the part after ``@``)."""
+    raw = text.strip().lower()
+    unit = 1e-3 if raw.endswith("ms") else 1.0 if raw.endswith("s") else None
+    number = raw[:-2] if unit == 1e-3 else raw[:-1]
+    try:
+        value = float(number) * unit if unit is not None and number.isascii() else None
+    except ValueError:
+        value = None
+    if value is None or not 0 < value <= MAX_BUDGET_S or number.strip() != number:
+        raise ValueError(f"bad search spec {shown}: the time budget after '@' must be "
+                         f"{BUDGET_FORMAT}")
+    return value
+
+
+def _split_budget(text: str, shown: str) -> tuple[str, float | None]:
+    body, at, budget = text.rpartition("@")
+    if not at:
+        return text, None
+    return body, parse_budget(budget, shown)
 
 
 def parse_spec(spec: str, game: str) -> PolicySpec:
@@ -207,6 +303,8 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
         return PolicySpec(text, text, game)
     if text.startswith(PIMC_PREFIX):
         return _parse_pimc(text, game)
+    if text.startswith(ISMCTS_PREFIX):
+        return _parse_ismcts(text, game)
     if text.startswith(STYLE_PREFIX):
         style = text[len(STYLE_PREFIX):]
         known = heuristic_styles(game)
@@ -233,18 +331,30 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
                              "holding one")
         raise ValueError(
             f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>', "
-            f"{PIMC_FORMAT} or the path of a checkpoint (.zip with its .json card, or a folder "
-            f"holding one); no file or folder of that name exists{where}"
+            f"{PIMC_FORMAT}, {ISMCTS_FORMAT} or the path of a checkpoint (.zip with its .json "
+            f"card, or a folder holding one); no file or folder of that name exists{where}"
         )
     actor, card = load_actor(path, game)
     return PolicySpec(text, "checkpoint", game, actor, card)
 
 
 def _parse_pimc(text: str, game: str) -> PolicySpec:
-    """``pimc:N[:ROLLOUT]``: the world count and the rollout spec (itself parsed and checked)."""
-    worlds, _, rollout = text[len(PIMC_PREFIX):].partition(":")
-    digits = worlds.strip()
+    """``pimc:N[/K][:ROLLOUT][@BUDGET]``: the world count, the rollout cut, the rollout spec
+    (itself parsed and checked) and the time budget."""
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
+    body, budget_s = _split_budget(text, shown)
+    worlds, _, rollout = body[len(PIMC_PREFIX):].partition(":")
+    worlds, infer = _split_infer(worlds)
+    worlds, slash, cut_text = worlds.partition("/")
+    cut = None
+    if slash:
+        cut_digits = cut_text.strip()
+        if not (cut_digits.isascii() and cut_digits.isdigit()) or not 0 < int(
+                cut_digits[:6] or 0) <= 10_000 or len(cut_digits) > 6:
+            raise ValueError(f"bad search spec {shown}: the rollout cut after '/' must be a "
+                             f"number of moves from 1 to 10000; use {PIMC_FORMAT}")
+        cut = int(cut_digits)
+    digits = worlds.strip()
     # ASCII digits only: str.isdigit() also accepts '²', which int() refuses
     if not (digits.isascii() and digits.isdigit()) or int(digits[:9] or 0) < 1:
         raise ValueError(f"bad search spec {shown}: use {PIMC_FORMAT}")
@@ -254,11 +364,68 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
                          "action to the end; pimc:8 already costs about 1.3 s per 4-player "
                          "game)")
     rollout = rollout.strip() or "heuristic"
-    if rollout.startswith(PIMC_PREFIX):
+    if rollout.startswith(SEARCH_PREFIXES):
         raise ValueError(f"bad search spec {shown}: the rollout policy cannot search itself; "
                          f"use {PIMC_FORMAT}")
     inner = parse_spec(rollout, game)
-    return PolicySpec(text, "pimc", game, worlds=int(digits), rollout=inner)
+    critic = None
+    if cut is not None and inner.kind == "checkpoint":
+        from training.critic import load_critic
+
+        critic = load_critic(rollout, game)
+    model = None
+    if infer:
+        model = inner if inner.kind == "checkpoint" else _shipped(game, shown)
+    return PolicySpec(text, "pimc", game, worlds=int(digits), rollout=inner,
+                      budget_s=budget_s, cut=cut, critic=critic, belief_model=model)
+
+
+def _parse_ismcts(text: str, game: str) -> PolicySpec:
+    """``ismcts:N[:CHECKPOINT|uniform][@BUDGET]``."""
+    from training.critic import load_critic
+
+    shown = repr(text if len(text) <= 40 else text[:37] + "...")
+    body, budget_s = _split_budget(text, shown)
+    count, _, net = body[len(ISMCTS_PREFIX):].partition(":")
+    count, infer = _split_infer(count)
+    digits = count.strip()
+    if not (digits.isascii() and digits.isdigit()) or int(digits[:9] or 0) < 1:
+        raise ValueError(f"bad search spec {shown}: use {ISMCTS_FORMAT}")
+    if len(digits) > 9 or int(digits) > MAX_ISMCTS_ITERATIONS:
+        raise ValueError(f"bad search spec {shown}: that many iterations per decision is more "
+                         f"than the {MAX_ISMCTS_ITERATIONS} allowed")
+    net = net.strip()
+    if net == "uniform" or (not net and not (SHIPPED_CHECKPOINTS / game / f"{game}.zip")
+                            .is_file()):
+        return PolicySpec(text, "ismcts", game, worlds=int(digits), budget_s=budget_s,
+                          belief_model=_shipped(game, shown) if infer else None)
+    path = net or str(SHIPPED_CHECKPOINTS / game)
+    inner = parse_spec(path, game)
+    if inner.kind != "checkpoint":
+        raise ValueError(f"bad search spec {shown}: after the iterations comes a checkpoint "
+                         f"or 'uniform', not {net!r}; use {ISMCTS_FORMAT}")
+    return PolicySpec(text, "ismcts", game, worlds=int(digits), rollout=inner,
+                      budget_s=budget_s, critic=load_critic(path, game),
+                      belief_model=inner if infer else None)
+
+
+INFER_SUFFIX = "+pb"
+
+
+def _split_infer(count: str) -> tuple[str, bool]:
+    """``8+pb`` / ``8+pb/20`` / ``8/20+pb`` -> the count field without ``+pb``, and whether it
+    was there: worlds from a policy belief (envs.core.inference)."""
+    if INFER_SUFFIX in count:
+        return count.replace(INFER_SUFFIX, "", 1), True
+    return count, False
+
+
+def _shipped(game: str, shown: str) -> PolicySpec:
+    """The game's shipped checkpoint, as the model of the others for ``+pb``."""
+    if not (SHIPPED_CHECKPOINTS / game / f"{game}.zip").is_file():
+        raise ValueError(f"bad search spec {shown}: '+pb' infers hands with a policy network, "
+                         f"and {game} has no shipped checkpoint; name one as the rollout")
+    return parse_spec(str(SHIPPED_CHECKPOINTS / game), game)
 
 
 def resolve_policy(spec: str, game: str, seed: int | None = None) -> Policy:

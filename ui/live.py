@@ -28,6 +28,7 @@ import numpy as np
 from envs.core.agents import choose_action
 from envs.core.events import second_person
 from envs.core.registry import available_games, game_entry, game_module
+from envs.core.search import move_budget
 from envs.core.snapshot import move_hidden
 from training.policies import PIMC_PREFIX, PolicySpec, heuristic_styles, parse_spec, reset_policy
 from ui.replay_viewer import move_explanation, snapshot_module, table, words_module
@@ -37,6 +38,11 @@ CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 CHECKPOINT = "checkpoint"
 #: search budgets (sampled worlds per decision) the start page offers, up to the server's cap
 SEARCH_BUDGETS = (2, 4, 8, 16, 32)
+#: the strongest search the start page offers: ISMCTS with the shipped network, 250 ms a decision
+STRONGEST_SEARCH = "ismcts:300@250ms"
+#: all the opponents' searches between two of the person's decisions share this many seconds
+#: (envs.core.search.move_budget; then they play the network's move): docs/search.md, "Serving"
+MOVE_BUDGET_S = 0.6
 HINT_MOVES = 5
 
 
@@ -79,6 +85,8 @@ class Catalog:
             if worlds <= self.max_worlds:
                 out.append({"id": f"{PIMC_PREFIX}{worlds}",
                             "label": f"search, {worlds} sampled worlds per move (slower)"})
+        out.append({"id": STRONGEST_SEARCH,
+                    "label": "strongest search (tree search with the network, up to 1/4 s a move)"})
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -159,11 +167,12 @@ class LiveGame:
     def run_opponents(self) -> None:
         """The opponents move until it is the human's turn or the game is over."""
         engine, module = self.engine, snapshot_module(self.game)
-        while not engine.over and engine.current_player != self.seat:
-            actor = engine.current_player
-            action = choose_action(self.players[actor], engine.observation(actor),
-                                   engine.legal_mask().copy(), engine, actor)
-            self._apply(module, actor, action)
+        with move_budget(MOVE_BUDGET_S):
+            while not engine.over and engine.current_player != self.seat:
+                actor = engine.current_player
+                action = choose_action(self.players[actor], engine.observation(actor),
+                                       engine.legal_mask().copy(), engine, actor)
+                self._apply(module, actor, action)
 
     def _apply(self, module: Any, actor: int, action: int) -> None:
         if move_hidden(module, self.engine, action, self.seat):

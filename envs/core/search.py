@@ -15,7 +15,10 @@ which is why it cannot ``act`` like other policies and callers go through
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,66 @@ from envs.core.events import EventLog
 
 #: sampler(rng) -> an independent engine in which the searching seat is to act
 WorldSampler = Callable[[np.random.Generator], Any]
+#: value(world, seat) -> the expected final reward of ``seat`` in ``world`` (about -1 … 1), for
+#: a world cut before its end; ``world`` is a sampled (or played-on) world, never the true game
+LeafValue = Callable[[Any, int], float]
+
+
+def score_value(world: Any, seat: int) -> float:
+    """The heuristic leaf value: ``seat``'s zero-sum rank reward if the game ended now, ranked
+    by the current scores (``engine.scores()``; equal scores share a rank). A game over reads
+    its true final rewards."""
+    if world.over:
+        return float(world.rewards()[seat])
+    scores = world.scores()
+    mine = scores[seat]
+    n = len(scores)
+    return (sum(1 for s in scores if s < mine) - sum(1 for s in scores if s > mine)) / (n - 1)
+
+
+_move = threading.local()
+
+
+@contextmanager
+def move_budget(seconds: float) -> Iterator[None]:
+    """Every search decision made in this thread inside the block shares one clock: a table
+    that answers a person's move with several searching opponents in turn (``roundtable
+    serve``) bounds the whole reply, not each decision. Once the time is spent a search
+    decision runs no world at all and plays its fallback move (the network's or the rollout
+    policy's)."""
+    previous = getattr(_move, "deadline", None)
+    _move.deadline = time.perf_counter() + seconds
+    try:
+        yield
+    finally:
+        _move.deadline = previous
+
+
+class Deadline:
+    """A decision's time budget (``None``: no budget). :meth:`more` says whether another unit of
+    work (a world, an iteration) fits: always the first one, then only while the time spent
+    plus the mean cost of a unit so far stays within the budget, so a decision overruns its
+    budget by at most about one unit's cost. Inside :func:`move_budget` the move's clock bounds
+    it too, the first unit included (``more()`` may be False at once)."""
+
+    def __init__(self, budget_s: float | None) -> None:
+        self.budget_s = budget_s
+        self.start = time.perf_counter()
+        self.units = 0
+        self.move_deadline: float | None = getattr(_move, "deadline", None)
+
+    def more(self) -> bool:
+        now = time.perf_counter()
+        spent = now - self.start
+        unit = spent / self.units if self.units else 0.0
+        if self.move_deadline is not None and now + unit > self.move_deadline:
+            return False
+        if self.budget_s is None or self.units == 0:
+            return True
+        return spent + unit <= self.budget_s
+
+    def done_one(self) -> None:
+        self.units += 1
 
 
 class NeedsWorldSampler(TypeError):
@@ -39,15 +102,28 @@ class PimcPlayer:
     needs_world_sampler = True
 
     def __init__(self, worlds: int, rollout: Sequence[Agent], seed: int | None = None,
-                 label: str = "pimc") -> None:
+                 label: str = "pimc", budget_s: float | None = None, cut: int | None = None,
+                 value: LeafValue | None = None) -> None:
         if worlds < 1:
             raise ValueError(f"a PIMC player needs at least one sampled world, got {worlds}")
         if not rollout:
             raise ValueError("a PIMC player needs rollout agents (one per seat)")
         self.worlds = worlds
         self.rollout = list(rollout)
+        if budget_s is not None and not budget_s > 0:
+            raise ValueError(f"a search time budget must be positive, got {budget_s!r} s")
+        if cut is not None and cut < 1:
+            raise ValueError(f"a rollout cut must be at least one move, got {cut!r}")
         self.rng = np.random.default_rng(seed)
         self.label = label
+        #: seconds per decision (None: none): no world is started once it would not fit
+        self.budget_s = budget_s
+        #: rollouts stop after this many moves (None: at the game's end), at the searching
+        #: seat's next decision, where ``value`` (default :func:`score_value`) reads the world
+        self.cut = cut
+        self.value = value if value is not None else score_value
+        #: worlds the last searched decision used (fewer than ``worlds`` when the budget bound)
+        self.last_worlds = 0
         #: (legal actions, mean final reward of each) of the last searched decision, or None
         #: after a forced one; read by training.distill to record the search's values
         self.last_values: tuple[np.ndarray, np.ndarray] | None = None
@@ -71,7 +147,9 @@ class PimcPlayer:
         if len(legal) == 1:
             return int(legal[0])
         totals = np.zeros(len(legal))
-        for _ in range(self.worlds):
+        deadline = Deadline(self.budget_s)
+        used = 0
+        while used < self.worlds and deadline.more():
             world = sampler(self.rng)
             # Rollouts read no events: an empty, switched-off log keeps the copies below cheap.
             world.events = EventLog(on=False)
@@ -79,8 +157,13 @@ class PimcPlayer:
             for i, action in enumerate(legal):
                 branch = copy.deepcopy(world)
                 branch.apply(int(action))
-                totals[i] += self._play_out(branch)[seat]
-        self.last_values = (legal, totals / self.worlds)
+                totals[i] += self._value(branch, seat)
+            used += 1
+            deadline.done_one()
+        self.last_worlds = used
+        if used == 0:  # a move_budget was spent: the rollout policy's own move
+            return self._break_tie(legal, 0, observation, action_mask)
+        self.last_values = (legal, totals / used)
         best = legal[totals == totals.max()]
         if len(best) == 1:
             return int(best[0])
@@ -104,6 +187,12 @@ class PimcPlayer:
         choice = int(agent.act(observation, action_mask))
         return choice if choice in best else int(best[0])
 
+    def _value(self, world: Any, seat: int) -> float:
+        """``seat``'s final reward in ``world`` played out, or with a cut its leaf value."""
+        if self.cut is None:
+            return float(self._play_out(world)[seat])
+        return cut_play_out(world, seat, self.rollout, self.cut, self.value)
+
     def _play_out(self, world: Any) -> list[float]:
         """Finish ``world`` with the rollout agents; the final reward of every seat."""
         agents = self.rollout
@@ -116,3 +205,23 @@ class PimcPlayer:
             mask = world.legal_mask()
             world.apply(int(agents[seat % len(agents)].act(world.observation(seat), mask)))
         return world.rewards()
+
+
+def cut_play_out(world: Any, seat: int, agents: Sequence[Agent], cut: int,
+                 value: LeafValue) -> float:
+    """Play ``world`` on with ``agents`` for ``cut`` moves, then on to the next decision of
+    ``seat`` (a critic reads the state its seat is to act in, as in training), and return
+    ``value(world, seat)`` there; the true final reward if the game ends first."""
+    for agent in agents:
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset()
+    moves = 0
+    while not world.over and (moves < cut or world.current_player != seat):
+        actor = world.current_player
+        mask = world.legal_mask()
+        world.apply(int(agents[actor % len(agents)].act(world.observation(actor), mask)))
+        moves += 1
+    if world.over:
+        return float(world.rewards()[seat])
+    return float(value(world, seat))
