@@ -88,8 +88,13 @@ class ExpertParams:
     lead_tilt: float = 1.0  # "where it went" factor for a leader
     place_tilt: float = 0.6  # the same for a later card (and for cards yet to come)
     peek_beats: float = 0.85  # P(a card placed after peeking at a known card beats it)
-    keep: float = 0.5  # weight of a card kept for later rounds
-    start: str = "self"  # the dealer's choice: "self" or "last" (the left neighbour starts)
+    keep: float = 1.5  # weight of a card kept for later rounds
+    start: str = "last"  # the dealer's choice: "self" or "last" (the left neighbour starts)
+    q_power: float = 2.0  # exponent of q in V(k); negative: N − 1 (all the other cards)
+
+
+#: the parameters an expert built without ``params`` plays with (the ``expert`` spec)
+DEFAULT_PARAMS = ExpertParams()
 
 
 def _kind_of(cells: np.ndarray) -> int:
@@ -129,7 +134,7 @@ class PaladinExpert:
 
     def __init__(self, seed: int | None = None, params: ExpertParams | None = None) -> None:
         self.seed = seed
-        self.params = params or ExpertParams()
+        self.params = params or DEFAULT_PARAMS
 
     def reset(self) -> None:
         pass
@@ -172,8 +177,12 @@ class PaladinExpert:
         if self.last_round:
             self.card_value = np.zeros(NUM_KINDS)
         else:
-            self.card_value = self.params.keep * q ** (n - 1) * (mean_honour + RED)
+            power = self.params.q_power if self.params.q_power >= 0 else n - 1
+            self.card_value = self.params.keep * q ** power * (mean_honour + RED)
         self.draw_value = float(self.pool @ self.card_value)
+        # giving a card up (it leads, wins or is beaten, or is discarded) brings a fresh draw
+        # at the next deal: its cost is what it is worth above that draw (negative for trash)
+        self.cost = self.card_value - self.draw_value
         live = [mv.honour for mv in self.missions]
         lo, hi = min(live), max(live)
         self.z = {mv.index: (0.0 if hi == lo else 2.0 * (mv.honour - lo) / (hi - lo) - 1.0)
@@ -291,13 +300,15 @@ class PaladinExpert:
     def price(self, mission: MissionView, kinds: np.ndarray, lead: bool) -> np.ndarray:
         """Expected honour of putting each of ``kinds`` at ``mission`` now."""
         gain = mission.honour + RED[kinds]
+        cost = self.cost[kinds]
         if lead:
             _, p_win = self.outcome(mission, kinds, 0, tail_future=True, lead_future=False)
-            return p_win * gain - self.card_value[kinds]
+            return p_win * gain - cost
         lead_future = not mission.cards
         p_lead, p_win = self.outcome(mission, kinds, 0, tail_future=True,
                                      lead_future=lead_future)
-        return p_win * gain - p_lead * self.card_value[kinds]
+        # a card that never leads is taken back (0) or discarded for a fresh draw (-cost)
+        return p_win * gain - p_lead * cost + (1.0 - p_lead) * np.maximum(0.0, -cost)
 
     def _place(self, mask: np.ndarray, leading: bool) -> int:
         block = mask[A.PLACE:A.PEEK].reshape(NUM_KINDS, MAX_MISSIONS)
@@ -376,9 +387,7 @@ class PaladinExpert:
         m = int(np.flatnonzero(resolving[:, 0])[0])
         mv = self.missions[m]
         kind = mv.cards[mv.mine_pos][2]
-        keep = 0.0
-        throw = self.draw_value - self.card_value[kind]
-        options = {A.TAKE_BACK: keep, A.DISCARD: throw}
+        options = {A.TAKE_BACK: 0.0, A.DISCARD: -self.cost[kind]}
         if mask[A.BEAT]:
             mine = np.zeros(NUM_KINDS)
             mine[kind] = 1.0
@@ -388,6 +397,6 @@ class PaladinExpert:
                 else:
                     mine = mine * (1.0 - item @ BEATS)
             p_win = float(mine.sum())
-            options[A.BEAT] = p_win * (mv.honour + RED[kind]) - self.card_value[kind]
+            options[A.BEAT] = p_win * (mv.honour + RED[kind]) - self.cost[kind]
         best = max(options, key=lambda a: (options[a], a == A.BEAT, a == A.TAKE_BACK))
         return int(best)
