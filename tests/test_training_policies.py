@@ -324,7 +324,7 @@ def test_resolve_policy_passes_the_seed_on() -> None:
 
 @pytest.mark.parametrize("spec,message", [
     ("pimc:x", "bad search spec 'pimc:x': use 'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to 256 "
-               "worlds; ROLLOUT random, heuristic[:style] or a checkpoint)"),
+               "worlds; ROLLOUT random, heuristic[:style], expert or a checkpoint)"),
     ("pimc:" + "x" * 40, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N'"),
     ("pimc:" + "x" * 35, "bad search spec 'pimc:" + "x" * 35 + "': use 'pimc:N'"),
     ("pimc:" + "x" * 36, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N'"),
@@ -387,9 +387,10 @@ def test_an_unknown_name_lists_every_kind_of_spec() -> None:
     with pytest.raises(ValueError) as caught:
         parse_spec("randm", "paladin")
     assert str(caught.value) == (
-        "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'pimc:N' or "
-        "'pimc:N:ROLLOUT' (N from 1 to 256 worlds; ROLLOUT random, heuristic[:style] or a "
-        "checkpoint) or the path of a checkpoint (.zip with its .json card, or a folder holding "
+        "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'expert' "
+        "(Paladin), 'pimc:N' or 'pimc:N:ROLLOUT' (N from 1 to 256 worlds; ROLLOUT random, "
+        "heuristic[:style], expert or a checkpoint) or the path of a checkpoint (.zip with its "
+        ".json card, or a folder holding "
         f"one); no file or folder of that name exists (looked in {Path.cwd()})")
 
 

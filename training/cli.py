@@ -124,7 +124,8 @@ def _report(result: Any) -> int:
 def _add_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="paladin, white_knight, quests")
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
-                        help="random, heuristic[:STYLE], pimc:N[:ROLLOUT] (the search player, "
+                        help="random, heuristic[:STYLE], expert (Paladin's card counter), "
+                             "pimc:N[:ROLLOUT] (the search player, "
                              "docs/search.md) or a checkpoint path, one per seat in order; "
                              "the last one fills any remaining seats")
     parser.add_argument("--games", type=positive_int, default=1000,

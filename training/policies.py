@@ -258,7 +258,8 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
                              "holding one")
         raise ValueError(
             f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>', "
-            f"{PIMC_FORMAT} or the path of a checkpoint (.zip with its .json card, or a folder "
+            f"'expert' (Paladin), {PIMC_FORMAT} or the path of a checkpoint (.zip with its "
+            f".json card, or a folder "
             f"holding one); no file or folder of that name exists{where}"
         )
     actor, card = load_actor(path, game)

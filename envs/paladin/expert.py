@@ -116,7 +116,7 @@ def _assignments(cards: int, missions: int) -> np.ndarray:
 class MissionView:
     """What the seat knows of one mission: honour, its cards in placement order."""
 
-    __slots__ = ("index", "honour", "cards", "mine_pos", "state", "lead_pos")
+    __slots__ = ("cards", "honour", "index", "lead_pos", "mine_pos", "state")
 
     def __init__(self, index: int, honour: int) -> None:
         self.index = index
@@ -154,7 +154,7 @@ class PaladinExpert:
             mv.state = int(states[m])
             for s in range(n):
                 if slot[m, s, _PRESENT] > 0:
-                    mv.cards.append((int(round(slot[m, s, _ORDER] * n * n)), s,
+                    mv.cards.append((round(float(slot[m, s, _ORDER]) * n * n), s,
                                      _kind_of(values[m, s]), slot[m, s, _REVEALED] > 0,
                                      slot[m, s, _LEADING] > 0))
             mv.cards.sort()
@@ -242,7 +242,7 @@ class PaladinExpert:
             others[:, :] = step_dist_first[None, :]
             to_come = to_come[1:]
         for i in range(max(start, 0), len(cards)):
-            _, seat, kind, up, leads = cards[i]
+            _, seat, kind, _, _ = cards[i]
             if seat == 0:
                 continue
             first = not others.any() and not mine.any()
