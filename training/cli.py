@@ -124,9 +124,10 @@ def _report(result: Any) -> int:
 def _add_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="paladin, white_knight, quests")
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
-                        help="random, heuristic[:STYLE], pimc:N[/K][:ROLLOUT][@BUDGET] or "
-                             "ismcts:N[:CHECKPOINT][@BUDGET] (search players, docs/search.md) "
-                             "or a checkpoint path, one per seat in order; "
+                        help="random, heuristic[:STYLE], expert (Paladin's card counter), "
+                             "pimc:N[/K][:ROLLOUT][@BUDGET] or ismcts:N[:CHECKPOINT][@BUDGET] "
+                             "(search players, docs/search.md) or a checkpoint path, one per "
+                             "seat in order; "
                              "the last one fills any remaining seats")
     parser.add_argument("--games", type=positive_int, default=1000,
                         help="games per table size, rounded up to whole deals (default 1000)")

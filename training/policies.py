@@ -6,6 +6,8 @@ built-ins:
 
 - ``random`` — a uniformly random legal action (:class:`envs.core.agents.RandomAgent`);
 - ``heuristic`` — the game's rule-based agent (``registry.heuristic_class(game)``);
+- ``expert`` — the game's card-counting expert, where it has one (Paladin:
+  :class:`envs.paladin.expert.PaladinExpert`; :func:`expert_class`);
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
   each game's ``STYLES``; :func:`heuristic_styles` lists them);
 - a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network;
@@ -45,14 +47,17 @@ from training.features import InputFeatures
 from training.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
+EXPERT = "expert"
+#: games with an expert agent (``expert`` spec): "module:Class", built as ``cls(seed=...)``
+EXPERTS = {"paladin": "envs.paladin.expert:PaladinExpert"}
 PIMC_PREFIX = "pimc:"
 #: The most sampled worlds per decision a search spec may ask for: every world plays every
 #: legal action to the end, and ``pimc:8`` already costs about 1.3 s per 4-player game
 #: (docs/agents.md), so ``pimc:256`` is minutes per game; more is a typo or a hang.
 MAX_PIMC_WORLDS = 256
 PIMC_FORMAT = (f"'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to {MAX_PIMC_WORLDS} worlds; K: "
-               "cut rollouts after K moves; ROLLOUT random, heuristic[:style] or a checkpoint; "
-               "BUDGET e.g. 500ms or 1s)")
+               "cut rollouts after K moves; ROLLOUT random, heuristic[:style], expert or a "
+               "checkpoint; BUDGET e.g. 500ms or 1s)")
 STYLE_PREFIX = "heuristic:"
 ISMCTS_PREFIX = "ismcts:"
 #: search specs: each takes a time budget ``@…`` (see :func:`parse_budget`)
@@ -74,6 +79,17 @@ def card_features(game: str, policy: dict[str, Any]) -> InputFeatures | None:
     from before the field, and checkpoints trained without features)."""
     names = policy.get("features") or ()
     return InputFeatures(game, names) if names else None
+
+
+def expert_class(game: str) -> type | None:
+    """The game's expert agent class, or None where it has none."""
+    import importlib
+
+    target = EXPERTS.get(game_entry(game).game)
+    if target is None:
+        return None
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def heuristic_styles(game: str) -> list[str]:
@@ -178,7 +194,7 @@ class PolicySpec:
     """A parsed spec: what to build, with checkpoint weights already loaded and checked."""
 
     spec: str
-    kind: str  # "random" | "heuristic" | "checkpoint" | "pimc" | "ismcts"
+    kind: str  # "random" | "heuristic" | "expert" | "checkpoint" | "pimc" | "ismcts"
     game: str
     actor: NumpyActor | None = None
     card: dict[str, Any] = field(default_factory=dict)
@@ -208,6 +224,10 @@ class PolicySpec:
             return self._build_ismcts(seed)
         if self.kind == "random":
             return RandomAgent(seed=seed)
+        if self.kind == EXPERT:
+            cls = expert_class(self.game)
+            assert cls is not None
+            return cls(seed=seed)
         if self.kind == "heuristic":
             if self.style == "default":
                 return heuristic_class(self.game)(seed=seed)
@@ -301,6 +321,11 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     text = spec.strip()
     if text in BUILTIN_SPECS:
         return PolicySpec(text, text, game)
+    if text == EXPERT:
+        if expert_class(game) is None:
+            raise ValueError(f"no expert agent for {game}; experts exist for: "
+                             f"{', '.join(EXPERTS)}")
+        return PolicySpec(text, EXPERT, game)
     if text.startswith(PIMC_PREFIX):
         return _parse_pimc(text, game)
     if text.startswith(ISMCTS_PREFIX):
@@ -331,8 +356,9 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
                              "holding one")
         raise ValueError(
             f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>', "
-            f"{PIMC_FORMAT}, {ISMCTS_FORMAT} or the path of a checkpoint (.zip with its .json "
-            f"card, or a folder holding one); no file or folder of that name exists{where}"
+            f"'expert' (Paladin), {PIMC_FORMAT}, {ISMCTS_FORMAT} or the path of a checkpoint "
+            f"(.zip with its .json card, or a folder holding one); no file or folder of that "
+            f"name exists{where}"
         )
     actor, card = load_actor(path, game)
     return PolicySpec(text, "checkpoint", game, actor, card)

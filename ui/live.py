@@ -30,7 +30,15 @@ from envs.core.events import second_person
 from envs.core.registry import available_games, game_entry, game_module
 from envs.core.search import move_budget
 from envs.core.snapshot import move_hidden
-from training.policies import PIMC_PREFIX, PolicySpec, heuristic_styles, parse_spec, reset_policy
+from training.policies import (
+    EXPERT,
+    PIMC_PREFIX,
+    PolicySpec,
+    expert_class,
+    heuristic_styles,
+    parse_spec,
+    reset_policy,
+)
 from ui.replay_viewer import move_explanation, snapshot_module, table, words_module
 
 #: the shipped checkpoints, one folder per game (``checkpoints/<game>``)
@@ -80,6 +88,8 @@ class Catalog:
         for style in heuristic_styles(game):
             what = "rule-based" + ("" if style == "heuristic" else ", style " + style[10:])
             out.append({"id": style, "label": f"{style} ({what})"})
+        if expert_class(game) is not None:
+            out.append({"id": EXPERT, "label": f"{EXPERT} (rule-based card counter)"})
         out.append({"id": "random", "label": "random (any legal move)"})
         for worlds in SEARCH_BUDGETS:
             if worlds <= self.max_worlds:

@@ -68,6 +68,8 @@ def _check_spec(parsed: Any, text: str, game: str) -> None:
         assert stripped in heuristic_styles(game)
     elif parsed.kind == "random":
         assert stripped == "random"
+    elif parsed.kind == "expert":
+        assert stripped == "expert" and game == "paladin"
     else:
         assert parsed.kind == "checkpoint" and parsed.actor is not None
     policy = parsed.build(seed=0)
