@@ -11,6 +11,12 @@ Usage::
 A recipe's stages are its run folders, comma-separated, each with a ``curve.csv``; a stage's
 steps start where the one before it ended (its last curve point). Existing output files are
 replaced only with ``--overwrite``.
+
+``--x seconds`` plots against training seconds instead of steps (each stage's ``wall_s``, offset
+like the steps), so that recipes are compared by what they cost rather than by samples; a
+recipe's work before its first run (recording and cloning a teacher's decisions) is added with
+``--cost LABEL=SECONDS``. The curves hold wall-clock seconds: run one job per core and they are
+the CPU-seconds of a single-threaded run.
 """
 
 from __future__ import annotations
@@ -25,10 +31,12 @@ from training.curves import COLUMNS, CurvePoint, read_csv
 from training.outputs import check_new_file
 
 
-def read_recipe(stages: list[Path]) -> list[CurvePoint]:
-    """The curve points of a recipe's stages, steps offset by the stages before."""
+def read_recipe(stages: list[Path], cost_s: float = 0.0) -> list[CurvePoint]:
+    """The curve points of a recipe's stages, steps and seconds offset by the stages before
+    (seconds also by ``cost_s``, the recipe's work before its first stage)."""
     points: list[CurvePoint] = []
     offset = 0
+    seconds = cost_s
     for stage in stages:
         curve = stage / "curve.csv"
         if not curve.is_file():
@@ -39,9 +47,27 @@ def read_recipe(stages: list[Path]) -> list[CurvePoint]:
             raise SystemExit(f"recipe_curves: {err}") from None
         if not stage_points:
             raise SystemExit(f"recipe_curves: {curve} holds no curve points")
-        points += [dataclasses.replace(p, step=p.step + offset) for p in stage_points]
+        points += [dataclasses.replace(p, step=p.step + offset, wall_s=p.wall_s + seconds)
+                   for p in stage_points]
         offset += max(p.step for p in stage_points)
+        seconds += max(p.wall_s for p in stage_points)
     return points
+
+
+def parse_costs(items: list[str], labels: list[str]) -> dict[str, float]:
+    """``--cost LABEL=SECONDS`` items; ``SystemExit`` naming a bad one."""
+    costs: dict[str, float] = {}
+    for item in items:
+        label, sep, value = item.partition("=")
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if not sep or label not in labels or not 0 <= seconds < 1e9:
+            raise SystemExit(f"recipe_curves: --cost takes LABEL=SECONDS with a recipe's label "
+                             f"({', '.join(labels)}) and seconds from 0, got {item!r}")
+        costs[label] = seconds
+    return costs
 
 
 def main(argv: list[str]) -> int:
@@ -50,6 +76,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("out_stem")
     parser.add_argument("recipes", nargs="+", metavar="LABEL=RUN[,RUN...]")
     parser.add_argument("--players", type=int, default=4, help="table size to plot (default 4)")
+    parser.add_argument("--x", choices=("steps", "seconds"), default="steps",
+                        help="plot against learner steps (default) or training seconds")
+    parser.add_argument("--cost", action="append", default=[], metavar="LABEL=SECONDS",
+                        help="seconds a recipe spent before its first run (a distillation's "
+                             "recording and cloning), added to its seconds")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace OUT_STEM.csv and OUT_STEM.png if they exist")
     args = parser.parse_args(argv)
@@ -59,14 +90,16 @@ def main(argv: list[str]) -> int:
                               for ext in (".csv", ".png"))
     except (ValueError, FileExistsError) as err:
         raise SystemExit(f"recipe_curves: {err}") from None
-    recipes: dict[str, list[CurvePoint]] = {}
+    stages: dict[str, list[Path]] = {}
     for recipe in args.recipes:
         label, sep, runs = recipe.partition("=")
         if not sep or not label or not runs:
             parser.error(f"a recipe is LABEL=RUN[,RUN...], got {recipe!r}")
-        if label in recipes:
+        if label in stages:
             parser.error(f"recipe label {label!r} is given twice")
-        recipes[label] = read_recipe([Path(r) for r in runs.split(",")])
+        stages[label] = [Path(r) for r in runs.split(",")]
+    costs = parse_costs(args.cost, list(stages))
+    recipes = {label: read_recipe(runs, costs.get(label, 0.0)) for label, runs in stages.items()}
     with csv_path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=["recipe", *COLUMNS])
         writer.writeheader()
@@ -90,14 +123,17 @@ def main(argv: list[str]) -> int:
     for ax, baseline in zip(axes[0], baselines):
         for label, points in shown.items():
             pts = [p for p in points if p.baseline == baseline]
-            x = [p.step for p in pts]
+            x = [p.wall_s if args.x == "seconds" else p.step for p in pts]
             line, = ax.plot(x, [p.win_rate for p in pts], marker=".", label=label)
             ax.fill_between(x, [p.ci_lo for p in pts], [p.ci_hi for p in pts],
                             color=line.get_color(), alpha=0.12)
         ax.axhline(1 / size, color="grey", ls=":", lw=1)
         ax.set_title(f"vs {baseline}", fontsize=9)
-        ax.set_xlabel("learner steps")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:.1f}M"))
+        if args.x == "seconds":
+            ax.set_xlabel("training seconds (one core)")
+        else:
+            ax.set_xlabel("learner steps")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:.1f}M"))
     axes[0][0].set_ylabel(f"win rate, {size} players (95% CI)")
     axes[0][0].legend(fontsize=7)
     fig.suptitle(f"{args.game}: training recipes from the same checkpoint")

@@ -40,6 +40,21 @@ def test_stages_are_offset_by_the_steps_before_them(tmp_path: Path) -> None:
     assert Path(stem + ".csv").read_text() != before
 
 
+def test_seconds_add_up_across_stages_after_the_recipes_cost(tmp_path: Path) -> None:
+    a = run_dir(tmp_path / "a", [100, 200])  # every point at wall_s 1.0
+    b = run_dir(tmp_path / "b", [100])
+    stem = str(tmp_path / "out")
+    assert main(["paladin", stem, f"distilled={a},{b}", f"alone={b}", "--x", "seconds",
+                 "--cost", "distilled=140"]) == 0
+    with open(stem + ".csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["table_size"] == "4"]
+    assert [(r["recipe"], float(r["wall_s"])) for r in rows] == [
+        ("distilled", 141.0), ("distilled", 141.0), ("distilled", 142.0), ("alone", 1.0)]
+    for bad in ("nobody=5", "alone=-1", "alone=lots", "alone"):
+        with pytest.raises(SystemExit, match="--cost takes LABEL=SECONDS"):
+            main(["paladin", stem, f"alone={b}", "--overwrite", "--cost", bad])
+
+
 def test_bad_arguments_name_the_problem(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     with pytest.raises(SystemExit, match="does not exist"):
         main(["paladin", str(tmp_path / "o"), f"x={tmp_path / 'missing'}"])
