@@ -646,3 +646,59 @@ def test_a_spent_move_budget_plays_the_fallback_move_without_searching() -> None
         assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1 and pimc.last_worlds == 4
         assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 1
     assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1
+
+
+def test_a_spent_move_budget_without_prior_or_rollout_agents_plays_a_legal_move() -> None:
+    """An ISMCTS player with a leaf value and no rollout agents (the constructor allows it) and
+    no network prior: once the move's clock is spent it plays its (uniform) prior's move, a
+    legal one, instead of asking a rollout agent it does not have (an IndexError)."""
+    import time
+
+    from envs.core.ismcts import IsmctsPlayer
+    from envs.core.search import move_budget, score_value
+
+    mask = np.array([0, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({1: 1.0, 2: -1.0})  # noqa: E731
+    ismcts = IsmctsPlayer(10, [Fixed(1)] * 3, [], value=score_value, seed=0)
+    with move_budget(0.0):
+        time.sleep(0.001)
+        assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 1
+        assert ismcts.last_iterations == 0
+
+
+def test_a_move_budget_bounds_only_the_thread_that_set_it() -> None:
+    """The server runs the replies of two games on two threads at once: one reply's spent clock
+    must not cut the other's searches short (the clock is per thread)."""
+    import threading
+    import time
+
+    from envs.core.search import move_budget
+
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
+    spent, other = threading.Event(), threading.Event()
+    worlds: dict[str, int] = {}
+
+    def spender() -> None:
+        with move_budget(0.0):
+            time.sleep(0.001)
+            spent.set()
+            other.wait(10)
+            pimc = PimcPlayer(4, [Fixed(2)] * 3, seed=0)
+            pimc.act_with_sampler(world, np.zeros(3), mask)
+            worlds["spent"] = pimc.last_worlds
+
+    def searcher() -> None:
+        spent.wait(10)
+        with move_budget(30.0):
+            pimc = PimcPlayer(4, [Fixed(2)] * 3, seed=0)
+            pimc.act_with_sampler(world, np.zeros(3), mask)
+            worlds["other"] = pimc.last_worlds
+        other.set()
+
+    threads = [threading.Thread(target=spender), threading.Thread(target=searcher)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert worlds == {"spent": 0, "other": 4}

@@ -38,7 +38,7 @@ import numpy as np
 from envs.core.arena import Agent
 from envs.core.belief import fresh_rng
 from envs.core.events import EventLog
-from envs.core.search import WorldSampler
+from envs.core.search import WorldSampler, reset_agents
 
 
 class PolicyBelief:
@@ -115,10 +115,7 @@ class PolicyBelief:
         if not world.legal_mask()[self.last_action]:
             return None
         world.apply(self.last_action)
-        for agent in self.opponents:
-            reset = getattr(agent, "reset", None)
-            if reset is not None:
-                reset()
+        reset_agents(self.opponents)
         while not world.over and world.current_player != seat:
             actor = world.current_player
             agent = self.opponents[actor % len(self.opponents)]

@@ -36,7 +36,14 @@ import numpy as np
 
 from envs.core.arena import Agent
 from envs.core.events import EventLog
-from envs.core.search import Deadline, LeafValue, NeedsWorldSampler, WorldSampler
+from envs.core.search import (
+    Deadline,
+    LeafValue,
+    NeedsWorldSampler,
+    WorldSampler,
+    play_out,
+    reset_agents,
+)
 
 #: prior(observation, mask) -> unnormalised log-probabilities over every action (a network's
 #: logits); only the legal entries are read
@@ -76,13 +83,6 @@ def _prior(prior: Prior | None, obs: np.ndarray, mask: np.ndarray, legal: np.nda
     logits -= logits.max()
     p = np.exp(logits)
     return p / p.sum()
-
-
-def _reset(agents: Sequence[Agent]) -> None:
-    for agent in agents:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
 
 
 class IsmctsPlayer:
@@ -144,8 +144,8 @@ class IsmctsPlayer:
             deadline.done_one()
         self.last_iterations = done
         if done == 0:  # a move_budget was spent: the network's move (or the heuristic's)
-            if self.prior is None:
-                _reset(self.rollout[:1])
+            if self.prior is None and self.rollout:
+                reset_agents(self.rollout[:1])
                 choice = int(self.rollout[0].act(observation, mask))
                 return choice if mask[choice] else int(legal[0])
             return int(legal[int(np.argmax(root.prior))])
@@ -157,7 +157,7 @@ class IsmctsPlayer:
     def _iterate(self, world: Any, root: _Node, nodes: dict[bytes, _Node]) -> None:
         world.events = EventLog(on=False)
         seat = world.current_player
-        _reset(self.opponents)
+        reset_agents(self.opponents)
         path: list[tuple[_Node, int]] = []
         node = root
         while True:
@@ -187,10 +187,4 @@ class IsmctsPlayer:
     def _leaf(self, world: Any, seat: int) -> float:
         if self.value is not None:
             return float(self.value(world, seat))
-        agents = self.rollout
-        _reset(agents)
-        while not world.over:
-            actor = world.current_player
-            world.apply(int(agents[actor % len(agents)].act(world.observation(actor),
-                                                           world.legal_mask())))
-        return float(world.rewards()[seat])
+        return float(play_out(world, self.rollout)[seat])

@@ -45,6 +45,15 @@ def score_value(world: Any, seat: int) -> float:
     return (sum(1 for s in scores if s < mine) - sum(1 for s in scores if s > mine)) / (n - 1)
 
 
+def reset_agents(agents: Sequence[Agent]) -> None:
+    """Call ``reset()`` on each agent that has one (a rollout or an opponent model starts a
+    new game)."""
+    for agent in agents:
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset()
+
+
 _move = threading.local()
 
 
@@ -181,9 +190,7 @@ class PimcPlayer:
         improvement on it. Otherwise the lowest action id, reproducibly.
         """
         agent = self.rollout[seat % len(self.rollout)]
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agents([agent])
         choice = int(agent.act(observation, action_mask))
         return choice if choice in best else int(best[0])
 
@@ -195,16 +202,18 @@ class PimcPlayer:
 
     def _play_out(self, world: Any) -> list[float]:
         """Finish ``world`` with the rollout agents; the final reward of every seat."""
-        agents = self.rollout
-        for agent in agents:
-            reset = getattr(agent, "reset", None)
-            if reset is not None:
-                reset()
-        while not world.over:
-            seat = world.current_player
-            mask = world.legal_mask()
-            world.apply(int(agents[seat % len(agents)].act(world.observation(seat), mask)))
-        return world.rewards()
+        return play_out(world, self.rollout)
+
+
+def play_out(world: Any, agents: Sequence[Agent]) -> list[float]:
+    """Finish ``world`` with ``agents`` (seat ``s`` plays ``agents[s % len(agents)]``, each
+    reset first); the final reward of every seat."""
+    reset_agents(agents)
+    while not world.over:
+        seat = world.current_player
+        mask = world.legal_mask()
+        world.apply(int(agents[seat % len(agents)].act(world.observation(seat), mask)))
+    return world.rewards()
 
 
 def cut_play_out(world: Any, seat: int, agents: Sequence[Agent], cut: int,
@@ -212,10 +221,7 @@ def cut_play_out(world: Any, seat: int, agents: Sequence[Agent], cut: int,
     """Play ``world`` on with ``agents`` for ``cut`` moves, then on to the next decision of
     ``seat`` (a critic reads the state its seat is to act in, as in training), and return
     ``value(world, seat)`` there; the true final reward if the game ends first."""
-    for agent in agents:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
+    reset_agents(agents)
     moves = 0
     while not world.over and (moves < cut or world.current_player != seat):
         actor = world.current_player
