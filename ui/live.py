@@ -339,6 +339,12 @@ class GameStore:
             while len(self._finished) > self.max_finished:
                 self._finished.popitem(last=False)
 
+    def discard(self, game: LiveGame) -> None:
+        """Forget ``game`` (a new game whose first moves failed: its id was never given out)."""
+        with self._lock:
+            self._games.pop(game.id, None)
+            self._finished.pop(game.id, None)
+
     def create(self, body: Any) -> LiveGame:
         """A new game from ``{game, num_players, seat, opponents, seed?}`` (checked); the
         opponents before the human have not moved yet (:meth:`LiveGame.run_opponents`)."""
