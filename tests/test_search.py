@@ -702,3 +702,20 @@ def test_a_move_budget_bounds_only_the_thread_that_set_it() -> None:
     for t in threads:
         t.join(20)
     assert worlds == {"spent": 0, "other": 4}
+
+
+def test_a_belief_search_copies_and_pickles() -> None:
+    """``pimc:N+pb`` / ``ismcts:N+pb`` players are copied and pickled like every other policy
+    (an evaluation worker, a snapshot): attribute look-ups before its fields exist are an
+    AttributeError, not a KeyError that breaks ``copy`` and ``pickle``."""
+    import pickle
+
+    from envs.core.agents import RandomAgent
+    from envs.core.inference import BeliefSearch, PolicyBelief
+
+    player = BeliefSearch(PimcPlayer(2, [RandomAgent(seed=0)], seed=0),
+                          PolicyBelief([RandomAgent(seed=1)], seed=2))
+    for copied in (copy.deepcopy(player), pickle.loads(pickle.dumps(player))):
+        assert isinstance(copied.search, PimcPlayer) and copied.worlds == 2
+    with pytest.raises(AttributeError):
+        _ = player.no_such_attribute

@@ -136,7 +136,10 @@ class BeliefSearch:
         self.label = getattr(search, "label", self.name)
 
     def __getattr__(self, name: str) -> Any:  # last_values, last_iterations, ... of the search
-        return getattr(self.__dict__["search"], name)
+        search = self.__dict__.get("search")
+        if search is None:  # copy and pickle look up __setstate__ before the fields exist
+            raise AttributeError(name)
+        return getattr(search, name)
 
     def reset(self) -> None:
         self.belief.reset()
