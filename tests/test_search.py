@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -20,13 +21,9 @@ from training.selfplay import SelfPlayEnv
 GAMES = ("paladin", "white_knight", "quests")
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str) -> None:
-    """The same player (same seed) at the same information state, in two true games that
-    differ only in cards it cannot know (another hand against the deck), decides the same."""
-    spec = parse_spec("pimc:3:random", game)
-    rng = random.Random(7)
-    decisions, checked = [], 0
+def twin_states(game: str, rng: random.Random) -> Iterator[tuple]:
+    """(step, state, swapped, seat, observation, mask): decisions with a choice in 3-player
+    games, each with a twin the seat cannot tell apart (its hidden cards swapped)."""
     for step, state in enumerate(states(game, 3, range(3), every=7)):
         if state.over or np.count_nonzero(state.legal_mask()) < 2:
             continue
@@ -34,9 +31,19 @@ def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str)
         swapped = swap_hidden(game, state, seat, rng)
         if swapped is None:
             continue
-        assert any(not np.array_equal(a, b) for a, b in zip(state.hands, swapped.hands))
         obs, mask = state.observation(seat), state.legal_mask().copy()
         np.testing.assert_array_equal(swapped.observation(seat), obs)
+        yield step, state, swapped, seat, obs, mask
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str) -> None:
+    """The same player (same seed) at the same information state, in two true games that
+    differ only in cards it cannot know (another hand against the deck), decides the same."""
+    spec = parse_spec("pimc:3:random", game)
+    decisions, checked = [], 0
+    for step, state, swapped, seat, obs, mask in twin_states(game, random.Random(7)):
+        assert any(not np.array_equal(a, b) for a, b in zip(state.hands, swapped.hands))
         truth = choose_action(spec.build(step), obs, mask, copy.deepcopy(state), seat)
         other = choose_action(spec.build(step), obs, mask, copy.deepcopy(swapped), seat)
         assert truth == other, f"{game}: the decision at step {step} read hidden cards"
@@ -509,17 +516,8 @@ def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: 
     """Leak safety of ISMCTS and cut PIMC: same decision in two true games the seat cannot
     tell apart."""
     parsed = parse_spec(spec.format(game=game), game)
-    rng = random.Random(11)
     checked = 0
-    for step, state in enumerate(states(game, 3, range(3), every=7)):
-        if state.over or np.count_nonzero(state.legal_mask()) < 2:
-            continue
-        seat = state.current_player
-        swapped = swap_hidden(game, state, seat, rng)
-        if swapped is None:
-            continue
-        obs, mask = state.observation(seat), state.legal_mask().copy()
-        np.testing.assert_array_equal(swapped.observation(seat), obs)
+    for step, state, swapped, seat, obs, mask in twin_states(game, random.Random(11)):
         one, two = parsed.build(step), parsed.build(step)
         truth = choose_action(one, obs, mask, copy.deepcopy(state), seat)
         other = choose_action(two, obs, mask, copy.deepcopy(swapped), seat)
