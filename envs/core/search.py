@@ -103,12 +103,40 @@ class NeedsWorldSampler(TypeError):
     """A search player was asked to ``act`` without a world sampler."""
 
 
-class PimcPlayer:
+class SearchPlayer:
+    """What the search players share: they need a world sampler (``act`` refuses), keep no
+    state between games, and check the mask before searching (:meth:`_legal`)."""
+
+    name = "search"
+    needs_world_sampler = True
+    label = "search"
+    #: the last searched decision's (legal actions, value of each), None after a forced one
+    last_values: tuple[np.ndarray, np.ndarray] | None = None
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NeedsWorldSampler(
+            f"{self.label} searches sampled worlds: it needs a world sampler, so call "
+            "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
+            "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)"
+        )
+
+    def _legal(self, action_mask: np.ndarray) -> np.ndarray:
+        """The legal actions (a ValueError for none); forgets the last decision's values."""
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 0:
+            raise ValueError(f"{self.label} asked to act with an empty action mask")
+        self.last_values = None
+        return legal
+
+
+class PimcPlayer(SearchPlayer):
     """Perfect-information Monte-Carlo: ``worlds`` sampled worlds per decision, every legal action
     tried in each and rolled out to the end by ``rollout`` agents (one per seat)."""
 
     name = "pimc"
-    needs_world_sampler = True
 
     def __init__(self, worlds: int, rollout: Sequence[Agent], seed: int | None = None,
                  label: str = "pimc", budget_s: float | None = None, cut: int | None = None,
@@ -137,22 +165,9 @@ class PimcPlayer:
         #: after a forced one; read by training.distill to record the search's values
         self.last_values: tuple[np.ndarray, np.ndarray] | None = None
 
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise NeedsWorldSampler(
-            f"{self.label} searches sampled worlds: it needs a world sampler, so call "
-            "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
-            "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)"
-        )
-
     def act_with_sampler(self, sampler: WorldSampler, observation: np.ndarray,
                          action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 0:
-            raise ValueError(f"{self.label} asked to act with an empty action mask")
-        self.last_values = None
+        legal = self._legal(action_mask)
         if len(legal) == 1:
             return int(legal[0])
         totals = np.zeros(len(legal))
