@@ -717,3 +717,33 @@ def test_a_belief_search_copies_and_pickles() -> None:
         assert isinstance(copied.search, PimcPlayer) and copied.worlds == 2
     with pytest.raises(AttributeError):
         _ = player.no_such_attribute
+
+
+def test_a_belief_searchs_filter_keeps_to_the_decisions_clock() -> None:
+    """``+pb``: the particle filter runs before the search and is part of the decision, so a
+    time budget (``@…``) or a spent ``move_budget`` bounds it too (it ran up to particles ×
+    tries simulations first: ``pimc:2+pb@50ms`` took 0.29 s a decision in Paladin)."""
+    from envs.core.engine import Setup
+    from envs.core.registry import game_module
+    from envs.core.search import move_budget
+
+    cls = type(game_module("paladin").raw_env(num_players=4).engine)
+    engine = cls(4, cls.rules_cls.from_kwargs(4, {}))
+    engine.reset(np.random.default_rng(3), Setup())
+    player = parse_spec("pimc:2+pb", "paladin").build(0)
+    others = parse_spec("heuristic", "paladin").build(1)
+    decisions = 0
+    while not engine.over and decisions < 3:
+        seat = engine.current_player
+        obs, mask = engine.observation(seat), engine.legal_mask().copy()
+        if seat != 0:
+            engine.apply(int(others.act(obs, mask)))
+            continue
+        decisions += 1
+        if decisions < 3:
+            engine.apply(choose_action(player, obs, mask, engine, seat))
+            continue
+        with move_budget(0.0):
+            action = choose_action(player, obs, mask, engine, seat)
+        assert mask[action] and player.belief.last_attempts == 0
+    assert decisions == 3
