@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -20,13 +21,9 @@ from training.selfplay import SelfPlayEnv
 GAMES = ("paladin", "white_knight", "quests")
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str) -> None:
-    """The same player (same seed) at the same information state, in two true games that
-    differ only in cards it cannot know (another hand against the deck), decides the same."""
-    spec = parse_spec("pimc:3:random", game)
-    rng = random.Random(7)
-    decisions, checked = [], 0
+def twin_states(game: str, rng: random.Random) -> Iterator[tuple]:
+    """(step, state, swapped, seat, observation, mask): decisions with a choice in 3-player
+    games, each with a twin the seat cannot tell apart (its hidden cards swapped)."""
     for step, state in enumerate(states(game, 3, range(3), every=7)):
         if state.over or np.count_nonzero(state.legal_mask()) < 2:
             continue
@@ -34,9 +31,19 @@ def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str)
         swapped = swap_hidden(game, state, seat, rng)
         if swapped is None:
             continue
-        assert any(not np.array_equal(a, b) for a, b in zip(state.hands, swapped.hands))
         obs, mask = state.observation(seat), state.legal_mask().copy()
         np.testing.assert_array_equal(swapped.observation(seat), obs)
+        yield step, state, swapped, seat, obs, mask
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str) -> None:
+    """The same player (same seed) at the same information state, in two true games that
+    differ only in cards it cannot know (another hand against the deck), decides the same."""
+    spec = parse_spec("pimc:3:random", game)
+    decisions, checked = [], 0
+    for step, state, swapped, seat, obs, mask in twin_states(game, random.Random(7)):
+        assert any(not np.array_equal(a, b) for a, b in zip(state.hands, swapped.hands))
         truth = choose_action(spec.build(step), obs, mask, copy.deepcopy(state), seat)
         other = choose_action(spec.build(step), obs, mask, copy.deepcopy(swapped), seat)
         assert truth == other, f"{game}: the decision at step {step} read hidden cards"
@@ -509,17 +516,8 @@ def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: 
     """Leak safety of ISMCTS and cut PIMC: same decision in two true games the seat cannot
     tell apart."""
     parsed = parse_spec(spec.format(game=game), game)
-    rng = random.Random(11)
     checked = 0
-    for step, state in enumerate(states(game, 3, range(3), every=7)):
-        if state.over or np.count_nonzero(state.legal_mask()) < 2:
-            continue
-        seat = state.current_player
-        swapped = swap_hidden(game, state, seat, rng)
-        if swapped is None:
-            continue
-        obs, mask = state.observation(seat), state.legal_mask().copy()
-        np.testing.assert_array_equal(swapped.observation(seat), obs)
+    for step, state, swapped, seat, obs, mask in twin_states(game, random.Random(11)):
         one, two = parsed.build(step), parsed.build(step)
         truth = choose_action(one, obs, mask, copy.deepcopy(state), seat)
         other = choose_action(two, obs, mask, copy.deepcopy(swapped), seat)
@@ -646,3 +644,106 @@ def test_a_spent_move_budget_plays_the_fallback_move_without_searching() -> None
         assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1 and pimc.last_worlds == 4
         assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 1
     assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1
+
+
+def test_a_spent_move_budget_without_prior_or_rollout_agents_plays_a_legal_move() -> None:
+    """An ISMCTS player with a leaf value and no rollout agents (the constructor allows it) and
+    no network prior: once the move's clock is spent it plays its (uniform) prior's move, a
+    legal one, instead of asking a rollout agent it does not have (an IndexError)."""
+    import time
+
+    from envs.core.ismcts import IsmctsPlayer
+    from envs.core.search import move_budget, score_value
+
+    mask = np.array([0, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({1: 1.0, 2: -1.0})  # noqa: E731
+    ismcts = IsmctsPlayer(10, [Fixed(1)] * 3, [], value=score_value, seed=0)
+    with move_budget(0.0):
+        time.sleep(0.001)
+        assert ismcts.act_with_sampler(world, np.zeros(3), mask) == 1
+        assert ismcts.last_iterations == 0
+
+
+def test_a_move_budget_bounds_only_the_thread_that_set_it() -> None:
+    """The server runs the replies of two games on two threads at once: one reply's spent clock
+    must not cut the other's searches short (the clock is per thread)."""
+    import threading
+    import time
+
+    from envs.core.search import move_budget
+
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
+    spent, other = threading.Event(), threading.Event()
+    worlds: dict[str, int] = {}
+
+    def spender() -> None:
+        with move_budget(0.0):
+            time.sleep(0.001)
+            spent.set()
+            other.wait(10)
+            pimc = PimcPlayer(4, [Fixed(2)] * 3, seed=0)
+            pimc.act_with_sampler(world, np.zeros(3), mask)
+            worlds["spent"] = pimc.last_worlds
+
+    def searcher() -> None:
+        spent.wait(10)
+        with move_budget(30.0):
+            pimc = PimcPlayer(4, [Fixed(2)] * 3, seed=0)
+            pimc.act_with_sampler(world, np.zeros(3), mask)
+            worlds["other"] = pimc.last_worlds
+        other.set()
+
+    threads = [threading.Thread(target=spender), threading.Thread(target=searcher)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert worlds == {"spent": 0, "other": 4}
+
+
+def test_a_belief_search_copies_and_pickles() -> None:
+    """``pimc:N+pb`` / ``ismcts:N+pb`` players are copied and pickled like every other policy
+    (an evaluation worker, a snapshot): attribute look-ups before its fields exist are an
+    AttributeError, not a KeyError that breaks ``copy`` and ``pickle``."""
+    import pickle
+
+    from envs.core.agents import RandomAgent
+    from envs.core.inference import BeliefSearch, PolicyBelief
+
+    player = BeliefSearch(PimcPlayer(2, [RandomAgent(seed=0)], seed=0),
+                          PolicyBelief([RandomAgent(seed=1)], seed=2))
+    for copied in (copy.deepcopy(player), pickle.loads(pickle.dumps(player))):
+        assert isinstance(copied.search, PimcPlayer) and copied.worlds == 2
+    with pytest.raises(AttributeError):
+        _ = player.no_such_attribute
+
+
+def test_a_belief_searchs_filter_keeps_to_the_decisions_clock() -> None:
+    """``+pb``: the particle filter runs before the search and is part of the decision, so a
+    time budget (``@…``) or a spent ``move_budget`` bounds it too (it ran up to particles ×
+    tries simulations first: ``pimc:2+pb@50ms`` took 0.29 s a decision in Paladin)."""
+    from envs.core.engine import Setup
+    from envs.core.registry import game_module
+    from envs.core.search import move_budget
+
+    cls = type(game_module("paladin").raw_env(num_players=4).engine)
+    engine = cls(4, cls.rules_cls.from_kwargs(4, {}))
+    engine.reset(np.random.default_rng(3), Setup())
+    player = parse_spec("pimc:2+pb", "paladin").build(0)
+    others = parse_spec("heuristic", "paladin").build(1)
+    decisions = 0
+    while not engine.over and decisions < 3:
+        seat = engine.current_player
+        obs, mask = engine.observation(seat), engine.legal_mask().copy()
+        if seat != 0:
+            engine.apply(int(others.act(obs, mask)))
+            continue
+        decisions += 1
+        if decisions < 3:
+            engine.apply(choose_action(player, obs, mask, engine, seat))
+            continue
+        with move_budget(0.0):
+            action = choose_action(player, obs, mask, engine, seat)
+        assert mask[action] and player.belief.last_attempts == 0
+    assert decisions == 3

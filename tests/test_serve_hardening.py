@@ -286,3 +286,39 @@ def test_a_request_head_over_the_limit_is_refused() -> None:
                          + b"a" * (MAX_HEADER_BYTES + 1024))  # and no end of the head
             answer = sock.recv(65536)
         assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
+
+
+def test_a_new_game_whose_opponents_fail_leaves_no_game_behind(monkeypatch) -> None:
+    """A bug in an opponent's first moves is a one-line 500, and the half-made game (its id
+    never given to anyone) does not stay in the store taking a place under the cap."""
+    from ui.live import LiveGame
+
+    c = client(max_games=1)
+
+    def broken(self: LiveGame) -> None:
+        raise RuntimeError("an opponent's policy failed")
+
+    monkeypatch.setattr(LiveGame, "run_opponents", broken)
+    new = {**NEW, "seat": 1}
+    assert "internal server error" in one_line_error(c.post("/api/games", json=new), 500)
+    assert len(c.app.state.store) == 0
+    monkeypatch.undo()
+    assert c.post("/api/games", json=new).status_code == 201
+
+
+def test_the_strongest_search_uses_the_servers_own_network(tmp_path) -> None:
+    """The tree search with the network is offered only where the server has a network for
+    the game (its ``checkpoints`` folder), and it is that network the search uses, not
+    whatever the repository ships: no label promising a network over a uniform search."""
+    import shutil
+
+    from ui.live import CHECKPOINTS, STRONGEST_SEARCH
+
+    bare = Catalog(checkpoints=tmp_path)
+    assert STRONGEST_SEARCH not in [o["id"] for o in bare.opponents("paladin")]
+    shutil.copytree(CHECKPOINTS / "paladin", tmp_path / "paladin")
+    own = Catalog(checkpoints=tmp_path)
+    assert STRONGEST_SEARCH in [o["id"] for o in own.opponents("paladin")]
+    spec = own.spec("paladin", STRONGEST_SEARCH)
+    assert spec.kind == "ismcts" and spec.rollout is not None
+    assert spec.rollout.spec == str(tmp_path / "paladin")

@@ -247,3 +247,10 @@ def test_the_table_says_you_where_the_log_does() -> None:
         if mine:
             break
     assert mine and all("player_1" not in t for t in looked), looked
+
+
+def test_explain_move_reads_each_table_of_words_it_is_given() -> None:
+    """The compiled patterns are cached per table of words; a table made and dropped, then
+    another (CPython reuses the freed list's id), is read afresh, never the old one's cache."""
+    for text in ("one", "two", "three"):
+        assert explain_move([(None, r"x", text)], "x", "any") == text

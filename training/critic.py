@@ -26,23 +26,14 @@ from training.checkpoint import (
     read_policy_state,
 )
 from training.features import InputFeatures
-from training.numpy_net import NumpyActor, _to_numpy
+from training.numpy_net import NumpyActor
 
 VALUE_PREFIX = "mlp_extractor.value_net."
 
 
 def critic_from_state_dict(state: dict[str, Any], activation: str) -> NumpyActor:
     """The value MLP of an SB3 policy state dict, as a one-output :class:`NumpyActor`."""
-    layers = sorted((int(k[len(VALUE_PREFIX):].split(".")[0]), k[: -len(".weight")])
-                    for k in state if k.startswith(VALUE_PREFIX) and k.endswith(".weight"))
-    names = [name for _, name in layers] + ["value_net"]
-    weights, biases = [], []
-    for name in names:
-        if f"{name}.weight" not in state or f"{name}.bias" not in state:
-            raise ValueError(f"policy weights lack {name}.weight / {name}.bias")
-        weights.append(_to_numpy(state[f"{name}.weight"]))
-        biases.append(_to_numpy(state[f"{name}.bias"]))
-    return NumpyActor(weights, biases, activation)
+    return NumpyActor.from_state_dict(state, activation, prefix=VALUE_PREFIX, head="value_net")
 
 
 class CriticValue:

@@ -199,14 +199,17 @@ class NumpyActor:
 
     # -- conversions -----------------------------------------------------------------------------
     @classmethod
-    def from_state_dict(cls, state: Mapping[str, object], activation: str) -> NumpyActor:
-        """Build from an SB3 policy state dict (``policy.pth`` of a saved model)."""
+    def from_state_dict(cls, state: Mapping[str, object], activation: str,
+                        prefix: str = "mlp_extractor.policy_net.",
+                        head: str = "action_net") -> NumpyActor:
+        """Build from an SB3 policy state dict (``policy.pth`` of a saved model): the hidden
+        layers under ``prefix``, then ``head`` (the actor by default; the critic is
+        ``mlp_extractor.value_net.`` then ``value_net``, :mod:`training.critic`)."""
         layers: list[tuple[int, str]] = []
-        prefix = "mlp_extractor.policy_net."
         for key in state:
             if key.startswith(prefix) and key.endswith(".weight"):
                 layers.append((int(key[len(prefix) :].split(".")[0]), key[: -len(".weight")]))
-        names = [name for _, name in sorted(layers)] + ["action_net"]
+        names = [name for _, name in sorted(layers)] + [head]
         weights, biases = [], []
         for name in names:
             if f"{name}.weight" not in state or f"{name}.bias" not in state:

@@ -19,7 +19,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +95,9 @@ class Catalog:
             if worlds <= self.max_worlds:
                 out.append({"id": f"{PIMC_PREFIX}{worlds}",
                             "label": f"search, {worlds} sampled worlds per move (slower)"})
-        out.append({"id": STRONGEST_SEARCH,
-                    "label": "strongest search (tree search with the network, up to 1/4 s a move)"})
+        if self.has_checkpoint(game):  # its network is this server's checkpoint (spec())
+            out.append({"id": STRONGEST_SEARCH, "label": "strongest search (tree search with "
+                                                         "the network, up to 1/4 s a move)"})
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -121,8 +122,14 @@ class Catalog:
         with self._lock:
             if key not in self._specs:
                 text = str(self.checkpoints / game) if name == CHECKPOINT else name
+                if name == STRONGEST_SEARCH:  # this server's network, not the repository's
+                    count, _, budget = name.partition("@")
+                    text = f"{count}:{self.checkpoints / game}@{budget}"
                 try:
-                    self._specs[key] = parse_spec(text, game)
+                    parsed = parse_spec(text, game)
+                    # the id, not the path, names the search (labels; no server path shown)
+                    self._specs[key] = (replace(parsed, spec=name)
+                                        if name == STRONGEST_SEARCH else parsed)
                 except ValueError as err:  # the server's own checkpoint is missing or damaged
                     raise ApiError(503, f"the {name} opponent for {game} cannot be loaded on "
                                         f"this server ({str(err)[:200]}); choose another "
@@ -348,6 +355,12 @@ class GameStore:
             self._finished[game.id] = game
             while len(self._finished) > self.max_finished:
                 self._finished.popitem(last=False)
+
+    def discard(self, game: LiveGame) -> None:
+        """Forget ``game`` (a new game whose first moves failed: its id was never given out)."""
+        with self._lock:
+            self._games.pop(game.id, None)
+            self._finished.pop(game.id, None)
 
     def create(self, body: Any) -> LiveGame:
         """A new game from ``{game, num_players, seat, opponents, seed?}`` (checked); the

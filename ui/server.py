@@ -227,7 +227,11 @@ def create_app(store: GameStore | None = None,
             g.run_opponents()  # the seats before the human's move first
             return g.view()
 
-        view = await on_game(game, first_view, search, claimed=True)
+        try:
+            view = await on_game(game, first_view, search, claimed=True)
+        except Exception:  # (not a hang-up: the shielded work goes on and the game stays)
+            store.discard(game)  # nobody has its id: it would only take a place under the cap
+            raise
         return JSONResponse({"id": game.id, "view": view}, status_code=201)
 
     @app.get("/api/games/{game_id}")

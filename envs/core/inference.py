@@ -22,6 +22,9 @@ other players, the way a card player infers a hand from the bids and plays:
   hidden hands and the belief grows overconfident (measured: docs/search.md). With
   ``uniform_share=0`` the set is the survivors alone, topped up with uniform samples only when
   fewer than ``min_kept`` survive. ``last_kept`` / ``last_attempts`` say how it went.
+- The filter is part of the decision: a search's time budget (``pimc:N+pb@…``) gives it half
+  (:class:`BeliefSearch`), and a spent :func:`envs.core.search.move_budget` stops it; out of
+  time, the set is smaller (the fresh sample at least).
 
 Every world it hands out agrees with the observer's information in the sense the belief samplers
 use (the observer's observation and mask are identical, ``tests/test_belief.py``).
@@ -30,6 +33,7 @@ use (the observer's observation and mask are identical, ``tests/test_belief.py``
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +42,7 @@ import numpy as np
 from envs.core.arena import Agent
 from envs.core.belief import fresh_rng
 from envs.core.events import EventLog
-from envs.core.search import WorldSampler
+from envs.core.search import Deadline, WorldSampler, reset_agents
 
 
 class PolicyBelief:
@@ -67,8 +71,13 @@ class PolicyBelief:
         """A new game: forget the particles."""
         self.particles, self.last_action, self.seat = [], None, None
 
-    def update(self, sampler: WorldSampler, observation: np.ndarray, mask: np.ndarray) -> None:
-        """Filter the particles to the observer's decision now (``observation``, ``mask``)."""
+    def update(self, sampler: WorldSampler, observation: np.ndarray, mask: np.ndarray,
+               deadline: Deadline | None = None) -> None:
+        """Filter the particles to the observer's decision now (``observation``, ``mask``);
+        ``deadline`` (default: none but a :func:`envs.core.search.move_budget` of the thread)
+        bounds the filter's attempts and the uniform samples after them: out of time, the set
+        is smaller than ``particles`` (never empty)."""
+        deadline = Deadline(None) if deadline is None else deadline
         fresh = sampler(self.rng)
         self._events = fresh.events
         seat = fresh.current_player
@@ -78,8 +87,9 @@ class PolicyBelief:
         attempts = 0
         if self.particles and self.last_action is not None and seat == self.seat:
             budget = self.size * self.tries
-            while len(kept) < self.filtered and attempts < budget:
+            while len(kept) < self.filtered and attempts < budget and deadline.more():
                 attempts += 1
+                deadline.done_one()
                 old = self.particles[int(self.rng.integers(len(self.particles)))]
                 world = self._advance(old, seat)
                 if (world is not None and np.array_equal(world.observation(seat), observation)
@@ -89,10 +99,11 @@ class PolicyBelief:
         fresh.events = EventLog(on=False)
         if len(kept) < max(self.min_kept, 1) or self.filtered < self.size:
             kept.append(fresh)
-            while len(kept) < self.size:
+            while len(kept) < self.size and deadline.more():  # out of time: a smaller set
                 world = sampler(self.rng)
                 world.events = EventLog(on=False)
                 kept.append(world)
+                deadline.done_one()
         self.particles, self.seat, self.last_action = kept, seat, None
 
     def note_action(self, action: int) -> None:
@@ -115,10 +126,7 @@ class PolicyBelief:
         if not world.legal_mask()[self.last_action]:
             return None
         world.apply(self.last_action)
-        for agent in self.opponents:
-            reset = getattr(agent, "reset", None)
-            if reset is not None:
-                reset()
+        reset_agents(self.opponents)
         while not world.over and world.current_player != seat:
             actor = world.current_player
             agent = self.opponents[actor % len(self.opponents)]
@@ -139,7 +147,10 @@ class BeliefSearch:
         self.label = getattr(search, "label", self.name)
 
     def __getattr__(self, name: str) -> Any:  # last_values, last_iterations, ... of the search
-        return getattr(self.__dict__["search"], name)
+        search = self.__dict__.get("search")
+        if search is None:  # copy and pickle look up __setstate__ before the fields exist
+            raise AttributeError(name)
+        return getattr(search, name)
 
     def reset(self) -> None:
         self.belief.reset()
@@ -152,8 +163,20 @@ class BeliefSearch:
 
     def act_with_sampler(self, sampler: WorldSampler, observation: np.ndarray,
                          action_mask: np.ndarray) -> int:
-        self.belief.update(sampler, observation, action_mask)
-        action = int(self.search.act_with_sampler(self.belief.sample, observation,
-                                                  action_mask))
+        """Filter, then search the filtered worlds. The search's time budget bounds the two
+        together: the filter may take half of it, the search the rest (a spent
+        :func:`envs.core.search.move_budget` stops both)."""
+        budget = getattr(self.search, "budget_s", None)
+        start = time.perf_counter()
+        self.belief.update(sampler, observation, action_mask,
+                           Deadline(None if budget is None else budget / 2))
+        if budget is not None:  # what the filter left (a search always runs one world)
+            self.search.budget_s = max(budget - (time.perf_counter() - start), 1e-6)
+        try:
+            action = int(self.search.act_with_sampler(self.belief.sample, observation,
+                                                      action_mask))
+        finally:
+            if budget is not None:
+                self.search.budget_s = budget
         self.belief.note_action(action)
         return action

@@ -9,7 +9,7 @@ determinization and walks one tree in it:
   in single-observer ISMCTS (Cowling, Powley & Whitehouse 2012). Every world sampled at a
   decision agrees with the seat's information, so the root's actions are legal in all of them;
   deeper nodes are reached only through worlds that lead there.
-- **At the seat's nodes, PUCT**: ``Q(a) + c · P(a) · sqrt(N) / (1 + N(a))``, with ``P`` the
+- **At the seat's nodes, PUCT**: ``Q(a) + c · P(a) · sqrt(N + 1) / (1 + N(a))``, with ``P`` the
   policy network's prior (the checkpoint actor's softmax over legal actions; uniform without a
   network) and ``Q`` the mean value of the seat's iterations through that edge (unvisited edges
   start at the node's mean so far: first-play urgency of the parent).
@@ -36,7 +36,14 @@ import numpy as np
 
 from envs.core.arena import Agent
 from envs.core.events import EventLog
-from envs.core.search import Deadline, LeafValue, NeedsWorldSampler, WorldSampler
+from envs.core.search import (
+    Deadline,
+    LeafValue,
+    SearchPlayer,
+    WorldSampler,
+    play_out,
+    reset_agents,
+)
 
 #: prior(observation, mask) -> unnormalised log-probabilities over every action (a network's
 #: logits); only the legal entries are read
@@ -78,18 +85,10 @@ def _prior(prior: Prior | None, obs: np.ndarray, mask: np.ndarray, legal: np.nda
     return p / p.sum()
 
 
-def _reset(agents: Sequence[Agent]) -> None:
-    for agent in agents:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
-
-
-class IsmctsPlayer:
+class IsmctsPlayer(SearchPlayer):
     """Single-observer ISMCTS over belief-sampled worlds (see the module doc)."""
 
     name = "ismcts"
-    needs_world_sampler = True
 
     def __init__(self, iterations: int, opponents: Sequence[Agent], rollout: Sequence[Agent],
                  prior: Prior | None = None, value: LeafValue | None = None,
@@ -115,23 +114,10 @@ class IsmctsPlayer:
         self.last_iterations = 0
         self.last_values: tuple[np.ndarray, np.ndarray] | None = None
 
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise NeedsWorldSampler(
-            f"{self.label} searches sampled worlds: it needs a world sampler, so call "
-            "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
-            "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)"
-        )
-
     def act_with_sampler(self, sampler: WorldSampler, observation: np.ndarray,
                          action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
-            raise ValueError(f"{self.label} asked to act with an empty action mask")
-        self.last_values = None
+        legal = self._legal(mask)
         if len(legal) == 1:
             return int(legal[0])
         root = _Node(legal, _prior(self.prior, observation, mask, legal))
@@ -144,8 +130,8 @@ class IsmctsPlayer:
             deadline.done_one()
         self.last_iterations = done
         if done == 0:  # a move_budget was spent: the network's move (or the heuristic's)
-            if self.prior is None:
-                _reset(self.rollout[:1])
+            if self.prior is None and self.rollout:
+                reset_agents(self.rollout[:1])
                 choice = int(self.rollout[0].act(observation, mask))
                 return choice if mask[choice] else int(legal[0])
             return int(legal[int(np.argmax(root.prior))])
@@ -157,7 +143,7 @@ class IsmctsPlayer:
     def _iterate(self, world: Any, root: _Node, nodes: dict[bytes, _Node]) -> None:
         world.events = EventLog(on=False)
         seat = world.current_player
-        _reset(self.opponents)
+        reset_agents(self.opponents)
         path: list[tuple[_Node, int]] = []
         node = root
         while True:
@@ -187,10 +173,4 @@ class IsmctsPlayer:
     def _leaf(self, world: Any, seat: int) -> float:
         if self.value is not None:
             return float(self.value(world, seat))
-        agents = self.rollout
-        _reset(agents)
-        while not world.over:
-            actor = world.current_player
-            world.apply(int(agents[actor % len(agents)].act(world.observation(actor),
-                                                           world.legal_mask())))
-        return float(world.rewards()[seat])
+        return float(play_out(world, self.rollout)[seat])

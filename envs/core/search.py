@@ -45,6 +45,15 @@ def score_value(world: Any, seat: int) -> float:
     return (sum(1 for s in scores if s < mine) - sum(1 for s in scores if s > mine)) / (n - 1)
 
 
+def reset_agents(agents: Sequence[Agent]) -> None:
+    """Call ``reset()`` on each agent that has one (a rollout or an opponent model starts a
+    new game)."""
+    for agent in agents:
+        reset = getattr(agent, "reset", None)
+        if reset is not None:
+            reset()
+
+
 _move = threading.local()
 
 
@@ -94,12 +103,40 @@ class NeedsWorldSampler(TypeError):
     """A search player was asked to ``act`` without a world sampler."""
 
 
-class PimcPlayer:
+class SearchPlayer:
+    """What the search players share: they need a world sampler (``act`` refuses), keep no
+    state between games, and check the mask before searching (:meth:`_legal`)."""
+
+    name = "search"
+    needs_world_sampler = True
+    label = "search"
+    #: the last searched decision's (legal actions, value of each), None after a forced one
+    last_values: tuple[np.ndarray, np.ndarray] | None = None
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NeedsWorldSampler(
+            f"{self.label} searches sampled worlds: it needs a world sampler, so call "
+            "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
+            "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)"
+        )
+
+    def _legal(self, action_mask: np.ndarray) -> np.ndarray:
+        """The legal actions (a ValueError for none); forgets the last decision's values."""
+        legal = np.flatnonzero(action_mask)
+        if len(legal) == 0:
+            raise ValueError(f"{self.label} asked to act with an empty action mask")
+        self.last_values = None
+        return legal
+
+
+class PimcPlayer(SearchPlayer):
     """Perfect-information Monte-Carlo: ``worlds`` sampled worlds per decision, every legal action
     tried in each and rolled out to the end by ``rollout`` agents (one per seat)."""
 
     name = "pimc"
-    needs_world_sampler = True
 
     def __init__(self, worlds: int, rollout: Sequence[Agent], seed: int | None = None,
                  label: str = "pimc", budget_s: float | None = None, cut: int | None = None,
@@ -128,22 +165,9 @@ class PimcPlayer:
         #: after a forced one; read by training.distill to record the search's values
         self.last_values: tuple[np.ndarray, np.ndarray] | None = None
 
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        raise NeedsWorldSampler(
-            f"{self.label} searches sampled worlds: it needs a world sampler, so call "
-            "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
-            "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)"
-        )
-
     def act_with_sampler(self, sampler: WorldSampler, observation: np.ndarray,
                          action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if len(legal) == 0:
-            raise ValueError(f"{self.label} asked to act with an empty action mask")
-        self.last_values = None
+        legal = self._legal(action_mask)
         if len(legal) == 1:
             return int(legal[0])
         totals = np.zeros(len(legal))
@@ -181,9 +205,7 @@ class PimcPlayer:
         improvement on it. Otherwise the lowest action id, reproducibly.
         """
         agent = self.rollout[seat % len(self.rollout)]
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
+        reset_agents([agent])
         choice = int(agent.act(observation, action_mask))
         return choice if choice in best else int(best[0])
 
@@ -195,16 +217,18 @@ class PimcPlayer:
 
     def _play_out(self, world: Any) -> list[float]:
         """Finish ``world`` with the rollout agents; the final reward of every seat."""
-        agents = self.rollout
-        for agent in agents:
-            reset = getattr(agent, "reset", None)
-            if reset is not None:
-                reset()
-        while not world.over:
-            seat = world.current_player
-            mask = world.legal_mask()
-            world.apply(int(agents[seat % len(agents)].act(world.observation(seat), mask)))
-        return world.rewards()
+        return play_out(world, self.rollout)
+
+
+def play_out(world: Any, agents: Sequence[Agent]) -> list[float]:
+    """Finish ``world`` with ``agents`` (seat ``s`` plays ``agents[s % len(agents)]``, each
+    reset first); the final reward of every seat."""
+    reset_agents(agents)
+    while not world.over:
+        seat = world.current_player
+        mask = world.legal_mask()
+        world.apply(int(agents[seat % len(agents)].act(world.observation(seat), mask)))
+    return world.rewards()
 
 
 def cut_play_out(world: Any, seat: int, agents: Sequence[Agent], cut: int,
@@ -212,10 +236,7 @@ def cut_play_out(world: Any, seat: int, agents: Sequence[Agent], cut: int,
     """Play ``world`` on with ``agents`` for ``cut`` moves, then on to the next decision of
     ``seat`` (a critic reads the state its seat is to act in, as in training), and return
     ``value(world, seat)`` there; the true final reward if the game ends first."""
-    for agent in agents:
-        reset = getattr(agent, "reset", None)
-        if reset is not None:
-            reset()
+    reset_agents(agents)
     moves = 0
     while not world.over and (moves < cut or world.current_player != seat):
         actor = world.current_player

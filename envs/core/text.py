@@ -45,17 +45,25 @@ def waiting_for(seat: int) -> str:
 #: a game's move explanations: ``(phases or None for any phase, name pattern, text)``; the
 #: text may use the pattern's groups (``\\1``)
 MoveWords = list[tuple[tuple[str, ...] | None, str, str]]
-_COMPILED: dict[int, list[tuple[tuple[str, ...] | None, re.Pattern[str], str]]] = {}
+#: the most tables of words whose compiled patterns are kept (the games' own are three)
+_MAX_COMPILED = 64
+#: id(rows) -> (rows, their compiled patterns): the rows are kept, so the id stays theirs (a
+#: table dropped and another made would otherwise reuse its id and read its patterns)
+_COMPILED: dict[int, tuple[MoveWords, list[tuple[tuple[str, ...] | None, re.Pattern[str],
+                                                 str]]]] = {}
 
 
 def explain_move(rows: MoveWords, name: str, phase: str) -> str:
     """The text of the first row whose phases hold ``phase`` and whose pattern is the whole of
     ``name`` (``""`` when none is). The explanations read the move's name and the phase only,
     never the engine, so they cannot reveal what the name does not."""
-    compiled = _COMPILED.get(id(rows))
-    if compiled is None:
-        compiled = _COMPILED[id(rows)] = [(phases, re.compile(p + r"\Z"), text)
-                                          for phases, p, text in rows]
+    cached = _COMPILED.get(id(rows))
+    if cached is None or cached[0] is not rows:
+        if len(_COMPILED) >= _MAX_COMPILED:  # the games' tables are a few: others come and go
+            _COMPILED.clear()
+        cached = _COMPILED[id(rows)] = (rows, [(phases, re.compile(p + r"\Z"), text)
+                                               for phases, p, text in rows])
+    compiled = cached[1]
     for phases, pattern, text in compiled:
         match = pattern.match(name) if phases is None or phase in phases else None
         if match:
