@@ -276,6 +276,16 @@ def test_bn_specs_build_and_bad_ones_are_refused_in_one_line() -> None:
         assert "\n" not in str(info.value)
 
 
+def test_a_bn_search_at_another_table_size_stops_in_one_line() -> None:
+    state = next(s for s in states("paladin", 3, range(1), every=5)
+                 if not s.over and s.legal_mask().sum() > 1)
+    seat = state.current_player
+    player = parse_spec("pimc:2+bn", "paladin").build(0)
+    with pytest.raises(ValueError, match="at 3 players") as info:
+        choose_action(player, state.observation(seat), state.legal_mask(), state, seat)
+    assert "\n" not in str(info.value)
+
+
 def test_an_ismcts_bn_player_plays_a_paladin_game_to_the_end() -> None:
     state = next(states("paladin", 4, range(1), every=1000))
     player = parse_spec("ismcts:4+bn", "paladin").build(1)

@@ -92,7 +92,8 @@ def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator,
         proposal = np.asarray(proposal, dtype=np.float64)
         if proposal.shape != (num_places(n), NUM_KINDS):
             raise ValueError(f"paladin belief proposal: shape {proposal.shape}, expected "
-                             f"{(num_places(n), NUM_KINDS)} at {n} players")
+                             f"{(num_places(n), NUM_KINDS)} at {n} players (a belief network "
+                             "serves the table size it was trained at)")
         table = [draw_from(proposal[place_index(n, observer, o, m)], pool, rng)
                  for m, o in slots]
         hands = [[draw_from(proposal[place_index(n, observer, s)], pool, rng)
