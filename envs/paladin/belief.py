@@ -55,6 +55,12 @@ def hidden_slots(engine: PaladinEngine, observer: int) -> list[tuple[int, int]]:
             and not engine.revealed[m][owner] and (m, owner) not in peeked]
 
 
+#: card kinds a belief network's proposal ranges over
+PROPOSAL_KINDS = NUM_KINDS
+#: the table size the shipped network (checkpoints/paladin/belief.npz) is trained at
+PROPOSAL_PLAYERS = 4
+
+
 def num_places(num_players: int) -> int:
     """Places a belief network predicts: each other hand, then every (mission, other owner)."""
     return (num_players - 1) * (1 + num_players)
