@@ -5,12 +5,14 @@
 Self-play at 4 players, every seat the shipped checkpoint with its moves sampled (seeds from
 ``--seed``, 0 by default: the measurement in scripts/belief_inference.py uses held-out seeds
 from 50,000). At every decision of every seat one example: the seat's observation, and for each
-hidden place of that seat (``envs.<game>.belief.place_index``) the true kinds there: a hidden
-face-down card's kind (one-hot), another hand's composition (its counts, normalised). The loss is
+hidden place of that seat (``envs.<game>.belief.place_index``) the true kinds there: in Paladin a
+hidden face-down card's kind (one-hot) and another hand's composition (its counts, normalised);
+in White Knight the attack cards of another hand (with its committed ones while it decides to
+join) and of a hidden committed set (normalised counts). The loss is
 the cross-entropy of the predicted distribution of each place against those labels, over the
 places hidden at that decision. Torch trains; the weights are written as a plain .npz.
 
-Only Paladin has places defined so far; another game is refused in one line.
+Paladin and White Knight have places; Quests is refused in one line.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from envs.core.registry import game_module
 from training.numpy_net import limit_blas_threads
 from training.policies import CheckpointPolicy, parse_spec
 
-GAMES_WITH_PLACES = ("paladin",)
+GAMES_WITH_PLACES = ("paladin", "white_knight")
 
 
 def paladin_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -51,6 +53,32 @@ def paladin_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
     return target, mask
 
 
+def white_knight_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """White Knight: the attack cards of every place hidden from ``seat``."""
+    from envs.white_knight.belief import hidden_attack_places, num_places, place_index
+    from envs.white_knight.cards import NUM_ATTACK
+
+    n = engine.num_players
+    target = np.zeros((num_places(n), NUM_ATTACK), np.float32)
+    mask = np.zeros(num_places(n), np.float32)
+    others, deciding, hidden_committed = hidden_attack_places(engine, seat)
+    for other in others:
+        counts = np.asarray(engine.hands[other], np.float32)
+        if other in deciding:
+            counts = counts + np.asarray(engine.committed[other], np.float32)
+        if counts.sum():
+            target[place_index(n, seat, other)] = counts / counts.sum()
+            mask[place_index(n, seat, other)] = 1.0
+    for other in hidden_committed:
+        counts = np.asarray(engine.committed[other], np.float32)
+        target[place_index(n, seat, other, True)] = counts / counts.sum()
+        mask[place_index(n, seat, other, True)] = 1.0
+    return target, mask
+
+
+LABELS = {"paladin": paladin_labels, "white_knight": white_knight_labels}
+
+
 def collect(game: str, games: int, seed: int, n: int = 4):
     cls = type(game_module(game).raw_env(num_players=n).engine)
     spec = parse_spec(f"checkpoints/{game}", game)
@@ -68,7 +96,7 @@ def collect(game: str, games: int, seed: int, n: int = 4):
         while not engine.over:
             actor = engine.current_player
             obs = engine.observation(actor)
-            target, mask = paladin_labels(engine, actor)
+            target, mask = LABELS[game](engine, actor)
             if mask.any():
                 xs.append(np.asarray(obs, np.float32))
                 ys.append(target)
