@@ -1,4 +1,5 @@
-"""The learned belief network (envs/core/belief_net.py) and Paladin's learned proposal: every
+"""The learned belief network (envs/core/belief_net.py) and the Paladin and White Knight
+learned proposals: every
 world drawn with it agrees with the observer's information exactly as a uniform one does, it
 reads nothing the observer cannot see, it is reproducible, and its .npz is refused in one line
 when it is not a plain, small, well-shaped set of arrays."""
@@ -23,6 +24,8 @@ from envs.core.belief_net import (
 )
 from envs.paladin.belief import _set_slot, hidden_slots, num_places, place_index
 from envs.paladin.cards import NUM_KINDS
+from envs.white_knight import belief as wk_belief
+from envs.white_knight.cards import NUM_ATTACK
 from tests.test_belief import REFERENCE, census, places, same_world, states, swap_hidden
 from training.policies import parse_spec
 
@@ -266,8 +269,8 @@ def test_bn_specs_build_and_bad_ones_are_refused_in_one_line() -> None:
         player = parse_spec(text, "paladin").build(0)
         assert isinstance(player, LearnedBeliefSearch), text
     for text, game, message in [
-            ("pimc:2+bn", "white_knight", "only paladin has one"),
-            ("ismcts:8+bn", "quests", "only paladin has one"),
+            ("pimc:2+bn", "quests", "only paladin, white_knight have one"),
+            ("ismcts:8+bn", "quests", "only paladin, white_knight have one"),
             ("pimc:2+bn+pb", "paladin", "not both"),
             ("ismcts:8+pb+bn", "paladin", "not both"),
             ("pimc:2+bn+bn", "paladin", "not both")]:
@@ -290,6 +293,109 @@ def test_an_ismcts_bn_player_plays_a_paladin_game_to_the_end() -> None:
     state = next(states("paladin", 4, range(1), every=1000))
     player = parse_spec("ismcts:4+bn", "paladin").build(1)
     others = [parse_spec("heuristic", "paladin").build(s) for s in range(4)]
+    while not state.over:
+        seat = state.current_player
+        obs, mask = state.observation(seat), state.legal_mask()
+        agent = player if seat == 0 else others[seat]
+        state.apply(int(choose_action(agent, obs, mask, state, seat)))
+
+
+# -- White Knight: the attack cards of the other hands and of hidden committed sets -----------
+WK_SHIPPED = Path("checkpoints/white_knight/belief.npz")
+
+
+@functools.cache
+def wk_shipped() -> BeliefNet:
+    return load_belief_net(WK_SHIPPED, wk_belief.num_places(4), NUM_ATTACK)
+
+
+def wk_proposal_for(state, observer: int, seed: int) -> np.ndarray:
+    if state.num_players == 4:
+        return wk_shipped().probs(state.observation(observer))
+    return np.random.default_rng(seed).dirichlet(
+        [0.2] * NUM_ATTACK, size=wk_belief.num_places(state.num_players))
+
+
+def wk_hidden_union(state, observer: int) -> list[int]:
+    return [sum(col) for col in zip(*places("white_knight", state, observer).values())]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_white_knight_learned_worlds_agree_with_the_observers_information(n: int) -> None:
+    sampled = 0
+    for state in states("white_knight", n, range(3), every=4):
+        for observer in range(n):
+            proposal = wk_proposal_for(state, observer, sampled)
+            world = state.sample_world(observer, np.random.default_rng(sampled), proposal)
+            sampled += 1
+            np.testing.assert_array_equal(world.observation(observer),
+                                          state.observation(observer))
+            assert list(world.events) == state.events.visible(observer)
+            if not state.over and state.current_player == observer:
+                np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
+            for seat in range(n):
+                np.testing.assert_array_equal(world.observation(seat),
+                                              REFERENCE["white_knight"](world, seat))
+            assert census("white_knight", world) == census("white_knight", state)
+            got = places("white_knight", world, observer)
+            want = places("white_knight", state, observer)
+            assert {k: sum(v) for k, v in got.items()} == {k: sum(v) for k, v in want.items()}
+            assert wk_hidden_union(world, observer) == wk_hidden_union(state, observer)
+            chooser = random.Random(sampled)
+            while not world.over:
+                legal = np.flatnonzero(world.legal_mask())
+                assert len(legal)
+                world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert sampled >= 10
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_white_knight_learned_worlds_depend_only_on_what_the_observer_knows(n: int) -> None:
+    rng = random.Random(n)
+    checked = 0
+    for step, state in enumerate(states("white_knight", n, range(3), every=2)):
+        if state.over:
+            continue
+        observer = step % n
+        swapped = swap_hidden("white_knight", state, observer, rng)
+        if swapped is None:
+            continue
+        np.testing.assert_array_equal(swapped.observation(observer),
+                                      state.observation(observer))
+        pa = wk_proposal_for(state, observer, step)
+        np.testing.assert_array_equal(pa, wk_proposal_for(swapped, observer, step))
+        a = state.sample_world(observer, np.random.default_rng(step), pa)
+        b = swapped.sample_world(observer, np.random.default_rng(step), pa)
+        same_world("white_knight", a, b)
+        assert [list(c) for c in a.committed] == [list(c) for c in b.committed]
+        checked += 1
+    assert checked >= 10
+
+
+def test_white_knight_the_proposal_steers_the_hands_within_the_pool() -> None:
+    state = next(s for s in states("white_knight", 4, range(3), every=3)
+                 if not s.over and s.hand_n[1] >= 2 and s.committed_n[1] == 0)
+    pool = wk_hidden_union(state, 0)
+    kind = max(range(NUM_ATTACK), key=lambda k: pool[k])
+    proposal = np.full((wk_belief.num_places(4), NUM_ATTACK), 1e-12)
+    proposal[wk_belief.place_index(4, 0, 1), kind] = 1.0
+    size = sum(places("white_knight", state, 0)["hand 1"])
+    for s in range(10):
+        world = state.sample_world(0, np.random.default_rng(s), proposal)
+        held = places("white_knight", world, 0)["hand 1"]
+        assert held[kind] == min(pool[kind], size)
+        assert wk_hidden_union(world, 0) == pool
+    with pytest.raises(ValueError, match="at 4 players"):
+        state.sample_world(0, np.random.default_rng(0), np.ones((2, NUM_ATTACK)))
+
+
+def test_white_knight_bn_specs_build_and_play_a_game() -> None:
+    assert WK_SHIPPED.stat().st_size < 1_000_000
+    state = next(states("white_knight", 4, range(1), every=1000))
+    player = parse_spec("ismcts:4+bn", "white_knight").build(1)
+    assert isinstance(player, LearnedBeliefSearch)
+    assert isinstance(parse_spec("pimc:2+bn", "white_knight").build(0), LearnedBeliefSearch)
+    others = [parse_spec("heuristic", "white_knight").build(s) for s in range(4)]
     while not state.over:
         seat = state.current_player
         obs, mask = state.observation(seat), state.legal_mask()
