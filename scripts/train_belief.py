@@ -28,7 +28,7 @@ from envs.core.registry import game_module
 from training.numpy_net import limit_blas_threads
 from training.policies import CheckpointPolicy, parse_spec
 
-GAMES_WITH_PLACES = ("paladin", "white_knight")
+GAMES_WITH_PLACES = ("paladin", "white_knight", "quests")
 
 
 def paladin_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -76,7 +76,28 @@ def white_knight_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
     return target, mask
 
 
-LABELS = {"paladin": paladin_labels, "white_knight": white_knight_labels}
+def quests_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """Quests: every other seat's hand with its face-down cards (what its place holds)."""
+    from envs.quests.belief import num_places, place_index
+    from envs.quests.cards import NUM_KINDS
+
+    n = engine.num_players
+    target = np.zeros((num_places(n), NUM_KINDS), np.float32)
+    mask = np.zeros(num_places(n), np.float32)
+    for other in range(n):
+        if other == seat:
+            continue
+        counts = np.asarray(engine.hands[other], np.float32)
+        for kind in engine.played[other]:
+            counts[kind] += 1
+        if counts.sum():
+            target[place_index(n, seat, other)] = counts / counts.sum()
+            mask[place_index(n, seat, other)] = 1.0
+    return target, mask
+
+
+LABELS = {"paladin": paladin_labels, "white_knight": white_knight_labels,
+          "quests": quests_labels}
 
 
 def collect(game: str, games: int, seed: int, n: int = 4):

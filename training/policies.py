@@ -21,8 +21,8 @@ built-ins:
   (default the game's shipped ``checkpoints/<game>``; ``uniform``: no network);
 - ``+pb`` / ``+bn`` after a search's count: worlds from a particle filter over the other
   seats' moves (:class:`envs.core.inference.PolicyBelief`), or drawn with a learned belief
-  network as the proposal (:class:`envs.core.belief_net.LearnedBeliefSearch`, Paladin and White
-  Knight: ``checkpoints/<game>/belief.npz``);
+  network as the proposal (:class:`envs.core.belief_net.LearnedBeliefSearch`,
+  ``checkpoints/<game>/belief.npz``);
 - ``@BUDGET`` (``@500ms``, ``@1s``, ``@1.5s``) bounds a search decision by time as well: no
   world or iteration is started once it would not fit (always at least one).
   Search players act through :func:`envs.core.agents.choose_action`, which hands them a world
@@ -466,7 +466,7 @@ def _split_infer(count: str) -> tuple[str, bool]:
 
 LEARNED_SUFFIX = "+bn"
 #: games whose sampler takes a learned proposal (``sample_world(..., proposal=)``)
-LEARNED_BELIEF_GAMES = ("paladin", "white_knight")
+LEARNED_BELIEF_GAMES = ("paladin", "white_knight", "quests")
 
 
 def _split_learned(count: str, game: str, shown: str) -> tuple[str, Any]:
@@ -481,7 +481,7 @@ def _split_learned(count: str, game: str, shown: str) -> tuple[str, Any]:
                          "network) or '+pb' (particle filter), not both")
     if game not in LEARNED_BELIEF_GAMES:
         raise ValueError(f"bad search spec {shown}: '+bn' needs a learned belief network, and "
-                         f"only {', '.join(LEARNED_BELIEF_GAMES)} have one so far")
+                         f"{game} has none (games with one: {', '.join(LEARNED_BELIEF_GAMES)})")
     from envs.core.belief_net import BeliefNetError, load_belief_net
 
     try:
