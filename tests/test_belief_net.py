@@ -1,5 +1,4 @@
-"""The learned belief network (envs/core/belief_net.py) and the Paladin and White Knight
-learned proposals: every
+"""The learned belief network (envs/core/belief_net.py) and each game's learned proposal: every
 world drawn with it agrees with the observer's information exactly as a uniform one does, it
 reads nothing the observer cannot see, it is reproducible, and its .npz is refused in one line
 when it is not a plain, small, well-shaped set of arrays."""
@@ -24,6 +23,9 @@ from envs.core.belief_net import (
 )
 from envs.paladin.belief import _set_slot, hidden_slots, num_places, place_index
 from envs.paladin.cards import NUM_KINDS
+from envs.quests import belief as q_belief
+from envs.quests.belief import hidden_stages
+from envs.quests.cards import NUM_KINDS as Q_KINDS
 from envs.white_knight import belief as wk_belief
 from envs.white_knight.cards import NUM_ATTACK
 from tests.test_belief import REFERENCE, census, places, same_world, states, swap_hidden
@@ -264,13 +266,16 @@ def test_an_oversized_belief_file_is_refused_before_it_is_read(tmp_path: Path) -
     assert "\n" not in str(info.value)
 
 
-def test_bn_specs_build_and_bad_ones_are_refused_in_one_line() -> None:
+def test_bn_specs_build_and_bad_ones_are_refused_in_one_line(monkeypatch) -> None:
     for text in ("pimc:2+bn", "pimc:2+bn/5:heuristic", "ismcts:8+bn", "ismcts:8+bn@1s"):
         player = parse_spec(text, "paladin").build(0)
         assert isinstance(player, LearnedBeliefSearch), text
+    import training.policies as P
+
+    monkeypatch.setattr(P, "LEARNED_BELIEF_GAMES", ("paladin",))
     for text, game, message in [
-            ("pimc:2+bn", "quests", "only paladin, white_knight have one"),
-            ("ismcts:8+bn", "quests", "only paladin, white_knight have one"),
+            ("pimc:2+bn", "quests", r"quests has none \(games with one: paladin\)"),
+            ("ismcts:8+bn", "white_knight", "white_knight has none"),
             ("pimc:2+bn+pb", "paladin", "not both"),
             ("ismcts:8+pb+bn", "paladin", "not both"),
             ("pimc:2+bn+bn", "paladin", "not both")]:
@@ -396,6 +401,108 @@ def test_white_knight_bn_specs_build_and_play_a_game() -> None:
     assert isinstance(player, LearnedBeliefSearch)
     assert isinstance(parse_spec("pimc:2+bn", "white_knight").build(0), LearnedBeliefSearch)
     others = [parse_spec("heuristic", "white_knight").build(s) for s in range(4)]
+    while not state.over:
+        seat = state.current_player
+        obs, mask = state.observation(seat), state.legal_mask()
+        agent = player if seat == 0 else others[seat]
+        state.apply(int(choose_action(agent, obs, mask, state, seat)))
+
+
+# -- Quests: each other hand with its face-down cards --------------------------------------------
+Q_SHIPPED = Path("checkpoints/quests/belief.npz")
+
+
+@functools.cache
+def q_shipped() -> BeliefNet:
+    return load_belief_net(Q_SHIPPED, q_belief.num_places(4), Q_KINDS)
+
+
+def q_proposal_for(state, observer: int, seed: int) -> np.ndarray:
+    if state.num_players == 4:
+        return q_shipped().probs(state.observation(observer))
+    return np.random.default_rng(seed).dirichlet(
+        [0.2] * Q_KINDS, size=q_belief.num_places(state.num_players))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_quests_learned_worlds_agree_with_the_observers_information(n: int) -> None:
+    sampled = places_checked = 0
+    for state in states("quests", n, range(3), every=30):
+        for observer in range(n):
+            proposal = q_proposal_for(state, observer, sampled)
+            world = state.sample_world(observer, np.random.default_rng(sampled), proposal)
+            sampled += 1
+            np.testing.assert_array_equal(world.observation(observer),
+                                          state.observation(observer))
+            assert list(world.events) == state.events.visible(observer)
+            if not state.over and state.current_player == observer:
+                np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
+            for seat in range(n):
+                np.testing.assert_array_equal(world.observation(seat),
+                                              REFERENCE["quests"](world, seat))
+            assert census("quests", world) == census("quests", state)
+            if not hidden_stages(state, observer):
+                got, want = places("quests", world, observer), places("quests", state, observer)
+                assert ({k: sum(v) for k, v in got.items()}
+                        == {k: sum(v) for k, v in want.items()})
+                assert ([sum(c) for c in zip(*got.values())]
+                        == [sum(c) for c in zip(*want.values())])
+                places_checked += 1
+            chooser = random.Random(sampled)
+            while not world.over:
+                legal = np.flatnonzero(world.legal_mask())
+                assert len(legal)
+                world.apply(int(legal[chooser.randrange(len(legal))]))
+    assert sampled >= 10 and places_checked >= 5
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_quests_learned_worlds_depend_only_on_what_the_observer_knows(n: int) -> None:
+    rng = random.Random(n)
+    checked = 0
+    for step, state in enumerate(states("quests", n, range(3), every=15)):
+        if state.over:
+            continue
+        observer = step % n
+        swapped = swap_hidden("quests", state, observer, rng)
+        if swapped is None:
+            continue
+        np.testing.assert_array_equal(swapped.observation(observer),
+                                      state.observation(observer))
+        pa = q_proposal_for(state, observer, step)
+        np.testing.assert_array_equal(pa, q_proposal_for(swapped, observer, step))
+        a = state.sample_world(observer, np.random.default_rng(step), pa)
+        b = swapped.sample_world(observer, np.random.default_rng(step), pa)
+        same_world("quests", a, b)
+        checked += 1
+    assert checked >= 10
+
+
+def test_quests_the_proposal_steers_the_hands_within_the_pool() -> None:
+    state = next(s for s in states("quests", 4, range(3), every=7)
+                 if not s.over and not hidden_stages(s, 0) and s.hand_n[1] >= 2)
+    want = places("quests", state, 0)
+    pool = [sum(c) for c in zip(*want.values())]
+    kind = max(range(Q_KINDS), key=lambda k: pool[k])
+    proposal = np.full((q_belief.num_places(4), Q_KINDS), 1e-12)
+    proposal[q_belief.place_index(4, 0, 1), kind] = 1.0
+    size = sum(want["hand 1"])
+    for s in range(10):
+        world = state.sample_world(0, np.random.default_rng(s), proposal)
+        got = places("quests", world, 0)
+        assert got["hand 1"][kind] == min(pool[kind], size)
+        assert [sum(c) for c in zip(*got.values())] == pool
+    with pytest.raises(ValueError, match="at 4 players"):
+        state.sample_world(0, np.random.default_rng(0), np.ones((2, Q_KINDS)))
+
+
+def test_quests_bn_specs_build_and_play_a_game() -> None:
+    assert Q_SHIPPED.stat().st_size < 1_000_000
+    state = next(states("quests", 4, range(1), every=10_000))
+    player = parse_spec("pimc:2+bn", "quests").build(1)
+    assert isinstance(player, LearnedBeliefSearch)
+    assert isinstance(parse_spec("ismcts:4+bn", "quests").build(0), LearnedBeliefSearch)
+    others = [parse_spec("heuristic", "quests").build(s) for s in range(4)]
     while not state.over:
         seat = state.current_player
         obs, mask = state.observation(seat), state.legal_mask()
