@@ -8,11 +8,13 @@ from 50,000). At every decision of every seat one example: the seat's observatio
 hidden place of that seat (``envs.<game>.belief.place_index``) the true kinds there: in Paladin a
 hidden face-down card's kind (one-hot) and another hand's composition (its counts, normalised);
 in White Knight the attack cards of another hand (with its committed ones while it decides to
-join) and of a hidden committed set (normalised counts). The loss is
+join) and of a hidden committed set; in Quests another hand with its face-down cards
+(normalised counts). The loss is
 the cross-entropy of the predicted distribution of each place against those labels, over the
 places hidden at that decision. Torch trains; the weights are written as a plain .npz.
 
-Paladin and White Knight have places; Quests is refused in one line.
+Every game has places (Quests: each other hand with its face-down cards, trained with
+``--games 800 --val-games 40`` for memory: its games are long); another name is refused.
 """
 
 from __future__ import annotations
