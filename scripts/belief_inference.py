@@ -1,11 +1,13 @@
-"""How well each belief predicts the other seats' hidden hands: uniform vs policy-inferred.
+"""How well each belief predicts the other seats' hidden hands: uniform, learned, policy-inferred.
 
     python scripts/belief_inference.py paladin --games 4 --particles 64
 
 Held-out games (seeds from 50,000) at 4 players, every seat played by the shipped checkpoint
 (greedy, as it plays); seat 0 observes. At each of its decisions the uniform sampler
 (``engine.sample_world``) and :class:`envs.core.inference.PolicyBelief` (the same checkpoint,
-sampled, as the model of the others) each give ``particles`` worlds, from which the predicted
+sampled, as the model of the others) each give ``particles`` worlds, and so does the learned
+belief network where the game has one (``checkpoints/<game>/belief.npz``, or ``--belief-net``:
+``engine.sample_world(0, rng, proposal=net.probs(observation))``), from which the predicted
 distribution of each other seat's hand follows:
 
 - **log-likelihood per hidden card**: for every card in another seat's true hand,
@@ -15,7 +17,10 @@ distribution of each other seat's hand follows:
   the fraction of worlds where it does, against the truth, over every (seat, kind) that the
   observer cannot see for certain (prediction strictly between 0 and 1 for either belief).
 
-Only the hands are scored (every game keeps them as counts per kind in ``engine.hands``).
+Only the hands are scored in every game (each keeps them as counts per kind in
+``engine.hands``); in Paladin the hidden face-down cards are scored as well (**slots**:
+``log p(kind)`` of each face-down card seat 0 cannot know, ``p`` the share of worlds with that
+kind there, add-0.5 smoothed).
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ from __future__ import annotations
 import argparse
 import functools
 import itertools
+import os
 import time
 
 import numpy as np
 
+from envs.core.belief_net import load_belief_net
 from envs.core.engine import Setup
 from envs.core.inference import PolicyBelief
 from envs.core.registry import game_module
@@ -55,6 +62,15 @@ def score(pred: np.ndarray, truth: np.ndarray, out: dict) -> None:
     out["kinds"] = kinds
 
 
+def score_slots(worlds: list, slots: list[tuple[int, int]], truth: list[int], kinds: int,
+                out: dict) -> None:
+    """Paladin: log-likelihood of the true kind of each hidden face-down card."""
+    for (m, owner), kind in zip(slots, truth):
+        counts = np.bincount([w.slot_kind[m][owner] for w in worlds], minlength=kinds) + 0.5
+        out["slot_ll"] = out.get("slot_ll", 0.0) + float(np.log(counts[kind] / counts.sum()))
+        out["slot_cards"] = out.get("slot_cards", 0) + 1
+
+
 def report(name: str, out: dict, mask: np.ndarray) -> str:
     q = np.concatenate(out["held"])[mask]
     y = np.concatenate(out["truth"])[mask].astype(float)
@@ -65,9 +81,12 @@ def report(name: str, out: dict, mask: np.ndarray) -> str:
         if sel.any():
             rows.append(f"[{lo:.1f},{hi:.1f}]: n={int(sel.sum())} mean p {q[sel].mean():.3f} "
                         f"freq {y[sel].mean():.3f}")
+    slots = (f"; slots: log-likelihood per hidden face-down card "
+             f"{out['slot_ll'] / out['slot_cards']:.4f} ({out['slot_cards']} cards)"
+             if out.get("slot_cards") else "")
     return (f"{name}: log-likelihood per hidden card {out['ll'] / out['cards']:.4f} "
             f"({int(out['cards'])} cards); Brier {brier:.4f} over {int(mask.sum())} "
-            "(seat, kind) predictions\n    " + "\n    ".join(rows))
+            f"(seat, kind) predictions{slots}\n    " + "\n    ".join(rows))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,11 +98,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=50_000)
     parser.add_argument("--uniform-share", type=float, default=0.25,
                         help="share of the inferred set kept uniform (PolicyBelief)")
+    parser.add_argument("--belief-net", default=None,
+                        help="the learned belief (default checkpoints/<game>/belief.npz if any)")
     args = parser.parse_args(argv)
     limit_blas_threads()
     n = 4
     cls = type(game_module(args.game).raw_env(num_players=n).engine)
     spec = parse_spec(f"checkpoints/{args.game}", args.game)
+    path = args.belief_net or f"checkpoints/{args.game}/belief.npz"
+    net = load_belief_net(path) if args.belief_net or os.path.isfile(path) else None
+    learned: dict = {"ll": 0.0, "cards": 0.0}
     uniform: dict = {"ll": 0.0, "cards": 0.0}
     inferred: dict = {"ll": 0.0, "cards": 0.0}
     kept, attempts, decisions, spent = [], [], 0, 0.0
@@ -101,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         belief = PolicyBelief(models, particles=args.particles, tries=args.tries, seed=seed,
                               uniform_share=args.uniform_share)
         rng = np.random.default_rng(seed + 1)
+        rng_bn = np.random.default_rng(seed + 2)
         others = [s for s in range(1, n)]
         while not engine.over:
             actor = engine.current_player
@@ -117,6 +142,21 @@ def main(argv: list[str] | None = None) -> int:
                 flat = [engine.sample_world(0, rng) for _ in range(args.particles)]
                 score(hand_matrix(flat, others), truth, uniform)
                 score(hand_matrix(belief.particles, others), truth, inferred)
+                if net is not None:
+                    proposal = net.probs(obs)
+                    drawn = [engine.sample_world(0, rng_bn, proposal=proposal)
+                             for _ in range(args.particles)]
+                    score(hand_matrix(drawn, others), truth, learned)
+                if args.game == "paladin":
+                    from envs.paladin.belief import hidden_slots
+
+                    slots = hidden_slots(engine, 0)
+                    kinds = len(engine.paladin_cards.counts)
+                    true_kinds = [engine.slot_kind[m][o] for m, o in slots]
+                    score_slots(flat, slots, true_kinds, kinds, uniform)
+                    score_slots(belief.particles, slots, true_kinds, kinds, inferred)
+                    if net is not None:
+                        score_slots(drawn, slots, true_kinds, kinds, learned)
                 action = players[0].act(obs, mask)
                 belief.note_action(action)
             else:
@@ -124,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
             engine.apply(action)
     qu, qi = np.concatenate(uniform["held"]), np.concatenate(inferred["held"])
     mask = ((qu > 0) & (qu < 1)) | ((qi > 0) & (qi < 1))
+    if net is not None:
+        ql = np.concatenate(learned["held"])
+        mask |= (ql > 0) & (ql < 1)
     print(f"{args.game}: {args.games} games, {decisions} decisions of seat 0, "
           f"{args.particles} worlds each; filter kept {np.sum(kept)} of {np.sum(attempts)} "
           f"simulated particles ({np.mean(kept) if kept else 0:.1f} per decision of "
@@ -132,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
           "per filter update")
     print(report("uniform", uniform, mask))
     print(report("policy-inferred", inferred, mask))
+    if net is not None:
+        print(report(f"learned ({path})", learned, mask))
     return 0
 
 

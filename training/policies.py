@@ -19,6 +19,10 @@ built-ins:
 - ``ismcts:N[:CHECKPOINT|uniform][@BUDGET]`` — information-set MCTS
   (:class:`envs.core.ismcts.IsmctsPlayer`), N iterations, the network's prior and critic
   (default the game's shipped ``checkpoints/<game>``; ``uniform``: no network);
+- ``+pb`` / ``+bn`` after a search's count: worlds from a particle filter over the other
+  seats' moves (:class:`envs.core.inference.PolicyBelief`), or drawn with a learned belief
+  network as the proposal (:class:`envs.core.belief_net.LearnedBeliefSearch`,
+  ``checkpoints/<game>/belief.npz``);
 - ``@BUDGET`` (``@500ms``, ``@1s``, ``@1.5s``) bounds a search decision by time as well: no
   world or iteration is started once it would not fit (always at least one).
   Search players act through :func:`envs.core.agents.choose_action`, which hands them a world
@@ -207,12 +211,22 @@ class PolicySpec:
     # search with ``+pb``: the checkpoint whose sampled moves model the others in a
     # envs.core.inference.PolicyBelief (worlds inferred from play, not uniform)
     belief_model: PolicySpec | None = None
+    # search with ``+bn``: a learned belief network (envs.core.belief_net.BeliefNet) whose
+    # prediction from the seat's observation is the proposal of the game's sampler
+    learned_belief: Any = None
     critic: Any = None  # search: a training.critic.CriticValue for cut worlds / leaves
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
         if self.kind in ("pimc", "ismcts") and self.belief_model is not None:
             return self._build_belief_search(seed)
+        if self.kind in ("pimc", "ismcts") and self.learned_belief is not None:
+            from dataclasses import replace
+
+            from envs.core.belief_net import LearnedBeliefSearch
+
+            return LearnedBeliefSearch(replace(self, learned_belief=None).build(seed),
+                                       self.learned_belief)
         if self.kind == "pimc":
             assert self.rollout is not None
             seats = max(game_entry(self.game).players)
@@ -370,6 +384,7 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)
     worlds, _, rollout = body[len(PIMC_PREFIX):].partition(":")
+    worlds, learned = _split_learned(worlds, game, shown)
     worlds, infer = _split_infer(worlds)
     worlds, slash, cut_text = worlds.partition("/")
     cut = None
@@ -403,7 +418,8 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
     if infer:
         model = inner if inner.kind == "checkpoint" else _shipped(game, shown)
     return PolicySpec(text, "pimc", game, worlds=int(digits), rollout=inner,
-                      budget_s=budget_s, cut=cut, critic=critic, belief_model=model)
+                      budget_s=budget_s, cut=cut, critic=critic, belief_model=model,
+                      learned_belief=learned)
 
 
 def _parse_ismcts(text: str, game: str) -> PolicySpec:
@@ -413,6 +429,7 @@ def _parse_ismcts(text: str, game: str) -> PolicySpec:
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)
     count, _, net = body[len(ISMCTS_PREFIX):].partition(":")
+    count, learned = _split_learned(count, game, shown)
     count, infer = _split_infer(count)
     digits = count.strip()
     if not (digits.isascii() and digits.isdigit()) or int(digits[:9] or 0) < 1:
@@ -424,7 +441,8 @@ def _parse_ismcts(text: str, game: str) -> PolicySpec:
     if net == "uniform" or (not net and not (SHIPPED_CHECKPOINTS / game / f"{game}.zip")
                             .is_file()):
         return PolicySpec(text, "ismcts", game, worlds=int(digits), budget_s=budget_s,
-                          belief_model=_shipped(game, shown) if infer else None)
+                          belief_model=_shipped(game, shown) if infer else None,
+                          learned_belief=learned)
     path = net or str(SHIPPED_CHECKPOINTS / game)
     inner = parse_spec(path, game)
     if inner.kind != "checkpoint":
@@ -432,7 +450,7 @@ def _parse_ismcts(text: str, game: str) -> PolicySpec:
                          f"or 'uniform', not {net!r}; use {ISMCTS_FORMAT}")
     return PolicySpec(text, "ismcts", game, worlds=int(digits), rollout=inner,
                       budget_s=budget_s, critic=load_critic(path, game),
-                      belief_model=inner if infer else None)
+                      belief_model=inner if infer else None, learned_belief=learned)
 
 
 INFER_SUFFIX = "+pb"
@@ -444,6 +462,37 @@ def _split_infer(count: str) -> tuple[str, bool]:
     if INFER_SUFFIX in count:
         return count.replace(INFER_SUFFIX, "", 1), True
     return count, False
+
+
+LEARNED_SUFFIX = "+bn"
+#: games whose sampler takes a learned proposal (``sample_world(..., proposal=)``)
+LEARNED_BELIEF_GAMES = ("paladin", "white_knight", "quests")
+
+
+def _split_learned(count: str, game: str, shown: str) -> tuple[str, Any]:
+    """``8+bn`` -> ``8`` and the game's shipped belief network (checkpoints/<game>/belief.npz),
+    or the count unchanged and None. ``+bn`` with ``+pb``, or in a game without one, is
+    refused in one line."""
+    if LEARNED_SUFFIX not in count:
+        return count, None
+    count = count.replace(LEARNED_SUFFIX, "", 1)
+    if INFER_SUFFIX in count or LEARNED_SUFFIX in count:
+        raise ValueError(f"bad search spec {shown}: one belief per search, '+bn' (learned "
+                         "network) or '+pb' (particle filter), not both")
+    if game not in LEARNED_BELIEF_GAMES:
+        raise ValueError(f"bad search spec {shown}: '+bn' needs a learned belief network, and "
+                         f"{game} has none (games with one: {', '.join(LEARNED_BELIEF_GAMES)})")
+    from envs.core.belief_net import BeliefNetError, load_belief_net
+
+    try:
+        import importlib
+
+        belief = importlib.import_module(f"envs.{game}.belief")
+        net = load_belief_net(SHIPPED_CHECKPOINTS / game / "belief.npz",
+                              belief.num_places(belief.PROPOSAL_PLAYERS), belief.PROPOSAL_KINDS)
+    except BeliefNetError as exc:
+        raise ValueError(f"bad search spec {shown}: {exc}") from None
+    return count, net
 
 
 def _shipped(game: str, shown: str) -> PolicySpec:

@@ -13,6 +13,13 @@ information the engine keeps for the observer, which is exactly what its policy 
 
 Derived state rewritten for the other seats: private hand cells and slot values (owners and
 peekers), ``_has_kind`` and the place-mask blocks; scratch buffers are cleared.
+
+With a ``proposal`` (a learned belief network's ``(places, kinds)`` prediction from the
+observer's observation, :mod:`envs.core.belief_net`; places numbered by :func:`place_index`) the
+hidden face-down cards, then the other hands card by card, are drawn from their place's predicted
+distribution restricted to the kinds left in the same unknown pool (renormalised at each draw);
+the deck and the face-down discards take the rest, shuffled. The world is as consistent with the
+observer's information as a uniform one: only the odds of the deal change.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
+from envs.core.belief_net import draw_from
 from envs.core.cards import kinds_of, shuffled
 from envs.paladin import actions as A
 from envs.paladin.cards import NUM_KINDS
@@ -47,7 +55,30 @@ def hidden_slots(engine: PaladinEngine, observer: int) -> list[tuple[int, int]]:
             and not engine.revealed[m][owner] and (m, owner) not in peeked]
 
 
-def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator) -> PaladinEngine:
+#: card kinds a belief network's proposal ranges over
+PROPOSAL_KINDS = NUM_KINDS
+#: the table size the shipped network (checkpoints/paladin/belief.npz) is trained at
+PROPOSAL_PLAYERS = 4
+
+
+def num_places(num_players: int) -> int:
+    """Places a belief network predicts: each other hand, then every (mission, other owner)."""
+    return (num_players - 1) * (1 + num_players)
+
+
+def place_index(num_players: int, observer: int, seat: int, mission: int | None = None) -> int:
+    """The place of ``seat``'s hand (``mission`` None) or of its face-down card on ``mission``,
+    with seats counted from the observer (1 = the next seat), so one network serves every seat."""
+    rel = (seat - observer) % num_players - 1
+    if not 0 <= rel < num_players - 1:
+        raise ValueError(f"seat {seat} is the observer {observer}: it has no hidden place")
+    if mission is None:
+        return rel
+    return (num_players - 1) * (1 + mission) + rel
+
+
+def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator,
+                 proposal: np.ndarray | None = None) -> PaladinEngine:
     check_observer(engine, observer)
     n = engine.num_players
     slots = hidden_slots(engine, observer)
@@ -61,7 +92,19 @@ def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator)
                         *engine.kept)
     sizes = [engine.hand_n[s] for s in others] + [len(slots), len(engine.deck),
                                                   face_down_discards]
-    *hands, table, deck, discard = deal(pool, sizes, rng)
+    if proposal is None:
+        *hands, table, deck, discard = deal(pool, sizes, rng)
+    else:
+        proposal = np.asarray(proposal, dtype=np.float64)
+        if proposal.shape != (num_places(n), NUM_KINDS):
+            raise ValueError(f"paladin belief proposal: shape {proposal.shape}, expected "
+                             f"{(num_places(n), NUM_KINDS)} at {n} players (a belief network "
+                             "serves the table size it was trained at)")
+        table = [draw_from(proposal[place_index(n, observer, o, m)], pool, rng)
+                 for m, o in slots]
+        hands = [[draw_from(proposal[place_index(n, observer, s)], pool, rng)
+                  for _ in range(engine.hand_n[s])] for s in others]
+        deck, discard = deal(pool, sizes[-2:], rng)
 
     world = copy.deepcopy(engine)
     world.rng = fresh_rng(rng)

@@ -730,7 +730,8 @@ class PaladinEngine(GameEngine):
         return text
 
     # -- belief (search) -------------------------------------------------------------------------
-    def sample_world(self, observer: int, rng: np.random.Generator) -> PaladinEngine:
+    def sample_world(self, observer: int, rng: np.random.Generator,
+                     proposal: np.ndarray | None = None) -> PaladinEngine:
         from envs.paladin.belief import sample_world
 
-        return sample_world(self, observer, rng)
+        return sample_world(self, observer, rng, proposal)

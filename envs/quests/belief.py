@@ -27,6 +27,13 @@ discarded a weapon), and the order the sponsor played its cards in.
 Derived state rewritten: the re-dealt seats' private cells (hand, face-down cards, stage
 content / type / BP of a sponsor or a previewer), the quest bookkeeping (stage values, test,
 threshold, the stage being built) and the pending decision's mask.
+
+With a ``proposal`` (a learned belief network's ``(places, kinds)`` prediction from the
+observer's observation, :mod:`envs.core.belief_net`; places numbered by :func:`place_index`, one
+per other seat) each other place (hand with its face-down cards) is drawn card by card from its
+predicted distribution restricted to the kinds left in the unknown pool after the hidden stages
+(renormalised at each draw); the deck takes the rest. Hidden stages, face-down choices and the
+rejections are as without one.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
+from envs.core.belief_net import draw_from
 from envs.core.cards import kinds_of, shuffled
 from envs.quests.cards import (
     ALLIES,
@@ -103,7 +111,27 @@ def choosers(engine: QuestsEngine, observer: int) -> list[int]:
     return [s for s in players if s != observer and s not in pending]
 
 
-def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator) -> QuestsEngine:
+#: card kinds a belief network's proposal ranges over (the adventure cards)
+PROPOSAL_KINDS = NUM_KINDS
+#: the table size the shipped network (checkpoints/quests/belief.npz) is trained at
+PROPOSAL_PLAYERS = 4
+
+
+def num_places(num_players: int) -> int:
+    """Places a belief network predicts: each other seat's hand with its face-down cards."""
+    return num_players - 1
+
+
+def place_index(num_players: int, observer: int, seat: int) -> int:
+    """The place of ``seat``'s hand, with seats counted from the observer (1 = the next)."""
+    rel = (seat - observer) % num_players - 1
+    if not 0 <= rel < num_players - 1:
+        raise ValueError(f"seat {seat} is the observer {observer}: it has no hidden place")
+    return rel
+
+
+def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator,
+                 proposal: np.ndarray | None = None) -> QuestsEngine:
     from envs.quests import table as T
 
     check_observer(engine, observer)
@@ -126,6 +154,12 @@ def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator) 
                         counts_of(known_stage_cards, NUM_KINDS))
     places = [engine.hand_n[s] + engine.hidden_n[s] for s in others]
     building = engine.phase in (T.BUILD_CARD, T.BUILD_WEAPONS) and engine.sponsor != observer
+    if proposal is not None:
+        proposal = np.asarray(proposal, dtype=np.float64)
+        if proposal.shape != (num_places(n), NUM_KINDS):
+            raise ValueError(f"quests belief proposal: shape {proposal.shape}, expected "
+                             f"{(num_places(n), NUM_KINDS)} at {n} players (a belief network "
+                             "serves the table size it was trained at)")
 
     for _ in range(MAX_TRIES):
         stage_cards = _draw_stages(engine, stages, pool, rng)
@@ -135,7 +169,12 @@ def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator) 
         for cards in stage_cards.values():
             for kind in cards:
                 rest[kind] -= 1
-        *hands, deck = deal(rest, [*places, len(engine.deck)], rng)
+        if proposal is None:
+            *hands, deck = deal(rest, [*places, len(engine.deck)], rng)
+        else:
+            hands = [[draw_from(proposal[place_index(n, observer, s)], rest, rng)
+                      for _ in range(size)] for s, size in zip(others, places)]
+            (deck,) = deal(rest, [len(engine.deck)], rng)
         world = _build(engine, observer, others, chosen, hands, deck, stage_cards, rng)
         if world is None:
             continue

@@ -308,7 +308,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         return f"{plural(stages, 'stage')} built, none played yet"
 
     # -- belief (search) ---------------------------------------------------------------------------
-    def sample_world(self, observer: int, rng: np.random.Generator) -> QuestsEngine:
+    def sample_world(self, observer: int, rng: np.random.Generator,
+                     proposal: np.ndarray | None = None) -> QuestsEngine:
         from envs.quests.belief import sample_world
 
-        return sample_world(self, observer, rng)
+        return sample_world(self, observer, rng, proposal)

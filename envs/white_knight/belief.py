@@ -20,6 +20,13 @@ deck is a uniform shuffle (the observer does not know how many monsters the deal
 
 Derived state rewritten: the re-dealt seats' private cells (hand, committed, join flag, draft
 packet cells), ``hbits``, the committed sums and the pending decision's mask.
+
+With a ``proposal`` (a learned belief network's ``(places, kinds)`` prediction of the attack
+cards from the observer's observation, :mod:`envs.core.belief_net`; places numbered by
+:func:`place_index`) each other hand's attack cards (with its committed ones while it is still
+deciding to join), then each hidden committed set, are drawn card by card from their place's
+predicted distribution restricted to the kinds left in the same unknown pool (renormalised at
+each draw); the deck takes the rest. Treasures and join choices are re-dealt as without one.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.belief import check_observer, counts_of, deal, observer_events, unknown_pool
+from envs.core.belief_net import draw_from
 from envs.core.cards import shuffled
 from envs.white_knight.cards import (
     ATTACK_VALUES,
@@ -46,8 +54,41 @@ if TYPE_CHECKING:
 MAX_PACKET_TRIES = 10_000
 
 
-def sample_world(engine: WhiteKnightEngine, observer: int,
-                 rng: np.random.Generator) -> WhiteKnightEngine:
+#: card kinds a belief network's proposal ranges over (the attack cards)
+PROPOSAL_KINDS = NUM_ATTACK
+#: the table size the shipped network (checkpoints/white_knight/belief.npz) is trained at
+PROPOSAL_PLAYERS = 4
+
+
+def num_places(num_players: int) -> int:
+    """Places a belief network predicts: each other hand, then each other committed set."""
+    return 2 * (num_players - 1)
+
+
+def place_index(num_players: int, observer: int, seat: int, committed: bool = False) -> int:
+    """The place of ``seat``'s hand (with its committed cards while it decides to join) or of its
+    hidden committed cards, with seats counted from the observer (1 = the next seat)."""
+    rel = (seat - observer) % num_players - 1
+    if not 0 <= rel < num_players - 1:
+        raise ValueError(f"seat {seat} is the observer {observer}: it has no hidden place")
+    return rel + (num_players - 1) * committed
+
+
+def hidden_attack_places(engine: WhiteKnightEngine,
+                         observer: int) -> tuple[list[int], list[int], list[int]]:
+    """(the other seats, those deciding to join now, those with hidden committed cards)."""
+    from envs.white_knight import engine as E
+
+    revealed = engine.phase in (E.DAMAGE, E.DRAFT)
+    deciding = engine.join_order[: engine.join_pos] if engine.phase == E.JOIN else []
+    others = [s for s in range(engine.num_players) if s != observer]
+    hidden_committed = [s for s in others if not revealed and s not in deciding
+                        and engine.committed_n[s]]
+    return others, list(deciding), hidden_committed
+
+
+def sample_world(engine: WhiteKnightEngine, observer: int, rng: np.random.Generator,
+                 proposal: np.ndarray | None = None) -> WhiteKnightEngine:
     from envs.white_knight import engine as E
 
     check_observer(engine, observer)
@@ -68,8 +109,20 @@ def sample_world(engine: WhiteKnightEngine, observer: int,
     sizes = ([engine.hand_n[s] + (engine.committed_n[s] if s in deciding else 0)
               for s in others]
              + [engine.committed_n[s] for s in hidden_committed] + [deck_attacks])
-    *dealt, deck_cards = deal(pool, sizes, rng)
-    hands, committed = dealt[: len(others)], dealt[len(others):]
+    if proposal is None:
+        *dealt, deck_cards = deal(pool, sizes, rng)
+        hands, committed = dealt[: len(others)], dealt[len(others):]
+    else:
+        proposal = np.asarray(proposal, dtype=np.float64)
+        if proposal.shape != (num_places(n), NUM_ATTACK):
+            raise ValueError(f"white_knight belief proposal: shape {proposal.shape}, expected "
+                             f"{(num_places(n), NUM_ATTACK)} at {n} players (a belief network "
+                             "serves the table size it was trained at)")
+        hands = [[draw_from(proposal[place_index(n, observer, s)], pool, rng)
+                  for _ in range(size)] for s, size in zip(others, sizes)]
+        committed = [[draw_from(proposal[place_index(n, observer, s, True)], pool, rng)
+                      for _ in range(engine.committed_n[s])] for s in hidden_committed]
+        (deck_cards,) = deal(pool, [deck_attacks], rng)
 
     world = copy.deepcopy(engine)
     world.events = observer_events(engine.events, observer)

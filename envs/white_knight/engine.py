@@ -1092,7 +1092,8 @@ class WhiteKnightEngine(GameEngine):
         return render_table(self, viewer)
 
     # -- belief (search) ---------------------------------------------------------------------------
-    def sample_world(self, observer: int, rng: np.random.Generator) -> WhiteKnightEngine:
+    def sample_world(self, observer: int, rng: np.random.Generator,
+                     proposal: np.ndarray | None = None) -> WhiteKnightEngine:
         from envs.white_knight.belief import sample_world
 
-        return sample_world(self, observer, rng)
+        return sample_world(self, observer, rng, proposal)

@@ -1,0 +1,174 @@
+"""A learned belief network: from a seat's observation, a distribution over card kinds for every
+hidden place the game's uniform sampler fills (issue 34, "beliefs from play", learned half).
+
+The network is one hidden layer (ReLU), run in numpy: ``probs(observation)`` is a
+``(places, kinds)`` array, a softmax per place. What a *place* is belongs to the game (Paladin:
+each other seat's hand, by seat relative to the observer, then each face-down slot, by mission and
+owner relative to the observer; see ``envs/paladin/belief.py`` ``PLACES``). It is trained by
+``scripts/train_belief.py`` on self-play, where the true state gives the labels, and saved as a
+plain ``.npz`` (``checkpoints/<game>/belief.npz``) with no pickled object in it.
+
+It is only a *proposal*: the game's sampler draws each hidden card from the predicted distribution
+of its place restricted to the kinds still left in the observer's unknown pool, one card at a
+time, renormalising at each draw, so every world is exactly consistent with the observer's
+information whatever the network says (``tests/test_belief_net.py``). The input is the seat's own
+observation, so the proposal cannot read anything the seat does not know.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: the arrays of a belief .npz, nothing else
+KEYS = ("w1", "b1", "w2", "b2", "shape")
+#: refuse a belief file larger than this (bytes): the shipped ones are a few hundred kB
+MAX_BYTES = 8 * 1024 * 1024
+MAX_HIDDEN = 1024
+
+
+class BeliefNetError(ValueError):
+    """A belief .npz that is missing, malformed, oversized or not for this game's observation."""
+
+
+class BeliefNet:
+    """``w1 (obs, hidden)``, ``b1 (hidden,)``, ``w2 (hidden, places*kinds)``, ``b2``."""
+
+    def __init__(self, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray, b2: np.ndarray,
+                 places: int, kinds: int) -> None:
+        self.w1, self.b1 = np.asarray(w1, np.float32), np.asarray(b1, np.float32)
+        self.w2, self.b2 = np.asarray(w2, np.float32), np.asarray(b2, np.float32)
+        self.places, self.kinds = int(places), int(kinds)
+        hidden = self.w1.shape[1] if self.w1.ndim == 2 else -1
+        expected = {"w1": (self.w1.shape[0] if self.w1.ndim == 2 else -1, hidden),
+                    "b1": (hidden,), "w2": (hidden, self.places * self.kinds),
+                    "b2": (self.places * self.kinds,)}
+        for name, shape in expected.items():
+            got = getattr(self, name).shape
+            if got != shape or min(shape) < 1:
+                raise BeliefNetError(f"belief net: {name} has shape {got}, expected {shape}")
+        for name in expected:
+            if not np.isfinite(getattr(self, name)).all():
+                raise BeliefNetError(f"belief net: {name} holds a non-finite number")
+        if hidden > MAX_HIDDEN:
+            raise BeliefNetError(f"belief net: {hidden} hidden units, at most {MAX_HIDDEN}")
+
+    @property
+    def input_size(self) -> int:
+        return int(self.w1.shape[0])
+
+    def probs(self, observation: np.ndarray) -> np.ndarray:
+        """``(places, kinds)``: each row a distribution over the card kinds."""
+        x = np.asarray(observation, np.float32).reshape(-1)
+        if x.shape[0] != self.input_size:
+            raise BeliefNetError(f"belief net: observation of size {x.shape[0]}, the network "
+                                 f"reads {self.input_size} (another table size or game?)")
+        h = np.maximum(x @ self.w1 + self.b1, 0.0)
+        z = (h @ self.w2 + self.b2).reshape(self.places, self.kinds).astype(np.float64)
+        z -= z.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def save(self, path: str | os.PathLike) -> None:
+        np.savez_compressed(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
+                            shape=np.array([self.places, self.kinds], np.int64))
+
+
+def load_belief_net(path: str | os.PathLike, places: int | None = None,
+                    kinds: int | None = None) -> BeliefNet:
+    """A belief network from a plain ``.npz`` (``allow_pickle=False``): refused with one line
+    (:class:`BeliefNetError`) when it is missing, too large, pickled, has other arrays or the
+    wrong shapes (``places`` / ``kinds``: what the game expects, when given)."""
+    path = Path(path)
+    if not path.is_file():
+        raise BeliefNetError(f"belief net: no file {path}")
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise BeliefNetError(f"belief net: {path} is {size} bytes, more than the {MAX_BYTES} "
+                             "allowed")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = set(data.files)
+            if names != set(KEYS):
+                raise BeliefNetError(f"belief net: {path} holds arrays {sorted(names)}, "
+                                     f"expected exactly {list(KEYS)}")
+            arrays = {k: data[k] for k in KEYS}
+    except BeliefNetError:
+        raise
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        # a pickled object array raises ValueError under allow_pickle=False
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise BeliefNetError(f"belief net: {path} is not a plain numeric .npz ({first})") from None
+    for key, arr in arrays.items():
+        if arr.dtype.kind not in "fi":
+            raise BeliefNetError(f"belief net: {key} has dtype {arr.dtype}, expected numbers")
+    shape = arrays["shape"]
+    if shape.shape != (2,) or shape.dtype.kind != "i" or (shape < 1).any():
+        raise BeliefNetError(f"belief net: 'shape' must be two positive integers "
+                             f"(places, kinds), got {shape!r}")
+    got_places, got_kinds = int(shape[0]), int(shape[1])
+    if (places is not None and got_places != places) or (kinds is not None
+                                                           and got_kinds != kinds):
+        raise BeliefNetError(f"belief net: {path} predicts {got_places} places x {got_kinds} "
+                             f"kinds, the game needs {places} x {kinds}")
+    return BeliefNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"], got_places,
+                     got_kinds)
+
+
+def draw_from(weights: np.ndarray, pool: list[int], rng: np.random.Generator) -> int:
+    """One kind from ``weights`` (per kind) restricted to the kinds ``pool`` still has, and
+    taken out of the pool. A place whose predicted mass on the remaining kinds underflows falls
+    back to the pool's own proportions (the uniform draw)."""
+    avail = np.asarray(pool, dtype=np.float64) > 0
+    w = np.where(avail, weights, 0.0)
+    total = w.sum()
+    if not total > 0:
+        w = np.asarray(pool, dtype=np.float64)
+        total = w.sum()
+        if not total > 0:
+            raise AssertionError("belief: drew from an empty pool")
+    kind = int(rng.choice(len(w), p=w / total))
+    pool[kind] -= 1
+    return kind
+
+
+class LearnedBeliefSearch:
+    """A search player (``pimc``/``ismcts``) whose worlds are drawn with a :class:`BeliefNet`'s
+    prediction as the sampler's proposal: ``pimc:N+bn`` / ``ismcts:N+bn`` in a spec.
+
+    The prediction is made once per decision from the seat's own observation, and handed to the
+    sampler it was given (``sampler(rng, proposal=...)``, i.e. ``engine.sample_world``), which
+    keeps every world consistent with the seat's information."""
+
+    needs_world_sampler = True
+
+    def __init__(self, search: Any, net: BeliefNet) -> None:
+        self.search = search
+        self.net = net
+        self.name = getattr(search, "name", "search")
+        self.label = getattr(search, "label", self.name)
+
+    def __getattr__(self, name: str) -> Any:  # last_values, last_iterations, ... of the search
+        return getattr(self.__dict__["search"], name)
+
+    def reset(self) -> None:
+        reset = getattr(self.search, "reset", None)
+        if reset is not None:
+            reset()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.search.act(observation, action_mask)
+
+    def act_with_sampler(self, sampler: Callable[..., Any], observation: np.ndarray,
+                         action_mask: np.ndarray) -> int:
+        proposal = self.net.probs(observation)
+
+        def learned(rng: np.random.Generator) -> Any:
+            return sampler(rng, proposal=proposal)
+
+        return int(self.search.act_with_sampler(learned, observation, action_mask))
