@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.agents import choose_action
+from envs.core.agents import RandomAgent, choose_action
 from envs.core.belief_net import (
     MAX_BYTES,
     BeliefNet,
@@ -255,6 +255,26 @@ def test_a_bad_belief_file_is_refused_in_one_line(tmp_path: Path, case: str) -> 
     with pytest.raises(BeliefNetError, match=message) as info:
         load_belief_net(path, 2, 3)
     assert "\n" not in str(info.value)
+
+
+def test_a_belief_file_that_unpacks_to_too_much_is_refused_unread(tmp_path: Path) -> None:
+    """64 MiB of zeros compress to well under the file limit: a zip bomb in miniature."""
+    path = tmp_path / "bomb.npz"
+    np.savez_compressed(path, **{**_good(), "w2": np.zeros((4096, 4096), np.float32)})
+    assert path.stat().st_size < MAX_BYTES
+    with pytest.raises(BeliefNetError, match="would unpack to") as info:
+        load_belief_net(path, 2, 3)
+    assert "\n" not in str(info.value)
+
+
+def test_a_learned_belief_search_copies_and_pickles() -> None:
+    import pickle
+
+    arrays = _good()
+    net = BeliefNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"], 2, 3)
+    player = LearnedBeliefSearch(RandomAgent(seed=1), net)
+    for twin in (copy.deepcopy(player), pickle.loads(pickle.dumps(player))):
+        assert twin.search.rng is not None and twin.net.places == 2
 
 
 def test_an_oversized_belief_file_is_refused_before_it_is_read(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ import numpy as np
 KEYS = ("w1", "b1", "w2", "b2", "shape")
 #: refuse a belief file larger than this (bytes): the shipped ones are a few hundred kB
 MAX_BYTES = 8 * 1024 * 1024
+#: refuse a belief file whose arrays would unpack to more than this (a zip bomb)
+MAX_UNPACKED_BYTES = 32 * 1024 * 1024
 MAX_HIDDEN = 1024
 
 
@@ -92,6 +94,13 @@ def load_belief_net(path: str | os.PathLike, places: int | None = None,
         raise BeliefNetError(f"belief net: {path} is {size} bytes, more than the {MAX_BYTES} "
                              "allowed")
     try:
+        # a compressed member may unpack to far more than the file: bound what it declares
+        # (zipfile reads no more than a member's declared size)
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked > MAX_UNPACKED_BYTES:
+            raise BeliefNetError(f"belief net: {path} would unpack to {unpacked} bytes, more "
+                                 f"than the {MAX_UNPACKED_BYTES} allowed")
         with np.load(path, allow_pickle=False) as data:
             names = set(data.files)
             if names != set(KEYS):
@@ -154,7 +163,10 @@ class LearnedBeliefSearch:
         self.label = getattr(search, "label", self.name)
 
     def __getattr__(self, name: str) -> Any:  # last_values, last_iterations, ... of the search
-        return getattr(self.__dict__["search"], name)
+        search = self.__dict__.get("search")
+        if search is None:  # (copy and pickle ask before __init__ has run)
+            raise AttributeError(name)
+        return getattr(search, name)
 
     def reset(self) -> None:
         reset = getattr(self.search, "reset", None)
