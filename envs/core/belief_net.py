@@ -129,6 +129,19 @@ def load_belief_net(path: str | os.PathLike, places: int | None = None,
                      got_kinds)
 
 
+def checked_proposal(proposal: Any, game: str, places: int, kinds: int,
+                     num_players: int) -> np.ndarray:
+    """A sampler's ``proposal`` as a ``(places, kinds)`` float array; ``ValueError`` naming the
+    game and the table size when its shape is another (a belief network serves the table size
+    it was trained at)."""
+    proposal = np.asarray(proposal, dtype=np.float64)
+    if proposal.shape != (places, kinds):
+        raise ValueError(f"{game} belief proposal: shape {proposal.shape}, expected "
+                         f"{(places, kinds)} at {num_players} players (a belief network "
+                         "serves the table size it was trained at)")
+    return proposal
+
+
 def draw_from(weights: np.ndarray, pool: list[int], rng: np.random.Generator) -> int:
     """One kind from ``weights`` (per kind) restricted to the kinds ``pool`` still has, and
     taken out of the pool. A place whose predicted mass on the remaining kinds underflows falls

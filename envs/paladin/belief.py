@@ -37,7 +37,7 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
-from envs.core.belief_net import draw_from
+from envs.core.belief_net import checked_proposal, draw_from
 from envs.core.cards import kinds_of, shuffled
 from envs.paladin import actions as A
 from envs.paladin.cards import NUM_KINDS
@@ -95,11 +95,7 @@ def sample_world(engine: PaladinEngine, observer: int, rng: np.random.Generator,
     if proposal is None:
         *hands, table, deck, discard = deal(pool, sizes, rng)
     else:
-        proposal = np.asarray(proposal, dtype=np.float64)
-        if proposal.shape != (num_places(n), NUM_KINDS):
-            raise ValueError(f"paladin belief proposal: shape {proposal.shape}, expected "
-                             f"{(num_places(n), NUM_KINDS)} at {n} players (a belief network "
-                             "serves the table size it was trained at)")
+        proposal = checked_proposal(proposal, "paladin", num_places(n), NUM_KINDS, n)
         table = [draw_from(proposal[place_index(n, observer, o, m)], pool, rng)
                  for m, o in slots]
         hands = [[draw_from(proposal[place_index(n, observer, s)], pool, rng)

@@ -51,7 +51,7 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
-from envs.core.belief_net import draw_from
+from envs.core.belief_net import checked_proposal, draw_from
 from envs.core.cards import kinds_of, shuffled
 from envs.quests.cards import (
     ALLIES,
@@ -155,11 +155,7 @@ def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator,
     places = [engine.hand_n[s] + engine.hidden_n[s] for s in others]
     building = engine.phase in (T.BUILD_CARD, T.BUILD_WEAPONS) and engine.sponsor != observer
     if proposal is not None:
-        proposal = np.asarray(proposal, dtype=np.float64)
-        if proposal.shape != (num_places(n), NUM_KINDS):
-            raise ValueError(f"quests belief proposal: shape {proposal.shape}, expected "
-                             f"{(num_places(n), NUM_KINDS)} at {n} players (a belief network "
-                             "serves the table size it was trained at)")
+        proposal = checked_proposal(proposal, "quests", num_places(n), NUM_KINDS, n)
 
     for _ in range(MAX_TRIES):
         stage_cards = _draw_stages(engine, stages, pool, rng)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from envs.core.belief import check_observer, counts_of, deal, observer_events, unknown_pool
-from envs.core.belief_net import draw_from
+from envs.core.belief_net import checked_proposal, draw_from
 from envs.core.cards import shuffled
 from envs.white_knight.cards import (
     ATTACK_VALUES,
@@ -113,11 +113,7 @@ def sample_world(engine: WhiteKnightEngine, observer: int, rng: np.random.Genera
         *dealt, deck_cards = deal(pool, sizes, rng)
         hands, committed = dealt[: len(others)], dealt[len(others):]
     else:
-        proposal = np.asarray(proposal, dtype=np.float64)
-        if proposal.shape != (num_places(n), NUM_ATTACK):
-            raise ValueError(f"white_knight belief proposal: shape {proposal.shape}, expected "
-                             f"{(num_places(n), NUM_ATTACK)} at {n} players (a belief network "
-                             "serves the table size it was trained at)")
+        proposal = checked_proposal(proposal, "white_knight", num_places(n), NUM_ATTACK, n)
         hands = [[draw_from(proposal[place_index(n, observer, s)], pool, rng)
                   for _ in range(size)] for s, size in zip(others, sizes)]
         committed = [[draw_from(proposal[place_index(n, observer, s, True)], pool, rng)
