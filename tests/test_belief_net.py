@@ -21,6 +21,7 @@ from envs.core.belief_net import (
     LearnedBeliefSearch,
     load_belief_net,
 )
+from envs.paladin import belief as pal_belief
 from envs.paladin.belief import _set_slot, hidden_slots, num_places, place_index
 from envs.paladin.cards import NUM_KINDS
 from envs.quests import belief as q_belief
@@ -31,23 +32,32 @@ from envs.white_knight.cards import NUM_ATTACK
 from tests.test_belief import REFERENCE, census, places, same_world, states, swap_hidden
 from training.policies import parse_spec
 
-SHIPPED = Path("checkpoints/paladin/belief.npz")
+#: each game's belief module and card-kind count: what its shipped network predicts
+BELIEFS = {"paladin": (pal_belief, NUM_KINDS), "white_knight": (wk_belief, NUM_ATTACK),
+           "quests": (q_belief, Q_KINDS)}
+
+
+def shipped_path(game: str) -> Path:
+    return Path(f"checkpoints/{game}/belief.npz")
 
 
 @functools.cache
-def shipped() -> BeliefNet:
-    return load_belief_net(SHIPPED, num_places(4), NUM_KINDS)
+def shipped(game: str = "paladin") -> BeliefNet:
+    module, kinds = BELIEFS[game]
+    return load_belief_net(shipped_path(game), module.num_places(4), kinds)
 
 
-def random_proposal(n: int, seed: int) -> np.ndarray:
+def random_proposal(n: int, seed: int, game: str = "paladin") -> np.ndarray:
     """A sharp random proposal (Dirichlet 0.2): far from uniform, so restriction matters."""
-    return np.random.default_rng(seed).dirichlet([0.2] * NUM_KINDS, size=num_places(n))
+    module, kinds = BELIEFS[game]
+    return np.random.default_rng(seed).dirichlet([0.2] * kinds, size=module.num_places(n))
 
 
-def proposal_for(state, observer: int, seed: int) -> np.ndarray:
+def proposal_for(state, observer: int, seed: int, game: str = "paladin") -> np.ndarray:
+    """The shipped network's proposal at 4 players (the size it serves), else a random one."""
     if state.num_players == 4:
-        return shipped().probs(state.observation(observer))
-    return random_proposal(state.num_players, seed)
+        return shipped(game).probs(state.observation(observer))
+    return random_proposal(state.num_players, seed, game)
 
 
 def hidden_union(state, observer: int) -> list[int]:
@@ -188,7 +198,7 @@ def test_the_proposal_steers_the_deal_but_only_within_the_unknown_pool() -> None
 
 
 def test_the_shipped_belief_net_is_small_plain_and_sharper_than_uniform() -> None:
-    assert SHIPPED.stat().st_size < 1_000_000
+    assert shipped_path("paladin").stat().st_size < 1_000_000
     net = shipped()
     state = next(s for s in states("paladin", 4, range(1), every=30) if not s.over)
     p = net.probs(state.observation(0))
@@ -314,10 +324,14 @@ def test_a_bn_search_at_another_table_size_stops_in_one_line() -> None:
     assert "\n" not in str(info.value)
 
 
-def test_an_ismcts_bn_player_plays_a_paladin_game_to_the_end() -> None:
-    state = next(states("paladin", 4, range(1), every=1000))
-    player = parse_spec("ismcts:4+bn", "paladin").build(1)
-    others = [parse_spec("heuristic", "paladin").build(s) for s in range(4)]
+@pytest.mark.parametrize("game", sorted(BELIEFS))
+def test_bn_specs_build_and_play_a_whole_game(game: str) -> None:
+    assert shipped_path(game).stat().st_size < 1_000_000
+    state = next(states(game, 4, range(1), every=10_000))
+    for spec in ("pimc:2+bn", "ismcts:4+bn"):
+        assert isinstance(parse_spec(spec, game).build(0), LearnedBeliefSearch)
+    player = parse_spec("ismcts:4+bn" if game != "quests" else "pimc:2+bn", game).build(1)
+    others = [parse_spec("heuristic", game).build(s) for s in range(4)]
     while not state.over:
         seat = state.current_player
         obs, mask = state.observation(seat), state.legal_mask()
@@ -326,21 +340,6 @@ def test_an_ismcts_bn_player_plays_a_paladin_game_to_the_end() -> None:
 
 
 # -- White Knight: the attack cards of the other hands and of hidden committed sets -----------
-WK_SHIPPED = Path("checkpoints/white_knight/belief.npz")
-
-
-@functools.cache
-def wk_shipped() -> BeliefNet:
-    return load_belief_net(WK_SHIPPED, wk_belief.num_places(4), NUM_ATTACK)
-
-
-def wk_proposal_for(state, observer: int, seed: int) -> np.ndarray:
-    if state.num_players == 4:
-        return wk_shipped().probs(state.observation(observer))
-    return np.random.default_rng(seed).dirichlet(
-        [0.2] * NUM_ATTACK, size=wk_belief.num_places(state.num_players))
-
-
 def wk_hidden_union(state, observer: int) -> list[int]:
     return [sum(col) for col in zip(*places("white_knight", state, observer).values())]
 
@@ -350,7 +349,7 @@ def test_white_knight_learned_worlds_agree_with_the_observers_information(n: int
     sampled = 0
     for state in states("white_knight", n, range(3), every=4):
         for observer in range(n):
-            proposal = wk_proposal_for(state, observer, sampled)
+            proposal = proposal_for(state, observer, sampled, "white_knight")
             world = state.sample_world(observer, np.random.default_rng(sampled), proposal)
             sampled += 1
             np.testing.assert_array_equal(world.observation(observer),
@@ -387,8 +386,8 @@ def test_white_knight_learned_worlds_depend_only_on_what_the_observer_knows(n: i
             continue
         np.testing.assert_array_equal(swapped.observation(observer),
                                       state.observation(observer))
-        pa = wk_proposal_for(state, observer, step)
-        np.testing.assert_array_equal(pa, wk_proposal_for(swapped, observer, step))
+        pa = proposal_for(state, observer, step, "white_knight")
+        np.testing.assert_array_equal(pa, proposal_for(swapped, observer, step, "white_knight"))
         a = state.sample_world(observer, np.random.default_rng(step), pa)
         b = swapped.sample_world(observer, np.random.default_rng(step), pa)
         same_world("white_knight", a, b)
@@ -414,42 +413,13 @@ def test_white_knight_the_proposal_steers_the_hands_within_the_pool() -> None:
         state.sample_world(0, np.random.default_rng(0), np.ones((2, NUM_ATTACK)))
 
 
-def test_white_knight_bn_specs_build_and_play_a_game() -> None:
-    assert WK_SHIPPED.stat().st_size < 1_000_000
-    state = next(states("white_knight", 4, range(1), every=1000))
-    player = parse_spec("ismcts:4+bn", "white_knight").build(1)
-    assert isinstance(player, LearnedBeliefSearch)
-    assert isinstance(parse_spec("pimc:2+bn", "white_knight").build(0), LearnedBeliefSearch)
-    others = [parse_spec("heuristic", "white_knight").build(s) for s in range(4)]
-    while not state.over:
-        seat = state.current_player
-        obs, mask = state.observation(seat), state.legal_mask()
-        agent = player if seat == 0 else others[seat]
-        state.apply(int(choose_action(agent, obs, mask, state, seat)))
-
-
 # -- Quests: each other hand with its face-down cards --------------------------------------------
-Q_SHIPPED = Path("checkpoints/quests/belief.npz")
-
-
-@functools.cache
-def q_shipped() -> BeliefNet:
-    return load_belief_net(Q_SHIPPED, q_belief.num_places(4), Q_KINDS)
-
-
-def q_proposal_for(state, observer: int, seed: int) -> np.ndarray:
-    if state.num_players == 4:
-        return q_shipped().probs(state.observation(observer))
-    return np.random.default_rng(seed).dirichlet(
-        [0.2] * Q_KINDS, size=q_belief.num_places(state.num_players))
-
-
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_quests_learned_worlds_agree_with_the_observers_information(n: int) -> None:
     sampled = places_checked = 0
     for state in states("quests", n, range(3), every=30):
         for observer in range(n):
-            proposal = q_proposal_for(state, observer, sampled)
+            proposal = proposal_for(state, observer, sampled, "quests")
             world = state.sample_world(observer, np.random.default_rng(sampled), proposal)
             sampled += 1
             np.testing.assert_array_equal(world.observation(observer),
@@ -489,8 +459,8 @@ def test_quests_learned_worlds_depend_only_on_what_the_observer_knows(n: int) ->
             continue
         np.testing.assert_array_equal(swapped.observation(observer),
                                       state.observation(observer))
-        pa = q_proposal_for(state, observer, step)
-        np.testing.assert_array_equal(pa, q_proposal_for(swapped, observer, step))
+        pa = proposal_for(state, observer, step, "quests")
+        np.testing.assert_array_equal(pa, proposal_for(swapped, observer, step, "quests"))
         a = state.sample_world(observer, np.random.default_rng(step), pa)
         b = swapped.sample_world(observer, np.random.default_rng(step), pa)
         same_world("quests", a, b)
@@ -514,17 +484,3 @@ def test_quests_the_proposal_steers_the_hands_within_the_pool() -> None:
         assert [sum(c) for c in zip(*got.values())] == pool
     with pytest.raises(ValueError, match="at 4 players"):
         state.sample_world(0, np.random.default_rng(0), np.ones((2, Q_KINDS)))
-
-
-def test_quests_bn_specs_build_and_play_a_game() -> None:
-    assert Q_SHIPPED.stat().st_size < 1_000_000
-    state = next(states("quests", 4, range(1), every=10_000))
-    player = parse_spec("pimc:2+bn", "quests").build(1)
-    assert isinstance(player, LearnedBeliefSearch)
-    assert isinstance(parse_spec("ismcts:4+bn", "quests").build(0), LearnedBeliefSearch)
-    others = [parse_spec("heuristic", "quests").build(s) for s in range(4)]
-    while not state.over:
-        seat = state.current_player
-        obs, mask = state.observation(seat), state.legal_mask()
-        agent = player if seat == 0 else others[seat]
-        state.apply(int(choose_action(agent, obs, mask, state, seat)))
