@@ -12,6 +12,9 @@ from typing import NamedTuple
 
 from envs.core.cards import CardCatalog
 
+#: the most cards a hand may hold at the end of a turn (and the size of the opening deal)
+HAND_LIMIT_SIZE = 12
+
 # -- adventure deck --------------------------------------------------------------------------------
 WEAPON, AMOUR, ALLY, FOE, TEST = range(5)
 CARD_TYPES = ("weapon", "amour", "ally", "foe", "test")

@@ -35,6 +35,7 @@ from envs.quests.cards import (
     ALLY,
     AMOUR_KIND,
     FIRST_ALLY,
+    HAND_LIMIT_SIZE,
     ISEULT,
     KIND_BP,
     KIND_COPIES,
@@ -61,7 +62,6 @@ from envs.quests.cards import (
 )
 from envs.quests.observation import LAYOUT, PHASES
 from envs.quests.rules import QuestsRules
-from envs.quests.words import HAND_LIMIT_SIZE
 
 (SPONSOR, BUILD_CARD, BUILD_WEAPONS, JOIN, PREVIEW, STAGE_PLAY, BID, TEST_DISCARD, ENTER,
  TOURNAMENT_PLAY, FINAL_PLAY, HAND_LIMIT, CALL_TO_ARMS) = range(len(PHASES))

@@ -5,10 +5,9 @@ and who reads it: :mod:`envs.core.text`)."""
 from __future__ import annotations
 
 from envs.core.text import MoveWords
+from envs.quests.cards import HAND_LIMIT_SIZE
 
 TITLE = "Quests of the Round Table"
-#: the most cards a hand may hold at the end of a turn
-HAND_LIMIT_SIZE = 12
 
 #: what each phase means (``engine.phase_description()``, the status lines)
 PHASE_DESCRIPTIONS = {
