@@ -54,7 +54,7 @@ soak: $(STAMP)
 
 # Not in CI: mutation testing (mutmut) of the modules that carry the project's promises, each
 # against the test files that cover it (scripts/mutants.py; hours of CPU for all of them).
-# MUTANTS="envs/core/belief.py training/checkpoint.py" picks modules; docs/testing.md has the
+# MUTANTS="envs/core/belief.py players/checkpoint.py" picks modules; docs/testing.md has the
 # scores. mutmut is in the `mutants` extra, installed here only, so `make test` never waits on it.
 MUTANTS_STAMP := $(VENV)/.mutants-stamp
 $(MUTANTS_STAMP): $(STAMP)

@@ -37,8 +37,8 @@ from envs.core.belief_net import load_belief_net
 from envs.core.engine import Setup
 from envs.core.inference import PolicyBelief
 from envs.core.registry import game_module
-from training.numpy_net import limit_blas_threads
-from training.policies import CheckpointPolicy, parse_spec
+from players.numpy_net import limit_blas_threads
+from players.policies import CheckpointPolicy, parse_spec
 
 BINS = np.linspace(0.0, 1.0, 6)
 

@@ -33,7 +33,7 @@ def expected_table(game: str) -> str:
 def expected_global_table(game: str) -> str:
     return game_module(game).raw_env.engine_cls.global_layout.doc_table()
 def expected_features_table(game: str) -> str:
-    from training.features import feature_layout
+    from players.features import feature_layout
 
     return feature_layout(game, "counting").doc_table()
 

@@ -17,8 +17,8 @@ import numpy as np
 from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.registry import game_module
-from training.numpy_net import limit_blas_threads
-from training.policies import parse_spec, reset_policy
+from players.numpy_net import limit_blas_threads
+from players.policies import parse_spec, reset_policy
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,9 +34,11 @@ import sys
 import time
 from pathlib import Path
 
-from training import checkpoint
-from training.curves import CurvePoint, plot, read_csv, write_csv
-from training.evaluate import (
+from envs.core.outputs import announce, check_new_file
+from players import checkpoint
+from players.policies import heuristic_styles, parse_spec
+from training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
+from training.evaluation.evaluate import (
     SEARCH_BASELINE,
     SHIPPING_BARS,
     bar_multiple,
@@ -44,8 +46,6 @@ from training.evaluate import (
     evaluation_summary,
     format_result,
 )
-from training.outputs import announce, check_new_file
-from training.policies import heuristic_styles, parse_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 

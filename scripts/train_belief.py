@@ -27,8 +27,8 @@ import numpy as np
 from envs.core.belief_net import BeliefNet
 from envs.core.engine import Setup
 from envs.core.registry import game_module
-from training.numpy_net import limit_blas_threads
-from training.policies import CheckpointPolicy, parse_spec
+from players.numpy_net import limit_blas_threads
+from players.policies import CheckpointPolicy, parse_spec
 
 GAMES_WITH_PLACES = ("paladin", "white_knight", "quests")
 

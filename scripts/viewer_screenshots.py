@@ -20,7 +20,7 @@ from typing import Any
 
 from envs.core.arena import play_match
 from envs.core.record import save_record
-from training.policies import parse_spec
+from players.policies import parse_spec
 from ui.browser import screenshots_main
 from ui.replay_viewer import write_viewer
 

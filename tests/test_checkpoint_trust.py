@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from players import checkpoint
+from roundtable.cli import main as cli
 from tests.training_support import make_checkpoint
-from training import checkpoint
-from training.cli import main as cli
 
 #: members a valid policy keeps in each variant: every member poisoned (nothing can load), all
 #: but the weights (what only reads the policy plays; what restores the optimizer refuses), and

@@ -2,7 +2,7 @@
 
 Bad input (a usage error) exits 2, a failure while working exits 1, Ctrl-C / SIGTERM exit
 130 / 143 after stopping every worker. Each message names the option or file at fault.
-Most cases call ``training.cli.main`` in-process; the signal tests run a real subprocess.
+Most cases call ``roundtable.cli.main`` in-process; the signal tests run a real subprocess.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
+from players import checkpoint
+from roundtable.cli import main
 from tests.training_support import make_checkpoint, tiny_config
-from training import checkpoint
-from training.cli import main
-from training.leaderboard import END, START
+from training.evaluation.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,7 +162,7 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     def full_disk(fd: int) -> None:  # the data reached no disk: flushing it fails
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("training.outputs.os.fsync", full_disk)
+    monkeypatch.setattr("envs.core.outputs.os.fsync", full_disk)
     out = tmp_path / "out.json"
     status = main(["eval", "paladin", "--players", "random", "--games", "3", "--json", str(out)])
     err = capsys.readouterr().err
@@ -371,7 +371,7 @@ def _sigint_as_in_a_terminal() -> None:
 @pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-X", "faulthandler", "-m", "training.cli", "eval", "paladin",
+        [sys.executable, "-X", "faulthandler", "-m", "roundtable.cli", "eval", "paladin",
          "--players", "heuristic", "--games", "300000", "--workers", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True, preexec_fn=_sigint_as_in_a_terminal)
@@ -414,7 +414,7 @@ def _sleep_job(seconds: float) -> float:
 def test_ctrl_c_while_the_workers_start_still_stops_them(monkeypatch) -> None:
     """A Ctrl-C that arrives while the pool is starting (signals blocked) is raised the moment
     the signal mask is restored: the workers must still be terminated, not left running."""
-    from training.evaluate import run_in_workers
+    from training.evaluation.evaluate import run_in_workers
 
     restore_mask = signal.pthread_sigmask
     calls = []
@@ -442,7 +442,7 @@ def test_a_hanging_pool_terminate_falls_back_to_killing_the_workers(monkeypatch)
     interrupted evaluation still ends."""
     import threading
 
-    from training import evaluate
+    from training.evaluation import evaluate
 
     killed = threading.Event()
 

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from envs.core.registry import GAMES, GameEntry
+from players import checkpoint
+from players.checkpoint import CheckpointError, load_actor
+from players.policies import parse_spec
 from tests.training_support import make_checkpoint
-from training import checkpoint
-from training.checkpoint import CheckpointError, load_actor
-from training.policies import parse_spec
-from training.selfplay import SelfPlayEnv
+from training.learner.selfplay import SelfPlayEnv
 
 
 @pytest.fixture(scope="module")
@@ -340,7 +340,7 @@ def test_non_finite_weights_never_load(ckpt: Path, tmp_path: Path, value: float,
 
     import torch
 
-    from training.cli import main
+    from roundtable.cli import main
 
     with zipfile.ZipFile(ckpt) as archive:
         state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
@@ -363,7 +363,7 @@ def test_non_finite_weights_are_never_saved(tmp_path: Path) -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from tests.training_support import tiny_config
-    from training.train import build_model, make_env, policy_card
+    from training.learner.train import build_model, make_env, policy_card
 
     cfg = tiny_config(tmp_path / "run")
     model = build_model(cfg, DummyVecEnv([lambda: make_env(cfg, 0)]), None)
@@ -705,7 +705,7 @@ def test_a_policy_file_without_a_state_dict_is_refused(ckpt: Path, tmp_path: Pat
 
 
 def test_the_input_holds_the_observation_the_mask_and_the_features(ckpt: Path) -> None:
-    from training.features import features_size
+    from players.features import features_size
 
     card = _card(ckpt)
     counting = features_size("paladin", ["counting"])

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from players.policies import heuristic_styles, parse_spec
+from roundtable.cli import main
 from tests.training_support import make_checkpoint
-from training.cli import main
-from training.leaderboard import END, START, leaderboard_table, update_readme
-from training.policies import heuristic_styles, parse_spec
+from training.evaluation.leaderboard import END, START, leaderboard_table, update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,7 +99,7 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
     spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
     ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(ship)  # type: ignore[union-attr]
-    from training.curves import CurvePoint, read_csv, write_csv
+    from training.evaluation.curves import CurvePoint, read_csv, write_csv
 
     model = make_checkpoint(tmp_path / "run", "best")
     card_path = model.with_suffix(".json")
@@ -154,7 +154,7 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
 def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
     import importlib.util
 
-    from training.curves import CurvePoint, write_csv
+    from training.evaluation.curves import CurvePoint, write_csv
 
     spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
     ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
@@ -178,7 +178,7 @@ def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: 
     run folder is gone) and the chain stops instead of recursing forever."""
     import importlib.util
 
-    from training.curves import CurvePoint, read_csv, write_csv
+    from training.evaluation.curves import CurvePoint, read_csv, write_csv
 
     spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
     ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from training.rundir import check_run_dir, fresh_run_dir
+from training.learner.rundir import check_run_dir, fresh_run_dir
 
 
 def old_run(tmp_path: Path) -> Path:
@@ -73,7 +73,7 @@ def test_overwrite_replaces_only_an_earlier_run(tmp_path: Path, layout: str) -> 
 
 def test_overwrite_refuses_a_folder_that_is_not_a_run_from_the_command_line(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from training.cli import main
+    from roundtable.cli import main
 
     folder = tmp_path / "documents"
     folder.mkdir()

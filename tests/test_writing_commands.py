@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 import yaml
 
+from roundtable.cli import COMMANDS, main
 from tests.helpers import play_random, raw
 from tests.training_support import make_checkpoint, tiny_config
-from training.cli import COMMANDS, main
-from training.leaderboard import END, START
+from training.evaluation.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 #: ``roundtable`` commands that write no file (they print only).
@@ -94,33 +94,35 @@ def _save_games_record(path: Path) -> None:
 
 
 WRITERS = [
-    Writer("train", _train_config, lambda base: base / "run", ("training.train", "build_run"),
-           _run_folder),
-    Writer("demo", _demo_config, lambda base: base / "demo", ("training.train", "build_run")),
+    Writer("train", _train_config, lambda base: base / "run",
+           ("training.learner.train", "build_run"), _run_folder),
+    Writer("demo", _demo_config, lambda base: base / "demo",
+           ("training.learner.train", "build_run")),
     Writer("eval --json", lambda i, out: ["eval", "paladin", "--players", "random",
                                           "--games", "3", "--json", str(out)],
-           lambda base: base / "results.json", ("training.evaluate", "evaluate"), _file),
+           lambda base: base / "results.json", ("training.evaluation.evaluate", "evaluate"), _file),
     Writer("eval --save-games", lambda i, out: ["eval", "paladin", "--players", "random",
                                                 "--games", "3", "--save-games", str(out)],
-           lambda base: base / "games", ("training.evaluate", "evaluate"),
+           lambda base: base / "games", ("training.evaluation.evaluate", "evaluate"),
            _save_games_record),
     Writer("exploit --json", lambda i, out: ["exploit", str(i["checkpoint"]), "--steps", "10",
                                              "--players", "3", "--no-progress",
                                              "--json", str(out)],
-           lambda base: base / "exploit.json", ("training.train", "build_model"), _file),
+           lambda base: base / "exploit.json", ("training.learner.train", "build_model"), _file),
     Writer("exploit --save", lambda i, out: ["exploit", str(i["checkpoint"]), "--steps", "10",
                                              "--players", "3", "--no-progress",
                                              "--save", str(out)],
-           lambda base: base / "exploiter.zip", ("training.train", "build_model"), _file),
+           lambda base: base / "exploiter.zip", ("training.learner.train", "build_model"), _file),
     Writer("distill", lambda i, out: ["distill", "paladin", "--teacher", "heuristic", "--games",
                                       "1", "--init", str(i["checkpoint"]), "--out", str(out)],
-           lambda base: base / "distilled", ("training.distill", "record"),
+           lambda base: base / "distilled", ("training.league.distill", "record"),
            lambda path: _file(path / "paladin_distilled.json")),
     Writer("replay --html", lambda i, out: ["replay", str(i["record"]), "--html", str(out)],
            lambda base: base / "replay.html", ("ui.replay_viewer", "write_viewer"), _file),
     Writer("leaderboard", lambda i, out: ["leaderboard", "--checkpoints", str(i["shipped"]),
                                           "--readme", str(out)],
-           lambda base: base / "README.md", ("training.leaderboard", "leaderboard_table"),
+           lambda base: base / "README.md",
+           ("training.evaluation.leaderboard", "leaderboard_table"),
            edits=True),
     Writer("ship_checkpoint.py", lambda i, out: [str(i["checkpoint"]), "--games", "3",
                                                  "--workers", "1", "--dest", str(out.parent)],

@@ -30,7 +30,7 @@ from envs.core.events import second_person
 from envs.core.registry import available_games, game_entry, game_module
 from envs.core.search import move_budget
 from envs.core.snapshot import move_hidden
-from training.policies import (
+from players.policies import (
     EXPERT,
     PIMC_PREFIX,
     PolicySpec,

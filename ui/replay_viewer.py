@@ -22,11 +22,11 @@ from types import ModuleType
 from typing import Any
 
 from envs.core.events import Event, second_person
+from envs.core.outputs import write_text_atomic
 from envs.core.record import check_record, load_record, replay, replay_steps
 from envs.core.registry import game_entry
 from envs.core.snapshot import seen_by
 from envs.core.text import explain_move
-from training.outputs import write_text_atomic
 from ui.replay_page import render_page
 
 __all__ = ["build_replay", "check_viewer_target", "move_explanation", "snapshot_module", "table",

@@ -26,11 +26,10 @@ from typing import Any, TextIO
 
 from envs.core.agents import choose_action
 from envs.core.events import narration
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import default_table_size, game_entry, game_module
 from envs.core.snapshot import move_hidden
-from training.evaluate import default_table_size
-from training.numpy_net import limit_blas_threads
-from training.policies import parse_spec, reset_policy
+from players.numpy_net import limit_blas_threads
+from players.policies import parse_spec, reset_policy
 from ui.replay_viewer import move_explanation, words_module
 
 QUIT = ("q", "quit", "exit")

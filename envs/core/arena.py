@@ -2,7 +2,7 @@
 
 Duplicate style: for every seed (deal) the lineup is played N times, rotated one seat each time,
 so every agent plays every seat of the same deal and deal luck cancels. A shared first place
-counts as 1/k of a win for each of the k winners. ``training.evaluate`` builds confidence
+counts as 1/k of a win for each of the k winners. ``training.evaluation.evaluate`` builds confidence
 intervals, ratings and parallelism on top of this.
 """
 

@@ -63,3 +63,12 @@ def heuristic_class(game: str) -> type:
 def game_module(game: str) -> ModuleType:
     """The public module (``env()``, ``raw_env()``) of a game."""
     return importlib.import_module(game_entry(game).module)
+
+
+def default_table_size(game: str, num_specs: int) -> int:
+    """The number of specs if that is a legal table, else the smallest table that fits them."""
+    sizes = game_entry(game).players
+    fitting = [n for n in sizes if n >= num_specs]
+    if not fitting:
+        raise ValueError(f"{game} seats at most {max(sizes)} players, got {num_specs} specs")
+    return num_specs if num_specs in sizes else fitting[0]

@@ -7,26 +7,28 @@ One run directory per training run (refused if it exists, unless ``overwrite``):
     <run_dir>/curve.csv, curve.png win rate against each baseline over steps (CSV and plot)
     <run_dir>/best.zip + best.json the best checkpoint by the selection baseline
     <run_dir>/final.zip + final.json
-    <run_dir>/resume/              the resumable state (training/resume.py), every
+    <run_dir>/resume/              the resumable state (training/learner/resume.py), every
                                    ``checkpoint_every`` steps and at every evaluation
 
 A run whose loss or weights become non-finite (NaN or infinity, e.g. from a learning rate far
 too large) stops at the next rollout with one line (:class:`TrainingDivergedError`) that names
 the last finite checkpoint it saved; no checkpoint with non-finite weights is ever written.
 
-The learner trains on :class:`~training.selfplay.SelfPlayEnv` in ``n_envs`` copies stepped one
+The learner trains on :class:`~training.learner.selfplay.SelfPlayEnv` in ``n_envs`` copies stepped
+one
 after another in one process (the fast setting on 2 cores, see docs/performance.md). A callback
 adds a frozen numpy snapshot of the learner to every env's opponent pool every
 ``opponents.snapshot_every`` steps and evaluates the learner (duplicate matches against each
 baseline at each table size) at the first rollout boundary after every ``eval.every`` steps
 (where the weights are those of exactly that many steps); the evaluation with the best selection
 score (``eval.select``: by default the worst case over every baseline and table size of win rate
-/ fair share; :mod:`training.selection`) is saved as ``best``, and its card names the rule
+/ fair share; :mod:`training.learner.selection`) is saved as ``best``, and its card names the rule
 (``training.selected_by``).
 
 Resumable state: at rollout boundaries (the only points where the whole learner is in a
 consistent state: weights updated, no half-filled rollout buffer) the callback writes the state
-of :mod:`training.resume`; :func:`resume` continues from it. Ctrl-C or SIGTERM asks the run to
+of :mod:`training.learner.resume`; :func:`resume` continues from it. Ctrl-C or SIGTERM asks the run
+to
 stop at the next boundary, after writing a state; a second one stops at once.
 """
 
@@ -50,20 +52,25 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecMonitor
 
-from training import checkpoint
-from training import resume as resumable
-from training.asymmetric import AsymmetricMaskablePolicy, actor_keys
-from training.config import TrainConfig, config_from_dict
-from training.curves import CurvePoint, plot, write_csv
-from training.evaluate import SHIPPING_BARS, EvalResult, evaluate_baselines, evaluation_summary
-from training.features import features_size
-from training.league import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
-from training.numpy_net import NumpyActor, limit_blas_threads
-from training.policies import PolicySpec, parse_spec
-from training.resume import StateStore, TrainingInterrupted
-from training.rundir import check_run_dir, fresh_run_dir
-from training.selection import selection_card, selection_score
-from training.selfplay import OpponentPool, SelfPlayEnv
+from players import checkpoint
+from players.features import features_size
+from players.numpy_net import NumpyActor, limit_blas_threads
+from players.policies import PolicySpec, parse_spec
+from training.evaluation.curves import CurvePoint, plot, write_csv
+from training.evaluation.evaluate import (
+    SHIPPING_BARS,
+    EvalResult,
+    evaluate_baselines,
+    evaluation_summary,
+)
+from training.learner import resume as resumable
+from training.learner.asymmetric import AsymmetricMaskablePolicy, actor_keys
+from training.learner.config import TrainConfig, config_from_dict
+from training.learner.resume import StateStore, TrainingInterrupted
+from training.learner.rundir import check_run_dir, fresh_run_dir
+from training.learner.selection import selection_card, selection_score
+from training.learner.selfplay import OpponentPool, SelfPlayEnv
+from training.learner.vec_env import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
 
 
 class TrainingDivergedError(ValueError):
@@ -107,7 +114,7 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
 
 def make_vec_env(cfg: TrainConfig) -> Any:
     """``n_envs`` SelfPlayEnvs: batched opponents (``league.batched``) or one env after another
-    (:class:`~training.league.SelfPlayVecEnv`, the faster at the shipped 4 envs)."""
+    (:class:`~training.learner.vec_env.SelfPlayVecEnv`, the faster at the shipped 4 envs)."""
     fns = [lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]
     return BatchedSelfPlayVecEnv(fns) if cfg.league.batched else SelfPlayVecEnv(fns)
 
@@ -134,7 +141,7 @@ def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) ->
 def model_from_checkpoint(zip_path: Path, card: dict[str, Any], seed: int = 0) -> Any:
     """A MaskablePPO model with the network of a checked checkpoint (its card: game, layers,
     activation, mask, features, critic, rule options) and its weights and optimizer state,
-    read as plain tensors (:func:`training.checkpoint.restore_model_state`): what SB3's
+    read as plain tensors (:func:`players.checkpoint.restore_model_state`): what SB3's
     ``MaskablePPO.load`` would give, without unpickling the zip's ``data``. Its env is one
     ``SelfPlayEnv`` against random players, there only to give the model its spaces."""
 
@@ -190,7 +197,7 @@ def load_init_weights(model: Any, init_zip: Path, init_card: dict[str, Any], cri
     network cannot read the global state, nor the other way round).
 
     When the run reads feature sets the checkpoint did not (``features`` extends the card's
-    ``policy.features``; :func:`training.checkpoint.check_trainable` checked that), their
+    ``policy.features``; :func:`players.checkpoint.check_trainable` checked that), their
     inputs sit after the checkpoint's ``[observation, mask?, features...]``: the first layers
     get zero weights for them (:func:`widen_inputs`), so the run starts playing exactly as
     the checkpoint did and learns what the new inputs are worth. The optimizer then starts
@@ -327,7 +334,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_rollout_end(self) -> None:
         for name, wins in self.outcomes.items():
             if wins:
-                self.logger.record(f"selfplay/win_vs_{_tag(name)}", float(np.mean(wins)))
+                self.logger.record(f"selfplay/win_vs_{metric_tag(name)}", float(np.mean(wins)))
         if self.cfg.league.pfsp > 0:  # PFSP: the pools draw by the learner's recent failures
             self.training_env.env_method("set_win_rates", self.league.win_rates())
 
@@ -384,7 +391,7 @@ class SelfPlayCallback(BaseCallback):
         wall = time.perf_counter() - self.start
         for point in curve_points(results, steps, wall):
             self.points.append(point)
-            tag, n = _tag(point.baseline), point.table_size
+            tag, n = metric_tag(point.baseline), point.table_size
             self.logger.record(f"eval/win_vs_{tag}_{n}p", point.win_rate)
             self.postfix[f"{tag[:4]}{n}"] = f"{point.win_rate:.2f}"
         score = selection_score(results, cfg.eval.select)
@@ -422,7 +429,8 @@ class SelfPlayCallback(BaseCallback):
 
     # -- resumable state -------------------------------------------------------------------------
     def write_state(self) -> None:
-        """Write the resumable state of this rollout boundary (see :mod:`training.resume`)."""
+        """Write the resumable state of this rollout boundary (see
+        :mod:`training.learner.resume`)."""
         t0 = time.perf_counter()
         steps = int(self.model.num_timesteps)
         state = {
@@ -468,7 +476,7 @@ class SelfPlayCallback(BaseCallback):
         self.pending_logs = state["logger"]
 
 
-def _tag(name: str) -> str:
+def metric_tag(name: str) -> str:
     return Path(name).stem if ("/" in name or name.endswith(".zip")) else name
 
 
@@ -523,7 +531,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     """Train ``cfg`` into ``cfg.run_dir`` (from ``cfg.init``'s weights when given).
 
     Everything is checked before the run directory is touched (:func:`build_run`); an
-    existing run is replaced only through :func:`training.rundir.fresh_run_dir`, which keeps
+    existing run is replaced only through :func:`training.learner.rundir.fresh_run_dir`, which keeps
     it until the new run has finished.
     """
     run_dir = Path(cfg.run_dir)
@@ -545,7 +553,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
 def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
            progress: bool = True) -> TrainResult:
     """Continue the run of ``state`` (read from ``store``, checked against ``cfg`` by
-    :func:`training.resume.resume_run`) to ``cfg.total_steps``."""
+    :func:`training.learner.resume_run.resume_run`) to ``cfg.total_steps``."""
     run_dir = Path(cfg.run_dir)
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()
@@ -583,7 +591,7 @@ def _learn(model: Any, callback: SelfPlayCallback, *, resumed: bool) -> TrainRes
     rollout boundary with a resumable state on Ctrl-C or SIGTERM; then the final
     evaluation and checkpoint."""
     cfg, run_dir = callback.cfg, callback.run_dir
-    with _stop_on_signals(callback):
+    with stop_on_signals(callback):
         model.learn(total_timesteps=max(0, cfg.total_steps - model.num_timesteps),
                     callback=callback, tb_log_name="ppo", reset_num_timesteps=not resumed)
     callback.check_finite()  # the last PPO update, after the last rollout
@@ -600,7 +608,7 @@ def _learn(model: Any, callback: SelfPlayCallback, *, resumed: bool) -> TrainRes
 
 
 @contextmanager
-def _stop_on_signals(callback: SelfPlayCallback) -> Iterator[None]:
+def stop_on_signals(callback: SelfPlayCallback) -> Iterator[None]:
     """Ctrl-C / SIGTERM: the first asks the callback to write a state and stop at the next
     rollout boundary, a second stops at once (the last state written stands)."""
     if threading.current_thread() is not threading.main_thread():

@@ -13,7 +13,8 @@ previous file whole. ``state.pkl`` is always written last, so it only ever names
 and RLlib checkpoints that are complete; files it no longer names are deleted after it is
 in place (:meth:`StateStore.prune`).
 
-**What the state holds** (SB3, :mod:`training.train`): the model's weights and optimizer, its
+**What the state holds** (SB3, :mod:`training.learner.train`): the model's weights and optimizer,
+its
 step counter, update count, last observation and schedule progress; the envs themselves,
 pickled mid-episode (engines, opponent pools with their PFSP win rates, every opponent's and the
 env's random generator); the global RNGs of Python, numpy and torch; the training callback's
@@ -43,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from training.numpy_net import NumpyActor
+from players.numpy_net import NumpyActor
 
 FORMAT = "roundtable-resume/1"
 STATE_DIR = "resume"
@@ -400,7 +401,7 @@ def resume_config(run_dir: Path, state: Mapping[str, Any], config_path: str | No
     """The config of a resumed run: the run's ``config.yaml`` (or ``config_path``), which must
     agree with the state's record of the config the run started with; ``total_steps`` is the
     state's target, or the state's steps plus ``more_steps``."""
-    from training.config import load_config
+    from training.learner.config import load_config
 
     source = Path(config_path) if config_path else run_dir / "config.yaml"
     cfg = load_config(source, {"run_dir": str(run_dir)})
@@ -486,21 +487,3 @@ def logger_state(logger: Any) -> dict[str, Any]:
 def restore_logger(logger: Any, state: Mapping[str, Any]) -> None:
     for key in ("name_to_value", "name_to_count", "name_to_excluded"):
         getattr(logger, key).update(state[key])
-
-
-# -- `roundtable train --resume` -------------------------------------------------------------------
-def resume_run(run_dir: str | Path, *, config_path: str | None = None,
-               more_steps: int | None = None, progress: bool = True) -> Any:
-    """Continue the run in ``run_dir`` to its ``total_steps`` (or ``more_steps`` beyond its
-    state) with the backend that started it; returns its ``TrainResult``."""
-    run_dir = Path(run_dir)
-    check_resumable(run_dir)
-    store = StateStore(run_dir)
-    state = store.read()
-    cfg = resume_config(run_dir, state, config_path, more_steps)
-    store.clean(state)
-    if state["backend"] == "rllib":
-        from training.rllib.train import resume
-    else:
-        from training.train import resume  # type: ignore[assignment]
-    return resume(cfg, store, state, progress)

@@ -40,12 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.outputs import write_bytes_atomic, write_text_atomic
 from envs.core.registry import game_entry, game_module
 from envs.core.untrusted_json import read_json_file
 from envs.core.untrusted_text import open_regular_file
-from training.features import check_features, features_size
-from training.numpy_net import NumpyActor
-from training.outputs import write_bytes_atomic, write_text_atomic
+from players.features import check_features, features_size
+from players.numpy_net import NumpyActor
 
 CARD_FORMAT = "roundtable-checkpoint/1"
 REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
@@ -212,7 +212,7 @@ def _check_policy(card: dict[str, Any], card_path: Path) -> None:
             raise CheckpointError(f"corrupt checkpoint card {card_path}: {key} must be a "
                                   f"positive size, got {card[key]}")
     policy = card["policy"]
-    try:  # the input features (training.features); a card without the field has none
+    try:  # the input features (players.features); a card without the field has none
         check_features(policy.get("features", []), "policy.features")
     except ValueError as err:
         raise CheckpointError(f"checkpoint card {card_path}: {err}") from None
@@ -311,7 +311,7 @@ def check_card(card: dict[str, Any], card_path: Path, game: str | None) -> None:
 
 def input_size(card: dict[str, Any]) -> int:
     """Network input size: the observation, plus the action mask when the policy reads it,
-    plus the derived features it names (``policy.features``, :mod:`training.features`)."""
+    plus the derived features it names (``policy.features``, :mod:`players.features`)."""
     extra = card["num_actions"] if card["policy"].get("include_mask") else 0
     names = card["policy"].get("features") or []
     if names:
@@ -499,7 +499,7 @@ def check_trainable(path: str | Path, game: str, net_arch: list[int], activation
 
     The run may read more feature sets than the checkpoint, added after the checkpoint's own
     (``[]`` -> ``[counting]``): the start widens the first layers with zero weights for them
-    (:func:`training.train.load_init_weights`), so the network first plays exactly as the
+    (:func:`training.learner.train.load_init_weights`), so the network first plays exactly as the
     checkpoint did. Dropping or reordering feature sets is refused: their weights would read
     other inputs."""
     actor, card = load_actor(path, game)

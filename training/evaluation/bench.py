@@ -300,8 +300,8 @@ def events_cost(rows: list[BenchRow]) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``roundtable bench``'s options (shared with ``python -m training.bench``)."""
-    from training.cli_args import positive_float, positive_int
+    """``roundtable bench``'s options (shared with ``python -m training.evaluation.bench``)."""
+    from envs.core.cli_args import positive_float, positive_int
 
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all)")
     parser.add_argument("--players", type=positive_int, default=4, help="table size (default 4)")
@@ -342,7 +342,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.cli_args import OneLineParser
+    from envs.core.cli_args import OneLineParser
 
     parser = OneLineParser(prog="roundtable bench", description=__doc__.split("\n")[0])
     add_arguments(parser)

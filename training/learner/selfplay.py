@@ -8,15 +8,15 @@ until the learner is to act again or the game is over; the learner always receiv
 reward, even when the game ends on an opponent's move. ``action_masks()`` serves MaskablePPO.
 
 The pool starts with fixed specs (``random``, ``heuristic``, ``heuristic:<style>``, checkpoint
-paths, any spec :func:`~training.policies.parse_spec` accepts) and receives frozen snapshots of
-the learner during training (numpy copies of its actor, see :mod:`training.numpy_net`), so
+paths, any spec :func:`~players.policies.parse_spec` accepts) and receives frozen snapshots of
+the learner during training (numpy copies of its actor, see :mod:`players.numpy_net`), so
 opponents never call SB3 per move. With ``pfsp`` the pool is a league: entries are drawn by how
 often the learner fails against them (prioritised fictitious self-play, :func:`pfsp_factor`).
 
 Every opponent move is *requested*: ``step()`` and ``reset()`` run generators that yield
 ``(policy, observation, mask, seat)`` and receive the chosen action. A single env answers each
 request at once (:func:`envs.core.agents.choose_action`, the one helper every table uses);
-:class:`~training.league.BatchedSelfPlayVecEnv` advances many envs together and answers the
+:class:`~training.learner.vec_env.BatchedSelfPlayVecEnv` advances many envs together and answers the
 requests of network opponents in one batch.
 """
 
@@ -34,9 +34,9 @@ from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.errors import GameOverError, checked_seed, integer_action
 from envs.core.registry import GAMES, game_entry, game_module
-from training.features import InputFeatures, check_features, check_rules
-from training.numpy_net import NumpyActor
-from training.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
+from players.features import InputFeatures, check_features, check_rules
+from players.numpy_net import NumpyActor
+from players.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
 
 SNAPSHOTS = "snapshots"
 REWARDS = ("rank", "win")
@@ -218,7 +218,7 @@ class SelfPlayEnv(gymnasium.Env):
     ``table_sizes`` is a list (uniform) or a mapping size → weight; ``reward`` is ``rank`` (the
     env's zero-sum rank reward) or ``win`` (1/k for each of k winners, else 0); with
     ``include_mask`` the observation is followed by the action mask as floats; ``features``
-    (names, e.g. ``["counting"]``, see :mod:`training.features`) appends derived features of
+    (names, e.g. ``["counting"]``, see :mod:`players.features`) appends derived features of
     the observation after that. With ``critic="global"`` the learner's global state follows
     all of it (see :meth:`_with_global`).
     """
@@ -269,7 +269,7 @@ class SelfPlayEnv(gymnasium.Env):
         if include_mask:
             low = np.concatenate([low, np.zeros(self.num_actions, np.float32)])
             high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
-        # derived input features (training.features): appended after the observation and mask
+        # derived input features (players.features): appended after the observation and mask
         names = check_features(list(features), f"SelfPlayEnv({self.game!r}): features")
         check_rules(self.game, names, rules, f"SelfPlayEnv({self.game!r}): features")
         self.features = InputFeatures(self.game, names) if names else None
@@ -437,7 +437,7 @@ class SelfPlayEnv(gymnasium.Env):
             x = self.features.extend(x, obs)
         return self._with_global(x)
 
-    # -- policy.critic: global (training/asymmetric.py) --------------------------------------
+    # -- policy.critic: global (training/learner/asymmetric.py) ---------------------------
     # Kept apart from the seat observation's assembly above: the learner's input is the seat
     # part as any policy sees it, then (critic only) the global state. Opponents never get it.
     def _global_bounds(self, engine_cls: type, low: np.ndarray,

@@ -16,9 +16,9 @@ from envs.paladin.heuristic import PaladinHeuristic
 
 def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
                   workers: int = 2) -> int:
-    from training.config import load_config
-    from training.evaluate import bar_verdict, evaluate, format_result
-    from training.train import train
+    from training.evaluation.evaluate import bar_verdict, evaluate, format_result
+    from training.learner.config import load_config
+    from training.learner.train import train
 
     start = time.perf_counter()
     cfg = load_config(config)

@@ -1,7 +1,8 @@
 """The ``rllib`` section of a training config, validated without importing Ray.
 
 A config trains on RLlib when it says ``backend: rllib``; everything else (game, env, opponents,
-policy, ppo, eval) keeps its meaning from :mod:`training.config`. The ``rllib`` section holds
+policy, ppo, eval) keeps its meaning from :mod:`training.learner.config`. The ``rllib`` section
+holds
 what only Ray needs::
 
     rllib:
@@ -27,9 +28,20 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from training.config import TrainConfig, _build
+from training.learner.sections import build_section
+
+
+class TrainConfig(Protocol):
+    """What this module reads of a :class:`training.learner.config.TrainConfig` (a protocol,
+    not an import: the config imports this module to check its ``rllib`` section)."""
+
+    rllib: dict[str, Any]
+    ppo: dict[str, Any]
+    env: Any
+    league: Any
+    init: Any
 
 PPO_TO_RLLIB = {"learning_rate": "lr", "batch_size": "minibatch_size", "n_epochs": "num_epochs",
                 "gamma": "gamma", "gae_lambda": "lambda_", "clip_range": "clip_param",
@@ -60,7 +72,7 @@ def rllib_settings(cfg: TrainConfig) -> RLlibSettings:
     """The checked ``rllib`` section of ``cfg`` (``ValueError`` naming the bad key)."""
     # the shared section builder: mapping check, unknown keys named, same messages as every
     # other config section
-    s: RLlibSettings = _build(RLlibSettings, cfg.rllib or {}, "rllib")
+    s: RLlibSettings = build_section(RLlibSettings, cfg.rllib or {}, "rllib")
     if s.address is not None and not isinstance(s.address, str):
         raise ValueError(f"rllib.address must be a Ray address string or null, got {s.address!r}")
     _non_negative_int(s.num_env_runners, "num_env_runners")
@@ -80,7 +92,7 @@ def rllib_settings(cfg: TrainConfig) -> RLlibSettings:
 
 
 def check_rllib_config(cfg: TrainConfig) -> None:
-    """Everything an RLlib run needs beyond :func:`training.config.validate`."""
+    """Everything an RLlib run needs beyond :func:`training.learner.config.validate`."""
     rllib_settings(cfg)
     untranslated = sorted(set(cfg.ppo) - set(PPO_TO_RLLIB))
     if untranslated:

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from training.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
-from training.outputs import announce, check_editable_file, check_new_file, write_text_atomic
-from training.resume import TrainingInterrupted
+from envs.core.cli_args import OneLineParser, non_negative_int, positive_float, positive_int
+from envs.core.outputs import announce, check_editable_file, check_new_file, write_text_atomic
+from training.learner.resume import TrainingInterrupted
 
 Command = tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
@@ -39,7 +39,7 @@ def _add_demo(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from training.demo import baseline_demo, training_demo
+    from roundtable.demo import baseline_demo, training_demo
 
     if args.baselines:
         return baseline_demo(seeds=args.games)
@@ -69,7 +69,7 @@ RESUME_EXCLUDES = ("run_dir", "seed", "init", "overwrite")
 
 
 def _run_train(args: argparse.Namespace) -> int:
-    from training.config import load_config
+    from training.learner.config import load_config
 
     if args.resume is not None:
         return _resume_train(args)
@@ -89,9 +89,9 @@ def _run_train(args: argparse.Namespace) -> int:
                 "docs/scale-out.md) or backend: sb3")
         from training.rllib.train import train
     else:
-        from training.train import train
+        from training.learner.train import train
 
-    from training.rundir import check_run_dir
+    from training.learner.rundir import check_run_dir
 
     check_run_dir(Path(cfg.run_dir), args.overwrite)
     announce("roundtable train", [("the run (checkpoints, curves, TensorBoard logs)",
@@ -100,7 +100,7 @@ def _run_train(args: argparse.Namespace) -> int:
 
 
 def _resume_train(args: argparse.Namespace) -> int:
-    from training.resume import resume_run
+    from training.learner.resume_run import resume_run
 
     for name in RESUME_EXCLUDES:
         if getattr(args, name) not in (None, False):
@@ -182,8 +182,13 @@ def stderr_is_terminal() -> bool:
 def _run_eval(args: argparse.Namespace) -> int:
     from envs.core.record import save_record
     from envs.core.registry import game_entry
-    from training.evaluate import default_table_size, evaluate, format_result, saved_game_names
-    from training.policies import parse_spec
+    from players.policies import parse_spec
+    from training.evaluation.evaluate import (
+        default_table_size,
+        evaluate,
+        format_result,
+        saved_game_names,
+    )
 
     entry = game_entry(args.game)
     for n in args.table_sizes or ():
@@ -240,7 +245,12 @@ def _add_leaderboard(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
-    from training.leaderboard import check_markers, leaderboard_table, shipped_cards, update_readme
+    from training.evaluation.leaderboard import (
+        check_markers,
+        leaderboard_table,
+        shipped_cards,
+        update_readme,
+    )
 
     folder = Path(args.checkpoints)
     if not folder.is_dir():
@@ -300,7 +310,7 @@ def _add_bench(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_bench(args: argparse.Namespace) -> int:
-    from training import bench
+    from training.evaluation import bench
 
     argv = ["--players", str(args.players), "--seconds", str(args.seconds),
             "--repeats", str(args.repeats), "--clock", args.clock, "--events", args.events]
@@ -328,7 +338,7 @@ def _add_train_bench(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_train_bench(args: argparse.Namespace) -> int:
-    from training.throughput import main
+    from training.learner.throughput import main
 
     return main(args.games, args.steps, args.repeats, args.opponents, args.vec_env)
 
@@ -354,7 +364,7 @@ def _add_exploit(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_exploit(args: argparse.Namespace) -> int:
-    from training.exploit import main as exploit_main
+    from training.league.exploit import main as exploit_main
 
     if args.json:  # before the training, not after it (exploit() checks --save and --record)
         check_new_file(args.json, "--json", overwrite=args.overwrite, example="exploit.json")
@@ -398,7 +408,7 @@ def _add_distill(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_distill(args: argparse.Namespace) -> int:
-    from training.distill import run
+    from training.league.distill import run
 
     if not 0 <= args.holdout < 1:
         raise ValueError(f"--holdout must be at least 0 and below 1, got {args.holdout}")

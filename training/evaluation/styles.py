@@ -1,6 +1,6 @@
 """How differently the heuristic styles play: decision disagreement and a duplicate cross-table.
 
-``python -m training.styles <game>`` prints, for a game's styles (``heuristic``,
+``python -m training.evaluation.styles <game>`` prints, for a game's styles (``heuristic``,
 ``heuristic:<style>``), the share of sampled decision states on which each style picks another
 action than ``default``, each style's win rate against three random players, and the cross-table
 of styles against each other (row style in one seat against N − 1 copies of the column style).
@@ -15,8 +15,8 @@ import sys
 import numpy as np
 
 from envs.core.registry import game_entry, game_module
-from training.evaluate import evaluate
-from training.policies import heuristic_styles, resolve_policy
+from players.policies import heuristic_styles, resolve_policy
+from training.evaluation.evaluate import evaluate
 
 
 def decision_states(game: str, players: int, games: int, seed: int = 0,

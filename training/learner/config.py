@@ -11,12 +11,12 @@ must still be valid: a config that only works with an override is a broken file.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from envs.core.registry import GAMES, game_entry
+from training.learner.sections import build_section
 
 ACTIVATIONS = ("tanh", "relu")
 BACKENDS = ("sb3", "rllib")
@@ -44,7 +44,7 @@ class EnvConfig:
     rules: dict[str, Any] = field(default_factory=dict)
     reward: str = "rank"  # rank | win
     include_mask: bool = True  # append the action mask to the network input
-    #: derived input features appended after that (training/features.py): [] or [counting]
+    #: derived input features appended after that (players/features.py): [] or [counting]
     features: list[str] = field(default_factory=list)
 
 
@@ -66,7 +66,7 @@ class PolicyConfig:
     activation: str = "tanh"
     act: str = "greedy"  # how the shipped checkpoint plays: greedy | sample
     #: what the value network reads: the seat's observation (``seat``) or that plus the
-    #: global state, every hidden card (``global``, training/asymmetric.py); the policy
+    #: global state, every hidden card (``global``, training/learner/asymmetric.py); the policy
     #: always reads the seat's observation alone
     critic: str = "seat"
 
@@ -80,7 +80,7 @@ class EvalConfig:
     table_sizes: list[int] | None = None  # default: the env's table sizes
     baselines: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     #: what picks the best checkpoint: ``worst`` (the worst case over every baseline and table
-    #: size) or one baseline (training/selection.py)
+    #: size) or one baseline (training/learner/selection.py)
     select: str = "worst"
     seed: int = 1_000_000  # first deal seed (kept apart from the final evaluation's seeds)
     workers: int = 1
@@ -95,7 +95,7 @@ class LeagueConfig:
     ``f(p) = max((1 - p)^k, pfsp_floor)``, p the learner's win rate over its last ``window``
     games against an entry (counted once it has ``min_games``); 0 draws by the weights alone.
     ``batched`` steps the envs together so network opponents act in one batch
-    (:class:`training.league.BatchedSelfPlayVecEnv`).
+    (:class:`training.learner.vec_env.BatchedSelfPlayVecEnv`).
     """
 
     pfsp: float = 0.0
@@ -129,7 +129,7 @@ class TrainConfig:
     run_dir: str
     total_steps: int = 1_000_000
     #: learner steps between resumable states (also written at every evaluation and on
-    #: Ctrl-C / SIGTERM; see training/resume.py)
+    #: Ctrl-C / SIGTERM; see training/learner/resume.py)
     checkpoint_every: int = 25_000
     seed: int = 0
     n_envs: int = 4
@@ -142,7 +142,7 @@ class TrainConfig:
     init: str | None = None  # start from this checkpoint's weights (same game and network)
     league: LeagueConfig = field(default_factory=LeagueConfig)
     backend: str = "sb3"  # sb3 | rllib (training/rllib/, the [rllib] extra)
-    rllib: dict[str, Any] = field(default_factory=dict)  # Ray settings (training/rllib/settings)
+    rllib: dict[str, Any] = field(default_factory=dict)  # Ray: training/learner/rllib_settings.py
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -160,27 +160,9 @@ class TrainConfig:
 
 
 def _build(cls: type, data: Any, where: str) -> Any:
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ValueError(f"config section {where!r} must be a mapping, got {data!r}")
-    fields = {f.name: f for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - set(fields), key=str)
-    if unknown:
-        place = f"in {where!r}" if where else "at the top level"
-        near = [m for k in unknown for m in difflib.get_close_matches(str(k), fields, 1)]
-        hint = f" (did you mean {', '.join(map(repr, near))}?)" if near else ""
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))} {place}{hint}; "
-                         f"allowed: {', '.join(fields)}")
-    kwargs = {}
-    for name, value in data.items():
-        sub = {"env": EnvConfig, "opponents": OpponentConfig, "policy": PolicyConfig,
-               "eval": EvalConfig, "league": LeagueConfig}.get(name) if cls is TrainConfig else None
-        kwargs[name] = _build(sub, value, f"{where}.{name}" if where else name) if sub else value
-    try:
-        return cls(**kwargs)
-    except TypeError as err:
-        raise ValueError(f"config section {where or 'top level'!r}: {err}") from None
+    subsections = {"env": EnvConfig, "opponents": OpponentConfig, "policy": PolicyConfig,
+                   "eval": EvalConfig, "league": LeagueConfig} if cls is TrainConfig else None
+    return build_section(cls, data, where, subsections)
 
 
 def _digits(value: int) -> str:
@@ -326,7 +308,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.env.reward not in ("rank", "win"):
         raise ValueError(f"env.reward must be 'rank' or 'win', got {cfg.env.reward!r}")
     _flag(cfg.env.include_mask, "env.include_mask")
-    from training.features import check_features, check_rules, features_size
+    from players.features import check_features, check_rules, features_size
 
     features = check_features(cfg.env.features, "env.features")
     check_rules(cfg.game, features, cfg.env.rules)
@@ -354,7 +336,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"policy.net_arch must be a list of layer widths, got {p.net_arch!r}")
     for width in p.net_arch:
         _positive_int(width, "policy.net_arch entries")
-    from training.checkpoint import check_network_size, game_sizes
+    from players.checkpoint import check_network_size, game_sizes
 
     obs_size, num_actions, _ = game_sizes(cfg.game)
     inputs = obs_size + (num_actions if cfg.env.include_mask is True else 0)
@@ -382,12 +364,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if e.table_sizes is not None:
         _check_table_sizes(e.table_sizes, players, cfg.game, "eval.table_sizes")
     _check_specs(e.baselines, "eval.baselines")
-    from training.selection import check_select
+    from training.learner.selection import check_select
 
     check_select(e.select, e.baselines)
     validate_league(cfg.league)
     if cfg.backend == "rllib":
-        from training.rllib.settings import check_rllib_config
+        from training.learner.rllib_settings import check_rllib_config
 
         check_rllib_config(cfg)
     elif cfg.rllib:
@@ -406,7 +388,7 @@ def config_from_dict(data: Any, source: str = "config") -> TrainConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read and validate a YAML config; ``overrides`` replace top-level keys (e.g. run_dir)."""
-    from training.untrusted_yaml import load_yaml_file
+    from training.learner.untrusted_yaml import load_yaml_file
 
     p = Path(path)
     if not p.exists():

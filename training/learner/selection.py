@@ -21,12 +21,20 @@ The rule that chose a checkpoint is written into its card (``training.selected_b
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from training.config import TrainConfig
+
+class TrainConfig(Protocol):
+    """What :func:`selection_card` reads of a :class:`training.learner.config.TrainConfig` (a
+    protocol, not an import: the config imports this module to check ``eval.select``)."""
+
+    @property
+    def eval(self) -> Any: ...
+
+    @property
+    def eval_sizes(self) -> list[int]: ...
 
 #: ``eval.select`` value: the worst case over every baseline and table size.
 WORST = "worst"
@@ -41,7 +49,7 @@ def check_select(select: Any, baselines: Sequence[str]) -> None:
 
 def line_ratios(results: Mapping[str, Mapping[int, Any]]) -> dict[tuple[str, int], float]:
     """The learner's win rate / fair share per (baseline, table size); the learner is the first
-    player of each :class:`~training.evaluate.EvalResult`."""
+    player of each :class:`~training.evaluation.evaluate.EvalResult`."""
     return {(baseline, n): r.players[0].win_rate * n
             for baseline, by_size in results.items() for n, r in by_size.items()}
 

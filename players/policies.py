@@ -47,8 +47,8 @@ from envs.core.agents import RandomAgent
 from envs.core.ismcts import IsmctsPlayer
 from envs.core.registry import game_entry, heuristic_class
 from envs.core.search import PimcPlayer
-from training.features import InputFeatures
-from training.numpy_net import NumpyActor
+from players.features import InputFeatures
+from players.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
 EXPERT = "expert"
@@ -123,7 +123,7 @@ class CheckpointPolicy:
     ``deterministic`` picks the most likely legal action; otherwise actions are sampled from the
     network's distribution with the policy's own seeded generator. ``include_mask`` appends the
     action mask to the network input, as the training view did; ``features`` (an
-    :class:`~training.features.InputFeatures`, from the card's ``policy.features``) appends the
+    :class:`~players.features.InputFeatures`, from the card's ``policy.features``) appends the
     derived features computed from the observation after that.
     """
 
@@ -214,7 +214,7 @@ class PolicySpec:
     # search with ``+bn``: a learned belief network (envs.core.belief_net.BeliefNet) whose
     # prediction from the seat's observation is the proposal of the game's sampler
     learned_belief: Any = None
-    critic: Any = None  # search: a training.critic.CriticValue for cut worlds / leaves
+    critic: Any = None  # search: a players.critic.CriticValue for cut worlds / leaves
 
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
@@ -326,7 +326,7 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     A checkpoint path may name the ``.zip``, the ``.json`` card, or a folder holding one
     checkpoint (e.g. ``checkpoints/paladin``). Loading checks the card against the game.
     """
-    from training.checkpoint import load_actor
+    from players.checkpoint import load_actor
 
     game = game_entry(game).game
     if not isinstance(spec, str) or not spec.strip():
@@ -411,7 +411,7 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
     inner = parse_spec(rollout, game)
     critic = None
     if cut is not None and inner.kind == "checkpoint":
-        from training.critic import load_critic
+        from players.critic import load_critic
 
         critic = load_critic(rollout, game)
     model = None
@@ -424,7 +424,7 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
 
 def _parse_ismcts(text: str, game: str) -> PolicySpec:
     """``ismcts:N[:CHECKPOINT|uniform][@BUDGET]``."""
-    from training.critic import load_critic
+    from players.critic import load_critic
 
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)

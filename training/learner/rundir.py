@@ -1,7 +1,7 @@
 """Run directories that are never lost to a failed or interrupted run.
 
 ``roundtable train`` checks everything it can before it writes a byte (see
-:func:`training.train.train`); the directory rules live here:
+:func:`training.learner.train.train`); the directory rules live here:
 
 - :func:`check_run_dir` says, before any work, whether a run may use a directory: refused if
   it holds anything (unless ``overwrite``), if it is a file, or if it cannot be created there.

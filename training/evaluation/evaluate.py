@@ -39,9 +39,9 @@ from typing import Any
 import numpy as np
 
 from envs.core.arena import play_match
-from envs.core.registry import GAMES, game_entry
-from training.numpy_net import limit_blas_threads
-from training.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
+from envs.core.registry import default_table_size, game_entry
+from players.numpy_net import limit_blas_threads
+from players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
 
 CHUNK_DEALS = 25
 #: A shipped checkpoint must beat N − 1 copies of each baseline by this multiple of fair share
@@ -109,15 +109,6 @@ def lineup_positions(num_specs: int, table_size: int) -> list[int]:
     if num_specs > table_size:
         raise ValueError(f"{num_specs} player specs do not fit a {table_size}-player table")
     return [min(pos, num_specs - 1) for pos in range(table_size)]
-
-
-def default_table_size(game: str, num_specs: int) -> int:
-    """The number of specs if that is a legal table, else the smallest table that fits them."""
-    sizes = GAMES[game_entry(game).game].players
-    fitting = [n for n in sizes if n >= num_specs]
-    if not fitting:
-        raise ValueError(f"{game} seats at most {max(sizes)} players, got {num_specs} specs")
-    return num_specs if num_specs in sizes else fitting[0]
 
 
 def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_size: int,

@@ -42,14 +42,14 @@ import numpy as np
 
 from envs.core.agents import choose_action
 from envs.core.registry import game_entry, game_module
-from training.checkpoint import (
+from players.checkpoint import (
     find_checkpoint,
     game_sizes,
     load_actor,
     sha256_of,
     write_card,
 )
-from training.policies import parse_spec, reset_policy
+from players.policies import parse_spec, reset_policy
 
 DATASET_FORMAT = "roundtable-distill/1"
 #: The most decisions a dataset may hold, and the most bytes its arrays may unpack to
@@ -422,7 +422,7 @@ def _clone(init: str | Path, dataset: Dataset, epochs: int, learning_rate: float
            batch_size: int, holdout: float, seed: int) -> CloneResult:
     import torch
 
-    from training.train import model_from_checkpoint
+    from training.learner.train import model_from_checkpoint
 
     if epochs < 1 or batch_size < 1 or not 0 <= holdout < 1 or not learning_rate > 0:
         raise ValueError("behaviour cloning needs epochs >= 1, batch_size >= 1, a positive "
@@ -505,7 +505,7 @@ def distilled_card(result: CloneResult, dataset: Dataset, dataset_path: Path | N
 
 def save_distilled(result: CloneResult, path: str | Path, card: dict[str, Any]) -> Path:
     """Save the cloned model as ``<path>.zip`` + ``<path>.json``; returns the zip."""
-    from training.checkpoint import check_finite_model
+    from players.checkpoint import check_finite_model
 
     zip_path = Path(path).with_suffix(".zip")
     check_finite_model(result.model, f"the distilled model for {zip_path}")
@@ -541,7 +541,7 @@ def run(game: str, *, out: str | Path, teacher: str | None, games: int | None,
         batch_size: int, holdout: float, overwrite: bool, log: Callable[[str], None] = print,
         ) -> Path:
     """``roundtable distill``: record (unless ``dataset_path``), clone, save; the new zip."""
-    from training.outputs import announce, check_new_file
+    from envs.core.outputs import announce, check_new_file
 
     if log is None:
         def log(line: str) -> None:  # flushed: progress must reach a log file as it happens

@@ -5,7 +5,7 @@ MaskablePPO saves the critic next to the actor in ``policy.pth``
 (``mlp_extractor.value_net.*`` then ``value_net``). It was trained (rank reward, gamma about
 0.995) to predict the seat's final zero-sum rank reward from what the seat reads when it is to
 act: the observation, the action mask (``include_mask``) and the derived features, followed by
-the engine's global state for a ``policy.critic: global`` card (:mod:`training.asymmetric`).
+the engine's global state for a ``policy.critic: global`` card (:mod:`training.learner.asymmetric`).
 A search only ever evaluates *sampled* worlds (:mod:`envs.core.belief`), where the global state
 exists and holds the sampled cards, never the true ones, so the global critic is as safe there
 as the seat one.
@@ -18,15 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from training.checkpoint import (
+from players.checkpoint import (
     CheckpointError,
     member_limit,
     nonfinite_weight,
     open_checkpoint,
     read_policy_state,
 )
-from training.features import InputFeatures
-from training.numpy_net import NumpyActor
+from players.features import InputFeatures
+from players.numpy_net import NumpyActor
 
 VALUE_PREFIX = "mlp_extractor.value_net."
 
