@@ -184,7 +184,8 @@ for opp, m in matches.items():
 #    its cards, so they are not four independent samples.
 #    `training.evaluation.evaluate.mean_ci` (what `roundtable eval` reports) averages each
 #    deal's games first and builds a normal interval over those per-deal means. Treating the
-#    games as independent (a Wilson interval over games) gives a different — and unjustified — interval.
+#    games as independent (a Wilson interval over games) gives a different — and unjustified —
+#    interval.
 # 2. **Compare the interval with the right line.** Better than chance means the *lower end*
 #    is above the fair share 1/N. The project ships a checkpoint only when the lower end clears
 #    2× fair share against random and 1.3× fair share against the heuristic.
