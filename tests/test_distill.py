@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 from players.checkpoint import game_sizes, sha256_of
 from players.policies import parse_spec
 from roundtable.cli import main
-from training.learner.vec_env import distill
+from training.league import distill
 
 CHECKPOINT = "checkpoints/paladin"
 GAME = "paladin"
