@@ -170,7 +170,7 @@ def test_no_command_runs_code_from_a_checkpoint(hostile: tuple[str, Path, Path],
 
 def test_serve_runs_no_code_from_its_checkpoint(hostile: tuple[str, Path, Path],
                                                 tmp_path: Path) -> None:
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
     from ui.live import Catalog, GameStore
 
     variant, zip_path, marker = hostile
