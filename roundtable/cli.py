@@ -1,4 +1,5 @@
-"""The ``roundtable`` command line: demo, train, eval, leaderboard, play, bench, train-bench.
+"""The ``roundtable`` command line: demo, train, eval, leaderboard, play, replay, serve, bench,
+train-bench, exploit, league, distill, ship.
 
 Subcommands are registered in ``COMMANDS`` (name → (help, add_arguments, run)); each keeps its
 own arguments so ``roundtable <cmd> --help`` documents it. Heavy imports (torch, SB3) happen
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import signal
 import sys
@@ -373,6 +375,49 @@ def _run_exploit(args: argparse.Namespace) -> int:
                         overwrite=args.overwrite)
 
 
+# -- league -------------------------------------------------------------------------------------
+def _non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _add_league(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True,
+                        help="the league config, e.g. configs/paladin.yaml")
+    parser.add_argument("--init", required=True, metavar="CHECKPOINT",
+                        help="the checkpoint to start from (.zip, .json or its folder)")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="folder for the exploiters, the league runs and summary.json "
+                             "(a stopped league in it continues; a finished one is refused)")
+    parser.add_argument("--iterations", type=positive_int, default=3,
+                        help="exploiter + league-run iterations (default 3)")
+    parser.add_argument("--steps", type=positive_int, default=300_000,
+                        help="league steps per iteration (default 300000)")
+    parser.add_argument("--exploit-steps", type=positive_int, default=500_000,
+                        help="learner steps of each exploiter (default 500000)")
+    parser.add_argument("--exploiters-weight", type=_non_negative_float, default=0.25,
+                        help="opponent weight the exploiters share (default 0.25)")
+    parser.add_argument("--snapshots-weight", type=_non_negative_float, default=0.25,
+                        help="opponent weight of the learner's snapshots (default 0.25)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _run_league(args: argparse.Namespace) -> int:
+    from training.league.exploiters import LeagueSettings, run_league
+
+    run_league(LeagueSettings(
+        config=args.config, init=args.init, out=Path(args.out), iterations=args.iterations,
+        steps=args.steps, exploit_steps=args.exploit_steps,
+        exploiters_weight=args.exploiters_weight, snapshots_weight=args.snapshots_weight,
+        progress=not args.no_progress))
+    return 0
+
+
 # -- distill ------------------------------------------------------------------------------------
 def _add_distill(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="paladin, white_knight, quests")
@@ -418,6 +463,46 @@ def _run_distill(args: argparse.Namespace) -> int:
         learning_rate=args.lr, batch_size=args.batch_size, holdout=args.holdout,
         overwrite=args.overwrite)
     return 0
+
+
+# -- ship ---------------------------------------------------------------------------------------
+def _add_ship(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("checkpoint", help="the checkpoint to ship (.zip, .json or its folder)")
+    parser.add_argument("--games", type=positive_int, default=2000,
+                        help="games per line against random and the heuristic (default 2000)")
+    parser.add_argument("--style-games", type=positive_int,
+                        help="games per line against each heuristic style (default: --games)")
+    parser.add_argument("--styles", action=argparse.BooleanOptionalAction, default=True,
+                        help="evaluate against every named heuristic style (default: on)")
+    parser.add_argument("--sizes", nargs="+", type=positive_int, default=[3, 4], metavar="N",
+                        help="table sizes (default 3 4)")
+    parser.add_argument("--workers", type=positive_int, default=2,
+                        help="worker processes (default 2)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="first deal seed (default 0)")
+    parser.add_argument("--dest", default="checkpoints", metavar="DIR",
+                        help="ship into DIR/<game>/ (default checkpoints)")
+    parser.add_argument("--force", action="store_true", help="ship even if a bar is missed")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace the checkpoint already shipped in DIR/<game>/")
+    parser.add_argument("--search", nargs="?", const="", metavar="SPEC",
+                        help="also evaluate against N - 1 copies of the search player (the "
+                             "shipping budget, pimc:2, unless SPEC is given; bar: fair share)")
+    parser.add_argument("--search-games", type=positive_int, default=200,
+                        help="games per line against the search player (default 200)")
+    parser.add_argument("--act", choices=["greedy", "sample"],
+                        help="how the shipped policy acts (default: as its card says)")
+
+
+def _run_ship(args: argparse.Namespace) -> int:
+    from training.evaluation.evaluate import SEARCH_BASELINE
+    from training.evaluation.ship import ship
+
+    search = SEARCH_BASELINE if args.search == "" else args.search
+    return ship(args.checkpoint, games=args.games, style_games=args.style_games,
+                styles=args.styles, sizes=args.sizes, workers=args.workers, seed=args.seed,
+                dest=args.dest, force=args.force, overwrite=args.overwrite, search=search,
+                search_games=args.search_games, act=args.act)
 
 
 # -- replay -------------------------------------------------------------------------------------
@@ -497,8 +582,12 @@ COMMANDS: dict[str, Command] = {
                     _add_train_bench, _run_train_bench),
     "exploit": ("exploitability: train a best response to a checkpoint, report its win rate",
                 _add_exploit, _run_exploit),
+    "league": ("exploiter league: continue a checkpoint against its own best responses",
+               _add_league, _run_league),
     "distill": ("record a search player's decisions and clone them into a checkpoint",
                 _add_distill, _run_distill),
+    "ship": ("evaluate a checkpoint against the shipping bars and copy it into checkpoints/",
+             _add_ship, _run_ship),
 }
 
 

@@ -107,7 +107,7 @@ DESELECTED = ("tests/test_env_misuse.py::"
 #: read-only folders the tests open through the repository root (linked, not copied)
 DATA = ("docs", "configs", "checkpoints", "scripts", "README.md")
 #: what mutmut copies into its folder (source and tests; the tests are copied fresh per run)
-COPIED = ("envs", "training", "tests")
+COPIED = ("envs", "players", "training", "ui", "roundtable", "tests")
 
 
 def slug(module: str) -> str:
@@ -144,7 +144,7 @@ def config_text(module: str) -> str:
     tests = ", ".join(json.dumps(t) for t in (*MODULES[module], *deselect))
     return base + f"""
 [tool.mutmut]
-source_paths = ["envs", "training"]
+source_paths = ["envs", "players", "training", "ui", "roundtable"]
 only_mutate = [{json.dumps(module)}]
 pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-m", "not slow"]
 pytest_add_cli_args_test_selection = [{tests}]

@@ -313,6 +313,59 @@ def test_leaderboard_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path:
     assert status == 2 and "corrupt checkpoint card" in line
 
 
+# -- ship, league ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("extra,match", [
+    (["--games", "0"], "argument --games: must be a positive integer, got '0'"),
+    (["--style-games", "-5"], "argument --style-games: must be a positive integer"),
+    (["--sizes", "0"], "argument --sizes: must be a positive integer, got '0'"),
+    (["--sizes", "3", "9"], "--sizes: paladin is played by 3, 4, 5 players, not 9"),
+    (["--workers", "x"], "argument --workers: must be an integer, got 'x'"),
+    (["--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    (["--act", "random"], "argument --act: invalid choice: 'random'"),
+    (["--search", "robot"], "unknown policy spec 'robot'"),
+    (["--search-games", "0"], "argument --search-games: must be a positive integer"),
+])
+def test_ship_option_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
+                            extra: list[str], match: str) -> None:
+    status, line = cli_error(capsys, "ship", str(ckpt), "--dest", str(tmp_path / "dest"), *extra)
+    assert status == 2 and line.startswith("roundtable ship: error:") and match in line, line
+    assert capsys.readouterr().out == "" and not (tmp_path / "dest").exists()
+
+
+def test_ship_input_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path) -> None:
+    status, line = cli_error(capsys, "ship", str(tmp_path / "nowhere.zip"))
+    assert status == 2 and f"no checkpoint at {tmp_path / 'nowhere.zip'}" in line
+    bad = pair_copy(ckpt, tmp_path / "bad", sha256="0" * 64)
+    status, line = cli_error(capsys, "ship", str(bad), "--dest", str(tmp_path / "dest"))
+    assert status == 2 and "SHA-256 differs" in line
+    (tmp_path / "file").write_text("x")
+    status, line = cli_error(capsys, "ship", str(ckpt), "--dest", str(tmp_path / "file"))
+    assert status == 2 and f"{tmp_path / 'file'} is not a folder" in line
+    assert (tmp_path / "file").read_text() == "x"
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--iterations", "-2"], "argument --iterations: must be a positive integer"),
+    (["--exploit-steps", "1.5"], "argument --exploit-steps: must be an integer, got '1.5'"),
+    (["--exploiters-weight", "inf"], "argument --exploiters-weight: must be a finite number"),
+    (["--snapshots-weight", "x"], "argument --snapshots-weight: must be a number, got 'x'"),
+    (["--config", "missing.yaml"], "missing.yaml"),
+])
+def test_league_option_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
+                              extra: list[str], match: str) -> None:
+    config = write_config(tmp_path / "league.yaml", tmp_path / "unused")
+    status, line = cli_error(capsys, "league", "--config", str(config), "--init", str(ckpt),
+                             "--out", str(tmp_path / "out"), *extra)
+    assert status == 2 and line.startswith("roundtable league: error:") and match in line, line
+    assert capsys.readouterr().out == "" and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command,option", [("ship", "--search-games"), ("league", "--out")])
+def test_ship_and_league_help(capsys: pytest.CaptureFixture, command: str, option: str) -> None:
+    assert main([command, "--help"]) == 0
+    assert option in capsys.readouterr().out
+
+
 # -- demo, bench, train-bench ----------------------------------------------------------------------
 @pytest.mark.parametrize("argv,match", [
     (["demo", "--games", "0"], "argument --games: must be a positive integer"),

@@ -303,7 +303,7 @@ def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
 
     import httpx
 
-    from tests.serve_support import free_port
+    from scripts.serve_support import free_port
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "roundtable.cli", "serve", "--port", str(port)],

@@ -52,7 +52,7 @@ def test_not_text_and_too_large_are_refused(tmp_path: Path,
 
 
 def test_a_curve_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
-    """A curve.csv named by a card (``ship_checkpoint``'s history) is a user's file: a FIFO
+    """A curve.csv named by a card (``roundtable ship``'s history) is a user's file: a FIFO
     blocked the open, /dev/zero read on until the size bound."""
     from tests.helpers import fifo_and_device
 

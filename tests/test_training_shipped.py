@@ -2,7 +2,7 @@
 
 A failure here means an env changed under a shipped checkpoint (observation layout, sizes or
 version): retrain it (``roundtable train --config configs/<game>.yaml``) and ship it again
-(``scripts/ship_checkpoint.py``).
+(``roundtable ship``).
 """
 
 from __future__ import annotations

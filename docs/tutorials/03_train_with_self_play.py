@@ -182,7 +182,7 @@ display(Image("checkpoints/paladin/curve.png", width=720))
 #   saturates early, while the curve against the heuristic keeps rising for long.
 # - **The best point is optimistic.** `best.zip` is the evaluation with the highest score, and
 #   picking the maximum of noisy numbers favours a lucky one. That is why a checkpoint is
-#   re-evaluated on fresh deals before it is shipped (`scripts/ship_checkpoint.py`, seed 0
+#   re-evaluated on fresh deals before it is shipped (`roundtable ship`, seed 0
 #   instead of the training evaluations' 1 000 000).
 #
 # ## The checkpoint as an opponent

@@ -102,7 +102,7 @@ for r in (fewer, mixed):
 # ## The leaderboard
 #
 # `roundtable leaderboard` rebuilds the README's table from the JSON cards of the checkpoints
-# in `checkpoints/`: each card holds the final evaluation that `scripts/ship_checkpoint.py`
+# in `checkpoints/`: each card holds the final evaluation that `roundtable ship`
 # ran (the checkpoint against N − 1 copies of each baseline on fresh deals: random and the
 # heuristic 2,000 games per table size, each heuristic style 1,000, the search player fewer;
 # docs/agents.md). It rewrites only the text between two markers of the file it is given — here a

@@ -1,7 +1,7 @@
 """Output paths of the commands that write files: checked before the work, named up front.
 
 Every writing command (``roundtable train``, ``eval --json/--save-games``, ``exploit
---json/--save/--record``, ``replay --html``, ``leaderboard``, ``scripts/ship_checkpoint.py``)
+--json/--save/--record``, ``replay --html``, ``leaderboard``, ``ship``, ``league``)
 calls these before it starts its work, so a long run never ends in "cannot write" and a
 user's file is never replaced without ``--overwrite``:
 

@@ -50,7 +50,7 @@ CHUNK_DEALS = 25
 SHIPPING_BARS = {"random": 2.0, "heuristic": 1.3}
 #: The search player at the shipping budget (docs/agents.md: 2 worlds, heuristic rollouts): a
 #: shipped checkpoint must reach at least fair share against N − 1 copies of it
-#: (``SEARCH_BAR`` × 1/N), checked when ``scripts/ship_checkpoint.py --search`` evaluates it
+#: (``SEARCH_BAR`` × 1/N), checked when ``roundtable ship --search`` evaluates it
 #: (search is slow: not by default).
 SEARCH_BASELINE = f"{PIMC_PREFIX}2"
 SEARCH_BAR = 1.0

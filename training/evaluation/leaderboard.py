@@ -1,13 +1,13 @@
 """The README leaderboard, regenerated from the cards of the checkpoints in ``checkpoints/``.
 
 Each shipped checkpoint's card carries its final evaluation (written by
-``scripts/ship_checkpoint.py``): per baseline and table size, the win rate against N − 1 copies
+``roundtable ship``): per baseline and table size, the win rate against N − 1 copies
 of the baseline with its 95% CI and the shipping bar. ``roundtable leaderboard`` turns those
 into one markdown table and rewrites only the region between the README's markers. The
 "exploiter" column is the card's ``exploitability`` (``roundtable exploit --record``): the win
 rate of a best response trained against the checkpoint at that table size; lower is better.
 The "vs search" column is the card's evaluation against the search player (a ``pimc:…``
-baseline, ``scripts/ship_checkpoint.py --search``; docs/search.md), bar: fair share. The
+baseline, ``roundtable ship --search``; docs/search.md), bar: fair share. The
 "worst style" column is the heuristic style (``heuristic:<style>``) the checkpoint does worst
 against (lowest lower CI end), bar: 1.3× fair share like the heuristic; below the table, a
 cross-table lists every baseline of every card at every table size.

@@ -1,11 +1,11 @@
 """Soak: many random games per game, at every table size, through ``raw_env()`` and ``env()``,
 with every invariant checked; prints progress, games per second and memory (RSS).
 
-``make soak`` runs the full soak (100,000 games per game: about an hour of CPU time in all,
-most of it Quests, spread over every core; not part of CI, which keeps its thousands-of-games
-invariant tests). ``--games`` shrinks it; ``--workers`` spreads it over processes. Each
-game's ``--games`` are split evenly over its table sizes and the two entry points, with seeds
-``--seed``, ``--seed + 1``, ... for each (size, entry point).
+``make soak`` (``python -m tests.soak`` from the repository root) runs the full soak (100,000 games
+per game: about an hour of CPU time in all, most of it Quests, spread over every core; not part of
+CI, which keeps its thousands-of-games invariant tests). ``--games`` shrinks it; ``--workers``
+spreads it over processes. Each game's ``--games`` are split evenly over its table sizes and the two
+entry points, with seeds ``--seed``, ``--seed + 1``, ... for each (size, entry point).
 
 Checked in every game:
 
@@ -42,18 +42,13 @@ import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as `python scripts/soak.py` from anywhere
-    sys.path.insert(0, str(ROOT))
-
-from envs.core.record import replay  # noqa: E402
-from envs.core.registry import available_games, game_module  # noqa: E402
-from tests.invariants import checker_for  # noqa: E402
+from envs.core.record import replay
+from envs.core.registry import available_games, game_module
+from tests.invariants import checker_for
 
 DEFAULT_GAMES = 100_000
 MODES = ("raw_env", "env")

@@ -1,4 +1,6 @@
-"""A real ``roundtable serve`` (uvicorn on 127.0.0.1, an ephemeral port) for the HTTP tests."""
+"""A real ``roundtable serve`` (uvicorn on 127.0.0.1, an ephemeral port) for the HTTP and
+browser tests, the load run (``scripts/serve_load.py``) and the screenshots
+(``scripts/serve_screenshots.py``)."""
 
 from __future__ import annotations
 

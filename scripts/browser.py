@@ -1,9 +1,11 @@
-"""A headless Chromium for the replay viewer's browser test and its screenshots.
+"""A headless Chromium for the browser tests (``tests/test_*_browser.py``) and the screenshot
+scripts (``scripts/viewer_screenshots.py``, ``scripts/serve_screenshots.py``): a developer
+tool, not part of the installed ``ui`` package.
 
 Selenium drives the system's Chromium and ChromeDriver (Debian: ``apt-get install chromium
-chromium-driver``), never a browser downloaded at run time: the test and
-``scripts/viewer_screenshots.py`` must work offline. :func:`browser_missing` says why no browser
-can be started, so the test can skip with that reason.
+chromium-driver``), never a browser downloaded at run time: the tests and the screenshots must
+work offline. :func:`browser_missing` says why no browser can be started, so a test can skip
+with that reason.
 
 The driver logs the browser console and the network (Chrome's performance log), so a caller can
 check that a page printed no errors and made no request other than loading itself.

@@ -1,11 +1,11 @@
-"""Evaluate a trained checkpoint against the shipping bars and copy it into checkpoints/<game>/.
+"""Ship a trained checkpoint: evaluate it against the shipping bars and copy it into
+checkpoints/<game>/ (``roundtable ship``).
 
 Usage::
 
-    python scripts/ship_checkpoint.py runs/paladin/best.zip [--games 2000] [--style-games G]
-                                      [--sizes 3 4] [--workers 2] [--force]
-                                      [--search [SPEC]] [--search-games 200]
-                                      [--act greedy|sample]
+    roundtable ship runs/paladin/best.zip [--games 2000] [--style-games G] [--sizes 3 4]
+                    [--workers 2] [--force] [--search [SPEC]] [--search-games 200]
+                    [--act greedy|sample] [--dest checkpoints] [--overwrite]
 
 The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000): the
 checkpoint against N − 1 random players, N − 1 heuristics and N − 1 copies of every named
@@ -21,33 +21,30 @@ the card says, which is the training config's ``policy.act``): ``greedy`` plays 
 legal action, ``sample`` draws from the policy's distribution. Every figure is measured acting
 that way. A deterministic policy is easier to exploit in games with hidden information (a best
 response learns exactly what it will do); docs/agents.md has what each costs.
-Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not shipped.
-A checkpoint already shipped in ``--dest`` is replaced only with ``--overwrite``; the
-destination is checked before the evaluation starts.
+Without ``--force`` a checkpoint that misses a bar (lower end of the 95% CI) is not shipped
+(status 1). A checkpoint already shipped in ``--dest`` is replaced only with ``--overwrite``;
+the destination, the sizes and the search spec are checked before the evaluation starts (bad
+input raises ``ValueError``: one line and status 2 from the command).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import sys
 import time
 from pathlib import Path
 
 from envs.core.outputs import announce, check_new_file
+from envs.core.registry import game_entry
 from players import checkpoint
 from players.policies import heuristic_styles, parse_spec
 from training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
 from training.evaluation.evaluate import (
-    SEARCH_BASELINE,
     SHIPPING_BARS,
     bar_multiple,
     evaluate_baselines,
     evaluation_summary,
     format_result,
 )
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]:
@@ -91,71 +88,52 @@ def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]
     return history(card)
 
 
-def main(argv: list[str]) -> int:
-    """Ship (see the module docstring); bad input is one line on stderr and status 2."""
-    try:
-        return _ship(argv)
-    except (ValueError, OSError) as err:  # FileExistsError and CheckpointError included
-        text = f"{err.strerror}: {err.filename}" if isinstance(err, OSError) and err.strerror \
-            else str(err)
-        print(f"ship_checkpoint: error: {' '.join(text.split())}", file=sys.stderr)
-        return 2
-
-
-def _ship(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("checkpoint")
-    parser.add_argument("--games", type=int, default=2000)
-    parser.add_argument("--style-games", type=int, default=None,
-                        help="games per line against each heuristic style (default: --games)")
-    parser.add_argument("--styles", action=argparse.BooleanOptionalAction, default=True,
-                        help="evaluate against every named heuristic style (default: on)")
-    parser.add_argument("--sizes", nargs="+", type=int, default=[3, 4])
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--dest", default=str(ROOT / "checkpoints"))
-    parser.add_argument("--force", action="store_true", help="ship even if a bar is missed")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace the checkpoint already shipped in DEST/<game>/")
-    parser.add_argument("--search", nargs="?", const=SEARCH_BASELINE, metavar="SPEC",
-                        help=f"also evaluate against the search player ({SEARCH_BASELINE} "
-                             "unless SPEC is given)")
-    parser.add_argument("--search-games", type=int, default=200)
-    parser.add_argument("--act", choices=["greedy", "sample"], default=None,
-                        help="how the shipped policy acts (default: as its card says)")
-    args = parser.parse_args(argv)
-
-    zip_path, card_path = checkpoint.find_checkpoint(args.checkpoint)
+def ship(path: str, *, games: int = 2000, style_games: int | None = None,
+         styles: bool = True, sizes: list[int] | tuple[int, ...] = (3, 4), workers: int = 2,
+         seed: int = 0, dest: str | Path = "checkpoints", force: bool = False,
+         overwrite: bool = False, search: str | None = None, search_games: int = 200,
+         act: str | None = None) -> int:
+    """Evaluate the checkpoint at ``path`` and ship it into ``dest/<game>/`` (the module
+    docstring); 0 when shipped, 1 when a bar is missed without ``force``."""
+    zip_path, card_path = checkpoint.find_checkpoint(path)
     card = checkpoint.read_card(card_path)
     game = card["game"]
-    if args.search:
-        parse_spec(args.search, game)  # a bad spec fails before the long evaluation
-    target = Path(args.dest) / game / game
+    entry = game_entry(game)
+    for n in sizes:
+        if n not in entry.players:
+            raise ValueError(f"--sizes: {game} is played by "
+                             f"{', '.join(map(str, entry.players))} players, not {n}")
+    if act not in (None, "greedy", "sample"):
+        raise ValueError(f"--act: greedy or sample, not {act!r}")
+    if search:
+        parse_spec(search, game)  # a bad spec fails before the long evaluation
+    target = Path(dest) / game / game
     outputs = [target.with_suffix(s) for s in (".zip", ".json")]
     outputs += [target.parent / "curve.csv", target.parent / "curve.png"]
-    for path in outputs:  # before the long evaluation, not after it
-        check_new_file(path, "--dest", overwrite=args.overwrite, make_parents=True)
-    announce("ship_checkpoint", [("the shipped checkpoint and its curve",
+    for output in outputs:  # before the long evaluation, not after it
+        check_new_file(output, "--dest", overwrite=overwrite, make_parents=True)
+    announce("roundtable ship", [("the shipped checkpoint and its curve",
                                   f"{target.with_suffix('.zip')}, .json, curve.csv, curve.png")])
     # the curve history now: before the copy may replace a card it reads, and before the long
     # evaluation, so that a damaged curve.csv in the chain stops the run at once
     points = curve_history(card, card_path)
     rules = card["config"]["env"].get("rules") or {}
     learner = parse_spec(str(zip_path), game)
-    if args.act is not None:  # measured, and shipped, acting this way
-        card = {**card, "policy": {**card.get("policy", {}), "act": args.act}}
+    if act is not None:  # measured, and shipped, acting this way
+        card = {**card, "policy": {**card.get("policy", {}), "act": act}}
         learner = dataclasses.replace(learner, card=card)
     start = time.perf_counter()
-    results = evaluate_baselines(learner, list(SHIPPING_BARS), args.sizes, args.games,
-                                 seed=args.seed, workers=args.workers, rules=rules)
-    styles = [s for s in heuristic_styles(game) if s != "heuristic"] if args.styles else []
-    style_games = args.style_games or args.games
-    if styles:
-        results.update(evaluate_baselines(learner, styles, args.sizes, style_games,
-                                          seed=args.seed, workers=args.workers, rules=rules))
-    if args.search:
-        results.update(evaluate_baselines(learner, [args.search], args.sizes, args.search_games,
-                                          seed=args.seed, workers=args.workers, rules=rules))
+    sizes = list(sizes)
+    results = evaluate_baselines(learner, list(SHIPPING_BARS), sizes, games,
+                                 seed=seed, workers=workers, rules=rules)
+    style_specs = [s for s in heuristic_styles(game) if s != "heuristic"] if styles else []
+    style_games = style_games or games
+    if style_specs:
+        results.update(evaluate_baselines(learner, style_specs, sizes, style_games,
+                                          seed=seed, workers=workers, rules=rules))
+    if search:
+        results.update(evaluate_baselines(learner, [search], sizes, search_games,
+                                          seed=seed, workers=workers, rules=rules))
     summary = evaluation_summary(results)
     for baseline, by_size in results.items():
         for n, result in by_size.items():
@@ -165,13 +143,13 @@ def _ship(argv: list[str]) -> int:
                   f"{'PASS' if row['passes'] else 'MISS'}\n")
     passes = all(row["passes"] for by_size in summary.values() for row in by_size.values())
     print(f"evaluation took {time.perf_counter() - start:.0f} s")
-    if not passes and not args.force:
+    if not passes and not force:
         print("not shipped: a bar is missed (use --force to ship anyway)")
         return 1
-    card["evaluation"] = {"seed": args.seed, "games_per_line": args.games,
-                          **({"style_games": style_games} if styles else {}),
-                          **({"search_games": args.search_games} if args.search else {}),
-                          "workers": args.workers, "passes": passes, "results": summary}
+    card["evaluation"] = {"seed": seed, "games_per_line": games,
+                          **({"style_games": style_games} if style_specs else {}),
+                          **({"search_games": search_games} if search else {}),
+                          "workers": workers, "passes": passes, "results": summary}
     shipped = checkpoint.copy_checkpoint(zip_path, target)
     checkpoint.write_card(shipped, card)
     if points:
@@ -182,6 +160,3 @@ def _ship(argv: list[str]) -> int:
     print(f"shipped {shipped} and {shipped.with_suffix('.json')}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
