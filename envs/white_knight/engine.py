@@ -431,7 +431,8 @@ class WhiteKnightEngine(TurnFlow, BattleFlow, GameEngine):
                 return other
         return seat
 
-    # -- a turn (turn.py: TurnFlow) and a battle (battle.py: BattleFlow) -------------------------
+    # A turn is TurnFlow's (turn.py), a battle BattleFlow's (battle.py); both end here.
+
     # -- the end -----------------------------------------------------------------------------------
     def _end(self, reason: int) -> None:
         self.end_reason = reason

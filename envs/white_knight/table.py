@@ -22,7 +22,7 @@ from envs.white_knight.cards import NUM_ATTACK, NUM_TREASURES
 from envs.white_knight.observation import LAYOUT, PHASES
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     import numpy as np
 
@@ -73,11 +73,11 @@ class WhiteKnightTable(Protocol):
     max_hp: int
     threshold: int
     total_monsters: int
-    monster_hp: list[int]
-    monster_attack: list[int]
-    monster_chests: list[int]
-    monster_vp: list[int]
-    treasure_vp: list[int]
+    monster_hp: Sequence[int]
+    monster_attack: Sequence[int]
+    monster_chests: Sequence[int]
+    monster_vp: Sequence[int]
+    treasure_vp: Sequence[int]
     item_amount: list[int]
     _from: list[list[int]]
     events: EventLog
