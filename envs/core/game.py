@@ -212,3 +212,8 @@ def _load_game(origin: str, name: str) -> Game:
     if not isinstance(found, Game) or found.name != name:
         raise ValueError(f"cannot find game {name!r} (module {origin!r} does not define it)")
     return REGISTERED.setdefault(name, found)
+
+
+#: what a public function accepts for a game: a descriptor, or any name :func:`envs.core.
+#: registry.get_game` resolves
+GameLike = str | Game

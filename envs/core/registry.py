@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from envs.core.game import REGISTERED, Game
+from envs.core.game import REGISTERED, Game, GameLike
 
-__all__ = ["GAMES", "Game", "available_games", "default_table_size", "game_entry",
-           "game_module", "get_game", "heuristic_class", "register", "unregister"]
+__all__ = ["GAMES", "Game", "GameLike", "available_games", "default_table_size",
+           "game_entry", "game_module", "get_game", "heuristic_class", "register", "unregister"]
 
 #: name -> descriptor of every registered game, in registration order
 GAMES: dict[str, Game] = REGISTERED
@@ -46,7 +46,7 @@ def register(game: Game) -> Game:
     return game
 
 
-def unregister(game: str | Game) -> None:
+def unregister(game: GameLike) -> None:
     """Remove a registered game (tests that register one of their own)."""
     GAMES.pop(str(game), None)
 
@@ -56,7 +56,7 @@ def available_games() -> list[str]:
     return list(GAMES)
 
 
-def get_game(game: str | Game) -> Game:
+def get_game(game: GameLike) -> Game:
     """The descriptor of a game named by its name (``paladin``), env module (``paladin_v0``,
     ``envs.paladin_v0``), registry id, or the descriptor itself; ``ValueError`` if unknown."""
     if isinstance(game, Game):
@@ -78,16 +78,16 @@ def get_game(game: str | Game) -> Game:
 game_entry = get_game
 
 
-def heuristic_class(game: str | Game) -> type:
+def heuristic_class(game: GameLike) -> type:
     """The heuristic agent class of a game (constructed as ``cls(seed=...)``)."""
     return get_game(game).heuristic
 
 
-def game_module(game: str | Game) -> ModuleType:
+def game_module(game: GameLike) -> ModuleType:
     """The public module (``env()``, ``raw_env()``) of a game."""
     return get_game(game).env_module()
 
 
-def default_table_size(game: str | Game, num_specs: int) -> int:
+def default_table_size(game: GameLike, num_specs: int) -> int:
     """The number of specs if that is a legal table, else the smallest table that fits them."""
     return get_game(game).table_size(num_specs)
