@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.arena import play_match
-from envs.core.registry import Game, GameLike, get_game
+from envs.core.registry import Game, GameLike, default_table_size, get_game
 from players.numpy_net import limit_blas_threads
 from players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
 
@@ -221,7 +221,7 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
     a tqdm bar of games played on stderr (``roundtable eval`` turns it on at a terminal)."""
     entry = get_game(game)
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry) for s in specs]
-    n = entry.table_size(len(parsed)) if table_size is None else table_size
+    n = default_table_size(entry, len(parsed)) if table_size is None else table_size
     entry.check_table_size(n)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
