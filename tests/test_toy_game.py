@@ -66,7 +66,7 @@ def test_pettingzoo_make_and_records_replay() -> None:
 
     env = pettingzoo.make("aec", "roundtable/toy-v0", num_players=2)
     env.reset(seed=5, options={"hands": {"player_0": ["5", "5", "1"]}})
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(obs["action_mask"].nonzero()[0][-1]))
     record = env.unwrapped.record()

@@ -47,8 +47,12 @@ def register(game: Game) -> Game:
 
 
 def unregister(game: GameLike) -> None:
-    """Remove a registered game (tests that register one of their own)."""
-    GAMES.pop(str(game), None)
+    """Remove a registered game and its PettingZoo id (tests that register one of their own)."""
+    import pettingzoo
+
+    removed = GAMES.pop(str(game), None)
+    if removed is not None:
+        pettingzoo.aec_registry.pop(removed.env_id, None)
 
 
 def available_games() -> list[str]:
