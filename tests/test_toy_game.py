@@ -145,3 +145,16 @@ def test_a_whole_game_through_the_serve_api() -> None:
     assert record["env"] == "toy_v0" and replay(record).record()["actions"] == record["actions"]
     page = c.get(f"/games/{gid}/replay")
     assert page.status_code == 200 and "Hidden Duel" in page.text
+
+
+def test_the_registry_driven_suites_run_on_it() -> None:
+    """docs/design.md's contract (tests/test_contract.py) and the words tests iterate the
+    registry: with the toy registered before they are collected, they run on it too."""
+    code = ("import sys, pytest; from envs.core.registry import register; "
+            "from tests.toy_game.game import GAME; register(GAME); sys.exit(pytest.main(["
+            "'-q', '-p', 'no:xdist', '-p', 'no:cacheprovider', '-k', 'toy', "
+            "'tests/test_contract.py', 'tests/test_words.py']))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:]
+    assert " passed" in out.stdout and "failed" not in out.stdout
