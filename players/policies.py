@@ -214,6 +214,9 @@ class PolicySpec:
     learned_belief: Any = None
     critic: Any = None  # search: a players.critic.CriticValue for cut worlds / leaves
 
+    def __post_init__(self) -> None:
+        self.game = get_game(self.game)  # a name given by a caller is resolved once, here
+
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
         if self.kind in ("pimc", "ismcts") and self.belief_model is not None:

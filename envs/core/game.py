@@ -133,6 +133,12 @@ class Game:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_load_game, (self.origin, self.name))
 
+    def __copy__(self) -> Game:  # immutable: a copy is the game itself
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self
+
     # -- derived ----------------------------------------------------------------------------------
     @property
     def game(self) -> str:
