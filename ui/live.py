@@ -113,8 +113,9 @@ class Catalog:
                           "hint": self.has_checkpoint(game)})
         return {"games": games, "max_search_worlds": self.max_worlds}
 
-    def spec(self, game: Game, name: Any) -> PolicySpec:
+    def spec(self, game: GameLike, name: Any) -> PolicySpec:
         """The parsed policy of an opponent id from :meth:`opponents`; 422 otherwise."""
+        game = get_game(game)
         offered = [o["id"] for o in self.opponents(game)]
         if not isinstance(name, str) or name not in offered:
             raise ApiError(422, f"unknown opponent {str(name)[:40]!r} for {game}; the server "
