@@ -12,16 +12,23 @@ import random
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from envs.core.engine import GameEngine
 from envs.core.record import METADATA_KEYS, replay
 from envs.core.registry import GAMES, available_games, get_game, register, unregister
+from tests.toy_game.engine import DuelEngine
 from tests.toy_game.game import GAME
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+class _NoSampler(DuelEngine):
+    sample_world = GameEngine.sample_world
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -41,6 +48,7 @@ def test_the_descriptor_is_the_registry_entry() -> None:
     assert GAME.env_id == "roundtable/toy-v0" and GAME.title == "Hidden Duel"
     assert str(GAME) == "toy" and GAME == "toy" and {GAME: 1}["toy"] == 1
     assert pickle.loads(pickle.dumps(GAME)) is GAME
+    assert GAME.has_sampler and not replace(GAME, engine=_NoSampler).has_sampler
     with pytest.raises(ValueError, match="already registered"):
         register(type(GAME)(**{**GAME.__dict__, "env_id": "roundtable/other-v0"}))
 
@@ -129,6 +137,8 @@ def test_a_whole_game_through_the_serve_api() -> None:
     offered = {g["game"]: g for g in c.get("/api/catalog").json()["games"]}
     assert offered["toy"]["title"] == "Hidden Duel" and offered["toy"]["players"] == [2, 3]
     assert {o["id"] for o in offered["toy"]["opponents"]} >= {"heuristic", "random", "pimc:4"}
+    blind = replace(GAME, engine=_NoSampler)
+    assert [o["id"] for o in Catalog().opponents(blind)] == ["heuristic", "random"]
     r = c.post("/api/games", json={"game": "toy", "num_players": 3, "seat": 1,
                                    "opponents": ["pimc:4", "heuristic"], "seed": 3})
     assert r.status_code == 201, r.text

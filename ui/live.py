@@ -92,11 +92,12 @@ class Catalog:
         if expert_class(game) is not None:
             out.append({"id": EXPERT, "label": f"{EXPERT} (rule-based card counter)"})
         out.append({"id": "random", "label": "random (any legal move)"})
+        searchable = get_game(game).has_sampler  # search plays in sampled worlds
         for worlds in SEARCH_BUDGETS:
-            if worlds <= self.max_worlds:
+            if worlds <= self.max_worlds and searchable:
                 out.append({"id": f"{PIMC_PREFIX}{worlds}",
                             "label": f"search, {worlds} sampled worlds per move (slower)"})
-        if self.has_checkpoint(game):  # its network is this server's checkpoint (spec())
+        if self.has_checkpoint(game) and searchable:  # its network is this server's (spec())
             out.append({"id": STRONGEST_SEARCH, "label": "strongest search (tree search with "
                                                          "the network, up to 1/4 s a move)"})
         return out

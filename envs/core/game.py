@@ -169,6 +169,11 @@ class Game:
         return dict(getattr(self.heuristic, "STYLES", {}))
 
     @property
+    def has_sampler(self) -> bool:
+        """Whether the engine has a belief sampler (``sample_world``): search specs need one."""
+        return self.engine.sample_world is not GameEngine.sample_world
+
+    @property
     def max_players(self) -> int:
         return max(self.players)
 
