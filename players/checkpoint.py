@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.outputs import write_bytes_atomic, write_text_atomic
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import GameLike, get_game
 from envs.core.untrusted_json import read_json_file
 from envs.core.untrusted_text import open_regular_file
 from players.features import check_features, features_size
@@ -120,17 +120,17 @@ def nonfinite_weight(state: dict[str, Any]) -> str | None:
     return None
 
 
-def engine_class(game: str) -> type:
-    return game_module(game).raw_env.engine_cls
+def engine_class(game: GameLike) -> type:
+    return get_game(game).engine
 
 
-def game_sizes(game: str) -> tuple[int, int, int]:
+def game_sizes(game: GameLike) -> tuple[int, int, int]:
     """(observation size, number of actions, env version) of a game as installed now."""
     cls = engine_class(game)
     return cls.layout.size, cls.num_actions, cls.version
 
 
-def layout_fingerprint(game: str) -> str:
+def layout_fingerprint(game: GameLike) -> str:
     """SHA-256 of the observation layout's structure (piece names, shapes, offsets, seat axes,
     bounds). Envs under development can reorder pieces without changing the size or the
     version; a checkpoint trained on the old order would then read garbage without a shape
@@ -277,17 +277,17 @@ def _check_types(data: dict[str, Any], types: dict[str, tuple[type, str]], card_
                                   f"{words}, got {json.dumps(value)}")
 
 
-def check_card(card: dict[str, Any], card_path: Path, game: str | None) -> None:
+def check_card(card: dict[str, Any], card_path: Path, game: GameLike | None) -> None:
     """Raise CheckpointError if the card does not fit ``game`` (or its own game) as installed."""
     try:
-        entry = game_entry(card["game"])
+        entry = get_game(card["game"])
     except ValueError:
         raise CheckpointError(
             f"checkpoint {card_path} is for game {card['game']!r}, which is not installed"
         ) from None
-    if game is not None and entry.game != game_entry(game).game:
+    if game is not None and entry.name != get_game(game).name:
         raise CheckpointError(
-            f"checkpoint {card_path} was trained for {entry.game!r}, not {game_entry(game).game!r}"
+            f"checkpoint {card_path} was trained for {entry.game!r}, not {get_game(game).name!r}"
         )
     obs_size, num_actions, version = game_sizes(entry.game)
     if card["env_version"] != version:
@@ -323,7 +323,7 @@ def input_size(card: dict[str, Any]) -> int:
     return int(card["observation_size"]) + extra
 
 
-def open_checkpoint(path: str | Path, game: str | None = None) -> tuple[Path, dict[str, Any]]:
+def open_checkpoint(path: str | Path, game: GameLike | None = None) -> tuple[Path, dict[str, Any]]:
     """(zip, card) of a checkpoint whose card fits ``game`` and whose zip matches the card's
     SHA-256: the checks every reader of a checkpoint makes before trusting its bytes."""
     zip_path, card_path = find_checkpoint(path)
@@ -421,7 +421,7 @@ def restore_model_state(model: Any, zip_path: Path, card: dict[str, Any]) -> Non
                               f"card: {_first_line(err)}") from None
 
 
-def load_actor(path: str | Path, game: str | None = None) -> tuple[NumpyActor, dict[str, Any]]:
+def load_actor(path: str | Path, game: GameLike | None = None) -> tuple[NumpyActor, dict[str, Any]]:
     """Checked load of a checkpoint's actor as numpy arrays, on CPU; returns (actor, card)."""
     zip_path, card = open_checkpoint(path, game)
     state = read_policy_state(zip_path, member_limit(card))
@@ -443,18 +443,18 @@ def load_actor(path: str | Path, game: str | None = None) -> tuple[NumpyActor, d
     return actor, card
 
 
-def make_card(game: str, policy: dict[str, Any], config: dict[str, Any],
+def make_card(game: GameLike, policy: dict[str, Any], config: dict[str, Any],
               training: dict[str, Any], evaluation: dict[str, Any] | None = None) -> dict[str, Any]:
     """A card for a model of ``game`` (sha256 and model_file are filled in by :func:`save`)."""
-    entry = game_entry(game)
-    obs_size, num_actions, version = game_sizes(entry.game)
+    entry = get_game(game)
+    obs_size, num_actions, version = game_sizes(entry)
     return {
         "format": CARD_FORMAT,
-        "game": entry.game,
-        "env": entry.module.split(".")[-1],
+        "game": entry.name,
+        "env": entry.env_name,
         "env_version": version,
         "observation_size": obs_size,
-        "observation_layout": layout_fingerprint(entry.game),
+        "observation_layout": layout_fingerprint(entry),
         "num_actions": num_actions,
         "policy": policy,
         "model_file": "",
@@ -491,7 +491,7 @@ def write_card(zip_path: Path, card: dict[str, Any]) -> Path:
     return zip_path
 
 
-def check_trainable(path: str | Path, game: str, net_arch: list[int], activation: str,
+def check_trainable(path: str | Path, game: GameLike, net_arch: list[int], activation: str,
                     include_mask: bool, features: list[str] | tuple[str, ...] = (),
                     ) -> tuple[Path, dict[str, Any]]:
     """(zip, card) of a checkpoint a run with this network can start from (``--init``):

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.game import GameLike
 from players.checkpoint import (
     CheckpointError,
     member_limit,
@@ -63,7 +64,7 @@ class CriticValue:
         return float(np.clip(self.net.logits(x)[0], -1.0, 1.0))
 
 
-def load_critic(path: str | Path, game: str | None = None) -> CriticValue:
+def load_critic(path: str | Path, game: GameLike | None = None) -> CriticValue:
     """Checked load of a checkpoint's value network (``CheckpointError`` if it has none)."""
     zip_path, card = open_checkpoint(path, game)
     state = read_policy_state(zip_path, member_limit(card))

@@ -14,15 +14,15 @@ arithmetic the network would otherwise have to learn, so they cannot leak hidden
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from envs.core.registry import game_entry
+from envs.core.registry import Game, GameLike, get_game
 
-#: Known feature sets: name -> (attribute of ``envs.<game>.features`` holding the callable
+#: Known feature sets: name -> (attribute of the game's ``features`` (its descriptor's, see
+#: :class:`envs.core.game.Features`) holding the callable
 #: ``f(obs, out=None)`` with ``.size``, batched over leading axes; attribute holding its
 #: :class:`~envs.core.obs_layout.ObsLayout` index table).
 FEATURE_SETS: dict[str, tuple[str, str]] = {"counting": ("counting_features", "FEATURES")}
@@ -44,17 +44,22 @@ def check_features(value: Any, what: str = "env.features") -> tuple[str, ...]:
     return tuple(names)
 
 
-def features_module(game: str) -> Any:
-    """``envs.<game>.features``: the game's feature sets, their index tables, ``COUNT_RULES``."""
-    return importlib.import_module(f"envs.{game_entry(game).game}.features")
+def features_module(game: GameLike) -> Any:
+    """The game's features (``Game.features``, ``envs/<game>/features.py``): its feature sets,
+    their index tables, ``COUNT_RULES``; ``ValueError`` where the game has none."""
+    found = get_game(game)
+    if found.features is None:
+        raise ValueError(f"{found} has no input features")
+    return found.features
 
 
-def feature_function(game: str, name: str) -> Any:
+def feature_function(game: GameLike, name: str) -> Any:
     """The callable of one feature set for ``game``."""
     return getattr(features_module(game), FEATURE_SETS[name][0])
 
 
-def check_rules(game: str, names: Sequence[str], rules: Any, what: str = "env.features") -> None:
+def check_rules(game: GameLike, names: Sequence[str], rules: Any,
+                what: str = "env.features") -> None:
     """``ValueError`` if ``rules`` change the card counts the features assume (the spec's):
     the counts would be wrong, silently, so a config may not combine the two."""
     if not names or not isinstance(rules, dict):
@@ -65,12 +70,12 @@ def check_rules(game: str, names: Sequence[str], rules: Any, what: str = "env.fe
                          f"option(s) {', '.join(clash)} (remove one or the other)")
 
 
-def feature_layout(game: str, name: str) -> Any:
+def feature_layout(game: GameLike, name: str) -> Any:
     """The index table (an ``ObsLayout``) of one feature set for ``game``."""
     return getattr(features_module(game), FEATURE_SETS[name][1])
 
 
-def features_size(game: str, names: Sequence[str]) -> int:
+def features_size(game: GameLike, names: Sequence[str]) -> int:
     """How many inputs the feature sets ``names`` add for ``game``."""
     return sum(int(feature_function(game, name).size) for name in names)
 
@@ -78,12 +83,13 @@ def features_size(game: str, names: Sequence[str]) -> int:
 class InputFeatures:
     """Appends a game's feature sets to a network input: ``extend(x, obs)``.
 
-    Picklable (it holds only the game and the names; the functions are looked up again after
-    unpickling), so it travels to evaluation workers with the policy that uses it.
+    Picklable (it holds only the game, which pickles by reference, and the names; the
+    functions are looked up again after unpickling), so it travels to evaluation workers with
+    the policy that uses it.
     """
 
-    def __init__(self, game: str, names: Sequence[str]) -> None:
-        self.game = game_entry(game).game
+    def __init__(self, game: GameLike, names: Sequence[str]) -> None:
+        self.game: Game = get_game(game)
         self.names = check_features(list(names))
         self._setup()
 
@@ -95,7 +101,7 @@ class InputFeatures:
         return {"game": self.game, "names": self.names}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.game, self.names = state["game"], tuple(state["names"])
+        self.game, self.names = get_game(state["game"]), tuple(state["names"])
         self._setup()
 
     def __bool__(self) -> bool:

@@ -5,7 +5,7 @@ A :class:`Policy` is anything with ``act(observation, action_mask) -> int`` and,
 built-ins:
 
 - ``random`` — a uniformly random legal action (:class:`envs.core.agents.RandomAgent`);
-- ``heuristic`` — the game's rule-based agent (``registry.heuristic_class(game)``);
+- ``heuristic`` — the game's rule-based agent (its descriptor's ``Game.heuristic``);
 - ``expert`` — the game's card-counting expert, where it has one (Paladin:
   :class:`envs.paladin.expert.PaladinExpert`; :func:`expert_class`);
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
@@ -45,15 +45,13 @@ import numpy as np
 
 from envs.core.agents import RandomAgent
 from envs.core.ismcts import IsmctsPlayer
-from envs.core.registry import game_entry, heuristic_class
+from envs.core.registry import GAMES, Game, GameLike, get_game
 from envs.core.search import PimcPlayer
 from players.features import InputFeatures
 from players.numpy_net import NumpyActor
 
 BUILTIN_SPECS = ("random", "heuristic")
 EXPERT = "expert"
-#: games with an expert agent (``expert`` spec): "module:Class", built as ``cls(seed=...)``
-EXPERTS = {"paladin": "envs.paladin.expert:PaladinExpert"}
 PIMC_PREFIX = "pimc:"
 #: The most sampled worlds per decision a search spec may ask for: every world plays every
 #: legal action to the end, and ``pimc:8`` already costs about 1.3 s per 4-player game
@@ -78,27 +76,27 @@ BUDGET_FORMAT = "'@<number>ms' or '@<number>s' (more than 0, at most 60 s), e.g.
 SHIPPED_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
-def card_features(game: str, policy: dict[str, Any]) -> InputFeatures | None:
+def card_features(game: GameLike, policy: dict[str, Any]) -> InputFeatures | None:
     """The input features a card's ``policy.features`` names (None when it names none: cards
     from before the field, and checkpoints trained without features)."""
     names = policy.get("features") or ()
     return InputFeatures(game, names) if names else None
 
 
-def expert_class(game: str) -> type | None:
-    """The game's expert agent class, or None where it has none."""
-    import importlib
-
-    target = EXPERTS.get(game_entry(game).game)
-    if target is None:
-        return None
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
+def expert_class(game: GameLike) -> type | None:
+    """The game's expert agent class (``Game.expert``, built as ``cls(seed=...)``), or None
+    where it has none."""
+    return get_game(game).expert
 
 
-def heuristic_styles(game: str) -> list[str]:
+def expert_games() -> list[str]:
+    """The registered games with an expert agent (``expert`` spec)."""
+    return [name for name, game in GAMES.items() if game.expert is not None]
+
+
+def heuristic_styles(game: GameLike) -> list[str]:
     """Spec strings of the game's heuristic styles: ``heuristic`` then ``heuristic:<style>``."""
-    styles = getattr(heuristic_class(game), "STYLES", {})
+    styles = get_game(game).styles
     return ["heuristic", *(STYLE_PREFIX + name for name in styles if name != "default")]
 
 
@@ -199,7 +197,7 @@ class PolicySpec:
 
     spec: str
     kind: str  # "random" | "heuristic" | "expert" | "checkpoint" | "pimc" | "ismcts"
-    game: str
+    game: Game
     actor: NumpyActor | None = None
     card: dict[str, Any] = field(default_factory=dict)
     style: str = "default"  # the heuristic's style (``heuristic:<style>``)
@@ -216,6 +214,9 @@ class PolicySpec:
     learned_belief: Any = None
     critic: Any = None  # search: a players.critic.CriticValue for cut worlds / leaves
 
+    def __post_init__(self) -> None:
+        self.game = get_game(self.game)  # a name given by a caller is resolved once, here
+
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
         if self.kind in ("pimc", "ismcts") and self.belief_model is not None:
@@ -229,7 +230,7 @@ class PolicySpec:
                                        self.learned_belief)
         if self.kind == "pimc":
             assert self.rollout is not None
-            seats = max(game_entry(self.game).players)
+            seats = self.game.max_players
             seeds = np.random.SeedSequence(seed).generate_state(seats + 1)
             rollout = [self.rollout.build(int(s)) for s in seeds[1:]]
             return PimcPlayer(self.worlds, rollout, seed=int(seeds[0]), label=self.spec,
@@ -244,8 +245,8 @@ class PolicySpec:
             return cls(seed=seed)
         if self.kind == "heuristic":
             if self.style == "default":
-                return heuristic_class(self.game)(seed=seed)
-            return heuristic_class(self.game)(seed=seed, style=self.style)
+                return self.game.heuristic(seed=seed)
+            return self.game.heuristic(seed=seed, style=self.style)
         assert self.actor is not None
         policy = self.card.get("policy", {})
         return CheckpointPolicy(
@@ -263,7 +264,7 @@ class PolicySpec:
         from envs.core.inference import BeliefSearch, PolicyBelief
 
         assert self.belief_model is not None
-        seats = max(game_entry(self.game).players)
+        seats = self.game.max_players
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(seats + 2)]
         search = replace(self, belief_model=None).build(seeds[0])
         models = []
@@ -275,9 +276,9 @@ class PolicySpec:
         return BeliefSearch(search, PolicyBelief(models, seed=seeds[1]))
 
     def _build_ismcts(self, seed: int | None) -> Policy:
-        seats = max(game_entry(self.game).players)
+        seats = self.game.max_players
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(2 * seats + 1)]
-        heuristics = [heuristic_class(self.game)(seed=s) for s in seeds[seats + 1:]]
+        heuristics = [self.game.heuristic(seed=s) for s in seeds[seats + 1:]]
         if self.rollout is None:  # ``uniform``: no network; the heuristic stands for the others
             return IsmctsPlayer(self.worlds, heuristics, heuristics, seed=seeds[0],
                                 label=self.spec, budget_s=self.budget_s)
@@ -319,7 +320,7 @@ def _split_budget(text: str, shown: str) -> tuple[str, float | None]:
     return body, parse_budget(budget, shown)
 
 
-def parse_spec(spec: str, game: str) -> PolicySpec:
+def parse_spec(spec: str, game: GameLike) -> PolicySpec:
     """Parse ``random``, ``heuristic``, a checkpoint path or ``pimc:N[:ROLLOUT]`` for ``game``;
     ``ValueError`` if bad.
 
@@ -328,7 +329,7 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     """
     from players.checkpoint import load_actor
 
-    game = game_entry(game).game
+    game = get_game(game)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a policy spec must be 'random', 'heuristic' or a checkpoint path, "
                          f"or 'heuristic:<style>', got {spec!r}")
@@ -338,7 +339,7 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     if text == EXPERT:
         if expert_class(game) is None:
             raise ValueError(f"no expert agent for {game}; experts exist for: "
-                             f"{', '.join(EXPERTS)}")
+                             f"{', '.join(expert_games())}")
         return PolicySpec(text, EXPERT, game)
     if text.startswith(PIMC_PREFIX):
         return _parse_pimc(text, game)
@@ -378,7 +379,7 @@ def parse_spec(spec: str, game: str) -> PolicySpec:
     return PolicySpec(text, "checkpoint", game, actor, card)
 
 
-def _parse_pimc(text: str, game: str) -> PolicySpec:
+def _parse_pimc(text: str, game: Game) -> PolicySpec:
     """``pimc:N[/K][:ROLLOUT][@BUDGET]``: the world count, the rollout cut, the rollout spec
     (itself parsed and checked) and the time budget."""
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
@@ -422,7 +423,7 @@ def _parse_pimc(text: str, game: str) -> PolicySpec:
                       learned_belief=learned)
 
 
-def _parse_ismcts(text: str, game: str) -> PolicySpec:
+def _parse_ismcts(text: str, game: Game) -> PolicySpec:
     """``ismcts:N[:CHECKPOINT|uniform][@BUDGET]``."""
     from players.critic import load_critic
 
@@ -438,12 +439,12 @@ def _parse_ismcts(text: str, game: str) -> PolicySpec:
         raise ValueError(f"bad search spec {shown}: that many iterations per decision is more "
                          f"than the {MAX_ISMCTS_ITERATIONS} allowed")
     net = net.strip()
-    if net == "uniform" or (not net and not (SHIPPED_CHECKPOINTS / game / f"{game}.zip")
+    if net == "uniform" or (not net and not (shipped_checkpoint(game) / f"{game}.zip")
                             .is_file()):
         return PolicySpec(text, "ismcts", game, worlds=int(digits), budget_s=budget_s,
                           belief_model=_shipped(game, shown) if infer else None,
                           learned_belief=learned)
-    path = net or str(SHIPPED_CHECKPOINTS / game)
+    path = net or str(shipped_checkpoint(game))
     inner = parse_spec(path, game)
     if inner.kind != "checkpoint":
         raise ValueError(f"bad search spec {shown}: after the iterations comes a checkpoint "
@@ -465,11 +466,20 @@ def _split_infer(count: str) -> tuple[str, bool]:
 
 
 LEARNED_SUFFIX = "+bn"
-#: games whose sampler takes a learned proposal (``sample_world(..., proposal=)``)
-LEARNED_BELIEF_GAMES = ("paladin", "white_knight", "quests")
 
 
-def _split_learned(count: str, game: str, shown: str) -> tuple[str, Any]:
+def learned_belief_games() -> list[str]:
+    """The registered games whose sampler takes a learned proposal (``sample_world(...,
+    proposal=)``; ``Game.proposal``)."""
+    return [name for name, game in GAMES.items() if game.proposal is not None]
+
+
+def shipped_checkpoint(game: GameLike) -> Path:
+    """``checkpoints/<game>`` of this repository: the game's shipped networks."""
+    return SHIPPED_CHECKPOINTS / get_game(game).name
+
+
+def _split_learned(count: str, game: Game, shown: str) -> tuple[str, Any]:
     """``8+bn`` -> ``8`` and the game's shipped belief network (checkpoints/<game>/belief.npz),
     or the count unchanged and None. ``+bn`` with ``+pb``, or in a game without one, is
     refused in one line."""
@@ -479,30 +489,28 @@ def _split_learned(count: str, game: str, shown: str) -> tuple[str, Any]:
     if INFER_SUFFIX in count or LEARNED_SUFFIX in count:
         raise ValueError(f"bad search spec {shown}: one belief per search, '+bn' (learned "
                          "network) or '+pb' (particle filter), not both")
-    if game not in LEARNED_BELIEF_GAMES:
+    belief = game.proposal
+    if belief is None:
         raise ValueError(f"bad search spec {shown}: '+bn' needs a learned belief network, and "
-                         f"{game} has none (games with one: {', '.join(LEARNED_BELIEF_GAMES)})")
+                         f"{game} has none (games with one: {', '.join(learned_belief_games())})")
     from envs.core.belief_net import BeliefNetError, load_belief_net
 
     try:
-        import importlib
-
-        belief = importlib.import_module(f"envs.{game}.belief")
-        net = load_belief_net(SHIPPED_CHECKPOINTS / game / "belief.npz",
+        net = load_belief_net(shipped_checkpoint(game) / "belief.npz",
                               belief.num_places(belief.PROPOSAL_PLAYERS), belief.PROPOSAL_KINDS)
     except BeliefNetError as exc:
         raise ValueError(f"bad search spec {shown}: {exc}") from None
     return count, net
 
 
-def _shipped(game: str, shown: str) -> PolicySpec:
+def _shipped(game: Game, shown: str) -> PolicySpec:
     """The game's shipped checkpoint, as the model of the others for ``+pb``."""
-    if not (SHIPPED_CHECKPOINTS / game / f"{game}.zip").is_file():
+    if not (shipped_checkpoint(game) / f"{game}.zip").is_file():
         raise ValueError(f"bad search spec {shown}: '+pb' infers hands with a policy network, "
                          f"and {game} has no shipped checkpoint; name one as the rollout")
-    return parse_spec(str(SHIPPED_CHECKPOINTS / game), game)
+    return parse_spec(str(shipped_checkpoint(game)), game)
 
 
-def resolve_policy(spec: str, game: str, seed: int | None = None) -> Policy:
+def resolve_policy(spec: str, game: GameLike, seed: int | None = None) -> Policy:
     """One policy instance from a spec string (see :func:`parse_spec`)."""
     return parse_spec(spec, game).build(seed)

@@ -78,10 +78,10 @@ def rllib_figures(game: str, runners: int, iterations: int) -> dict[str, float]:
 
 def opponent_us(game: str, decisions: int = 3000) -> dict[str, float]:
     """µs per decision of each fixed player on observations from random games."""
-    from envs.core.registry import game_module
+    from envs.core.registry import get_game
     from players.policies import parse_spec
 
-    env = game_module(game).raw_env(num_players=4)
+    env = get_game(game).raw_env(num_players=4)
     rng = np.random.default_rng(0)
     rows = []
     env.reset(seed=0)

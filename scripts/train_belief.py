@@ -26,7 +26,7 @@ import numpy as np
 
 from envs.core.belief_net import BeliefNet
 from envs.core.engine import Setup
-from envs.core.registry import game_module
+from envs.core.registry import get_game
 from players.numpy_net import limit_blas_threads
 from players.policies import CheckpointPolicy, parse_spec
 
@@ -103,7 +103,7 @@ LABELS = {"paladin": paladin_labels, "white_knight": white_knight_labels,
 
 
 def collect(game: str, games: int, seed: int, n: int = 4):
-    cls = type(game_module(game).raw_env(num_players=n).engine)
+    cls = get_game(game).engine
     spec = parse_spec(f"checkpoints/{game}", game)
     xs, ys, ms = [], [], []
     for g in range(games):

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.record import replay
-from envs.core.registry import available_games, game_module
+from envs.core.registry import available_games, get_game
 from tests.invariants import checker_for
 
 DEFAULT_GAMES = 100_000
@@ -173,7 +173,7 @@ def run_work(work: Work) -> Done:
     """Play one chunk of games (in a worker process or in this one)."""
     rss_start = rss_mib()
     start = time.perf_counter()
-    module = game_module(work.game)
+    module = get_game(work.game).env_module()
     env = getattr(module, work.mode)(num_players=work.num_players)
     decisions = 0
     with warnings.catch_warnings():
@@ -192,7 +192,7 @@ def plan(games: list[str], per_game: int, first_seed: int) -> list[Work]:
     """Chunks of work: ``per_game`` games of each game over its sizes and both entry points."""
     works = []
     for game in games:
-        engine = game_module(game).raw_env.engine_cls
+        engine = get_game(game).engine
         sizes = range(engine.min_players, engine.max_players + 1)
         each = math.ceil(per_game / (len(sizes) * len(MODES)))
         for n in sizes:

@@ -300,9 +300,12 @@ def test_bn_specs_build_and_bad_ones_are_refused_in_one_line(monkeypatch) -> Non
     for text in ("pimc:2+bn", "pimc:2+bn/5:heuristic", "ismcts:8+bn", "ismcts:8+bn@1s"):
         player = parse_spec(text, "paladin").build(0)
         assert isinstance(player, LearnedBeliefSearch), text
+    from dataclasses import replace
+
     import players.policies as P
 
-    monkeypatch.setattr(P, "LEARNED_BELIEF_GAMES", ("paladin",))
+    for name in ("quests", "white_knight"):  # as if only Paladin had a learned proposal
+        monkeypatch.setitem(P.GAMES, name, replace(P.GAMES[name], proposal=None))
     for text, game, message in [
             ("pimc:2+bn", "quests", r"quests has none \(games with one: paladin\)"),
             ("ismcts:8+bn", "white_knight", "white_knight has none"),

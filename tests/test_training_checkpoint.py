@@ -6,12 +6,13 @@ import io
 import json
 import shutil
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from envs.core.registry import GAMES, GameEntry
+from envs.core.registry import GAMES
 from players import checkpoint
 from players.checkpoint import CheckpointError, load_actor
 from players.policies import parse_spec
@@ -117,8 +118,8 @@ def test_missing_files(ckpt: Path, tmp_path: Path) -> None:
 def test_wrong_game(ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a second registered game (the Paladin module under another name) stands in for any
     # other game, so this test does not depend on which games are installed
-    monkeypatch.setitem(GAMES, "other", GameEntry("other", "envs.paladin_v0", "roundtable/other",
-                                                  (3, 4, 5), GAMES["paladin"].heuristic))
+    monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
+                                                env_id="roundtable/other"))
     with pytest.raises(CheckpointError, match="trained for 'paladin', not 'other'"):
         load_actor(ckpt, "other")
     copy = copy_pair(ckpt, tmp_path)
@@ -740,9 +741,9 @@ def test_a_new_card_names_the_installed_game_and_leaves_the_stamp_to_save(
         "win_rate": 0.5}
     # a game whose module sits deeper than envs.<name>: the env is the module's last part
     monkeypatch.setitem(sys.modules, "plugins.games.paladin_v0", envs.paladin_v0)
-    monkeypatch.setitem(GAMES, "other", GameEntry("other", "plugins.games.paladin_v0",
-                                                  "roundtable/other", (3, 4, 5),
-                                                  GAMES["paladin"].heuristic))
+    monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
+                                                module="plugins.games.paladin_v0",
+                                                env_id="roundtable/other"))
     assert checkpoint.make_card("other", {}, {}, {})["env"] == "paladin_v0"
 
 
@@ -792,8 +793,8 @@ def test_the_card_file_is_indented_in_the_cards_own_order(ckpt: Path, tmp_path: 
 
 def test_a_run_starts_only_from_a_checkpoint_of_its_game(ckpt: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(GAMES, "other", GameEntry("other", "envs.paladin_v0", "roundtable/other",
-                                                  (3, 4, 5), GAMES["paladin"].heuristic))
+    monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
+                                                env_id="roundtable/other"))
     assert _refusal(checkpoint.check_trainable, ckpt, "other", [32, 32], "tanh", True) == (
         f"checkpoint {ckpt.with_suffix('.json')} was trained for 'paladin', not 'other'")
 

@@ -204,11 +204,13 @@ def test_card_features_are_built_only_when_the_card_names_some() -> None:
 
 def test_a_heuristic_without_styles_has_only_the_plain_spec(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from envs.core.registry import GameEntry
+    from dataclasses import replace
+
+    from envs.core.agents import RandomAgent
     from players.policies import heuristic_styles
 
-    monkeypatch.setitem(GAMES, "plain", GameEntry("plain", "envs.paladin_v0", "roundtable/plain",
-                                                  (3, 4, 5), "envs.core.agents:RandomAgent"))
+    monkeypatch.setitem(GAMES, "plain", replace(GAMES["paladin"], name="plain",
+                                                env_id="roundtable/plain", heuristic=RandomAgent))
     assert heuristic_styles("plain") == ["heuristic"]
     styles = heuristic_styles("paladin")
     assert styles[0] == "heuristic" and "heuristic:default" not in styles

@@ -185,12 +185,13 @@ def texas_factories() -> dict[str, Callable[[], AECEnv]] | None:
 
 def game_configs(game: str, num_players: int, events: tuple[bool, ...]) -> list[Config]:
     """A game's envs: raw then wrapped, each with the given event settings."""
-    from envs.core.registry import GAMES, game_module
+    from envs.core.registry import get_game
 
-    module = game_module(game)
-    if num_players not in GAMES[game].players:
+    entry = get_game(game)
+    module = entry.env_module()
+    if num_players not in entry.players:
         raise ValueError(f"--players {num_players}: {game} is played by "
-                         f"{', '.join(map(str, GAMES[game].players))} players")
+                         f"{', '.join(map(str, entry.players))} players")
     label = f"{module.raw_env.metadata['name']} ({num_players}p)"
     return [
         Config(label, mode, (lambda f=factory, on=on: f(num_players=num_players, events=on)), on)

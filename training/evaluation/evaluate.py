@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.arena import play_match
-from envs.core.registry import default_table_size, game_entry
+from envs.core.registry import Game, GameLike, default_table_size, get_game
 from players.numpy_net import limit_blas_threads
 from players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
 
@@ -111,7 +111,7 @@ def lineup_positions(num_specs: int, table_size: int) -> list[int]:
     return [min(pos, num_specs - 1) for pos in range(table_size)]
 
 
-def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_size: int,
+def _play_chunk(game: Game, specs: list[PolicySpec], positions: list[int], table_size: int,
                 deals: list[int], chunk_seed: list[int], rules: dict[str, Any],
                 keep: int = 0) -> list[list]:
     """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks, record) by
@@ -129,13 +129,13 @@ def _play_chunk(game: str, specs: list[PolicySpec], positions: list[int], table_
     return rows
 
 
-def saved_game_names(game: str, table_size: int, games: int, count: int,
+def saved_game_names(game: GameLike, table_size: int, games: int, count: int,
                      seed: int = 0) -> list[str]:
     """File names of the records ``evaluate(..., keep_records=count)`` returns, in order, so a
     caller can check its output paths before playing: ``<game>_<n>p_deal<seed>_rot<k>.json``
     (deal seed, then the seat rotation of that deal)."""
     total = -(-games // table_size) * table_size
-    return [f"{game_entry(game).game}_{table_size}p_deal{seed + i // table_size}"
+    return [f"{get_game(game).name}_{table_size}p_deal{seed + i // table_size}"
             f"_rot{i % table_size}.json" for i in range(min(count, total))]
 
 
@@ -212,19 +212,17 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int,
     return results
 
 
-def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
+def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
              table_size: int | None = None, *, seed: int = 0, workers: int = 1,
              rules: dict[str, Any] | None = None, keep_records: int = 0,
              progress: bool = False) -> EvalResult:
     """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats;
     the first ``keep_records`` games' records are in ``result.records``. ``progress`` shows
     a tqdm bar of games played on stderr (``roundtable eval`` turns it on at a terminal)."""
-    entry = game_entry(game)
-    parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry.game) for s in specs]
-    n = default_table_size(entry.game, len(parsed)) if table_size is None else table_size
-    if n not in entry.players:
-        raise ValueError(f"{entry.game} is played by {', '.join(map(str, entry.players))} "
-                         f"players, not {n}")
+    entry = get_game(game)
+    parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry) for s in specs]
+    n = default_table_size(entry, len(parsed)) if table_size is None else table_size
+    entry.check_table_size(n)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -237,14 +235,14 @@ def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
     num_deals = -(-games // n)
     deal_seeds = [seed + i for i in range(num_deals)]
     chunks = [deal_seeds[i : i + CHUNK_DEALS] for i in range(0, num_deals, CHUNK_DEALS)]
-    jobs = [(entry.game, parsed, positions, n, chunk, [seed, n, k], dict(rules or {}),
+    jobs = [(entry, parsed, positions, n, chunk, [seed, n, k], dict(rules or {}),
              max(0, keep_records - k * CHUNK_DEALS * n)) for k, chunk in enumerate(chunks)]
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=num_deals * n, unit="game", smoothing=0.1,
-                   desc=f"eval {entry.game} {n}p")
+                   desc=f"eval {entry} {n}p")
     advance = (lambda part: bar.update(len(part))) if bar is not None else None
     try:
         if workers <= 1 or len(jobs) == 1:
@@ -277,7 +275,7 @@ def evaluate(game: str, specs: Sequence[str | PolicySpec], games: int,
             mean_rank=round(float(ranks[:, cols].mean()), 3),
             rating=round(float(np.mean([ratings[c] for c in cols])), 2),
         ))
-    return EvalResult(entry.game, len(rows), n, players, records)
+    return EvalResult(entry.name, len(rows), n, players, records)
 
 
 def _ratings(ranks: np.ndarray) -> list[float]:

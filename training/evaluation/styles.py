@@ -14,15 +14,15 @@ import sys
 
 import numpy as np
 
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import GameLike, get_game
 from players.policies import heuristic_styles, resolve_policy
 from training.evaluation.evaluate import evaluate
 
 
-def decision_states(game: str, players: int, games: int, seed: int = 0,
+def decision_states(game: GameLike, players: int, games: int, seed: int = 0,
                     ) -> list[tuple[np.ndarray, np.ndarray]]:
     """(observation, mask) of every decision with a real choice in ``games`` default games."""
-    engine_cls = game_module(game).raw_env.engine_cls
+    engine_cls = get_game(game).engine
     engine = engine_cls(players, engine_cls.rules_cls.from_kwargs(players, {}))
     from envs.core.engine import Setup
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=200, help="games per cross-table cell")
     args = parser.parse_args(argv)
-    game = game_entry(args.game).game
+    game = get_game(args.game)
     shares = disagreement(game, decision_states(game, args.players, 30))
     print(f"{game}, {args.players} players: decisions that differ from `heuristic` "
           f"(30 default games): " + ", ".join(f"`{s}` {v:.0%}" for s, v in shares.items()))

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.agents import choose_action
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import get_game
 from players.checkpoint import (
     find_checkpoint,
     game_sizes,
@@ -161,8 +161,8 @@ def record(game: str, teacher: str, games: int, *, opponents: Sequence[str] | No
     ``opponents[d % len]`` (one fresh instance per other seat). ``on_game`` is called after
     each game (progress, logs).
     """
-    entry = game_entry(game)
-    game = entry.game
+    entry = get_game(game)
+    game = entry.name
     if games < 1:
         raise ValueError(f"record at least one game, got {games}")
     for n in table_sizes:
@@ -179,7 +179,7 @@ def record(game: str, teacher: str, games: int, *, opponents: Sequence[str] | No
     rows_values: list[np.ndarray] = []
     stats = RecordStats()
     start_wall, start_cpu = time.perf_counter(), time.process_time()
-    envs = {n: game_module(game).raw_env(num_players=n) for n in table_sizes}
+    envs = {n: entry.raw_env(num_players=n) for n in table_sizes}
     seeds = np.random.SeedSequence(seed)
     for deal, n, me in duplicate_schedule(games, table_sizes):
         env = envs[n]
@@ -316,13 +316,13 @@ def _check_arrays(arrays: dict[str, np.ndarray], where: str, game: str | None) -
         raise DatasetError(f"{where}: format {fmt!r}; expected {DATASET_FORMAT!r}")
     name = _text(arrays, "game", where)
     try:
-        entry = game_entry(name)
+        entry = get_game(name)
     except ValueError:
         raise DatasetError(f"{where}: recorded for game {name!r}, which is not installed") \
             from None
-    if game is not None and entry.game != game_entry(game).game:
-        raise DatasetError(f"{where}: recorded for {entry.game!r}, not "
-                           f"{game_entry(game).game!r}")
+    if game is not None and entry.name != get_game(game).name:
+        raise DatasetError(f"{where}: recorded for {entry.name!r}, not "
+                           f"{get_game(game).name!r}")
     teacher = _text(arrays, "teacher", where)
     games = arrays["games"]
     if games.shape != () or games.dtype.kind not in "iu" or int(games) < 1:
@@ -546,7 +546,7 @@ def run(game: str, *, out: str | Path, teacher: str | None, games: int | None,
     if log is None:
         def log(line: str) -> None:  # flushed: progress must reach a log file as it happens
             print(line, flush=True)
-    game = game_entry(game).game
+    game = get_game(game).name
     if (dataset_path is None) == (teacher is None):
         raise ValueError("give --teacher SPEC (record a new dataset) or --dataset FILE (clone "
                          "from a recorded one), not both")

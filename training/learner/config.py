@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envs.core.registry import GAMES, game_entry
+from envs.core.registry import GAMES, get_game
 from training.learner.sections import build_section
 
 ACTIVATIONS = ("tanh", "relu")
@@ -151,7 +151,7 @@ class TrainConfig:
     def table_sizes(self) -> list[int]:
         sizes = self.env.table_sizes
         if sizes is None:
-            return list(GAMES[self.game].players)
+            return list(get_game(self.game).players)
         return sorted(sizes)
 
     @property
@@ -276,10 +276,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     """Check every value; returns the config with the game name normalised."""
     if not isinstance(cfg.game, str):
         raise ValueError(f"game must be one of {', '.join(GAMES)}, got {cfg.game!r}")
-    cfg.game = game_entry(cfg.game).game
+    cfg.game = get_game(cfg.game).name
     if cfg.backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {cfg.backend!r}")
-    players = GAMES[cfg.game].players
+    players = get_game(cfg.game).players
     if not isinstance(cfg.run_dir, str) or not cfg.run_dir.strip():
         raise ValueError(f"run_dir must be a folder path, got {cfg.run_dir!r}")
     if cfg.init is not None and (not isinstance(cfg.init, str) or not cfg.init.strip()):

@@ -33,7 +33,7 @@ from envs.core.aec import ILLEGAL_MOVE_REWARD
 from envs.core.agents import choose_action
 from envs.core.engine import Setup
 from envs.core.errors import GameOverError, checked_seed, integer_action
-from envs.core.registry import GAMES, game_entry, game_module
+from envs.core.registry import GameLike, get_game
 from players.features import InputFeatures, check_features, check_rules
 from players.numpy_net import NumpyActor
 from players.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
@@ -92,11 +92,11 @@ class OpponentPool:
     through :meth:`set_win_rates` (entries without a rate yet count as ``pfsp_prior``).
     """
 
-    def __init__(self, game: str, weights: Mapping[str, float] | None = None, *,
+    def __init__(self, game: GameLike, weights: Mapping[str, float] | None = None, *,
                  max_snapshots: int = 8, snapshot_act: str = "sample", per_seat: bool = False,
                  seed: int | None = None, pfsp: float = 0.0, pfsp_floor: float = 0.05,
                  pfsp_prior: float = 0.0) -> None:
-        self.game = game_entry(game).game
+        self.game = get_game(game)
         # only None means the default pool: an empty table is a mistake, not "the default"
         weights = dict({"random": 1.0, "heuristic": 1.0} if weights is None else weights)
         normalised_weights(weights, "opponent pool")
@@ -106,7 +106,7 @@ class OpponentPool:
             raise ValueError(f"max_snapshots must be at least 1, got {max_snapshots}")
         self.weights = weights
         self.specs = {s: parse_spec(s, self.game) for s in weights if s != SNAPSHOTS}
-        self.seats = max(GAMES[self.game].players) - 1
+        self.seats = self.game.max_players - 1
         self.max_snapshots = max_snapshots
         self.snapshot_act = snapshot_act
         self.per_seat = per_seat
@@ -225,7 +225,7 @@ class SelfPlayEnv(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, game: str = "paladin",
+    def __init__(self, game: GameLike = "paladin",
                  table_sizes: Sequence[int] | Mapping[int, float] | None = None,
                  opponents: OpponentPool | Mapping[str, float] | None = None, *,
                  rules: Mapping[str, Any] | None = None, reward: str = "rank",
@@ -234,9 +234,9 @@ class SelfPlayEnv(gymnasium.Env):
         super().__init__()
         if seed is not None:  # gymnasium's reset() checks its seed; this one seeds the pool
             seed = checked_seed(seed, f"SelfPlayEnv({game!r}): seed")
-        entry = game_entry(game)
-        self.game = entry.game
-        engine_cls = game_module(self.game).raw_env.engine_cls
+        entry = get_game(game)
+        self.game = entry
+        engine_cls = entry.engine
         if table_sizes is None:
             table_sizes = list(entry.players)
         if isinstance(table_sizes, (str, bytes)) or not isinstance(
@@ -270,8 +270,8 @@ class SelfPlayEnv(gymnasium.Env):
             low = np.concatenate([low, np.zeros(self.num_actions, np.float32)])
             high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
         # derived input features (players.features): appended after the observation and mask
-        names = check_features(list(features), f"SelfPlayEnv({self.game!r}): features")
-        check_rules(self.game, names, rules, f"SelfPlayEnv({self.game!r}): features")
+        names = check_features(list(features), f"SelfPlayEnv({self.game.name!r}): features")
+        check_rules(self.game, names, rules, f"SelfPlayEnv({self.game.name!r}): features")
         self.features = InputFeatures(self.game, names) if names else None
         if self.features is not None:
             f_low, f_high = self.features.bounds()
@@ -297,8 +297,8 @@ class SelfPlayEnv(gymnasium.Env):
         given are ignored with a warning, as the AEC envs do for keys they do not know."""
         if options:
             warnings.warn(
-                f"SelfPlayEnv({self.game!r}) ignores reset options {sorted(options)}: each episode "
-                f"draws its table size, seat and deal; rig a deal with the AEC env "
+                f"SelfPlayEnv({self.game.name!r}) ignores reset options {sorted(options)}: each "
+                f"episode draws its table size, seat and deal; rig a deal with the AEC env "
                 f"(X_v0.env().reset(options=...)) instead", stacklevel=2)
         return self.drive(self.reset_requests(seed=seed, options=options))
 
@@ -351,10 +351,10 @@ class SelfPlayEnv(gymnasium.Env):
         engine = self.engine
         if not self._started:
             raise gymnasium.error.ResetNeeded(
-                f"SelfPlayEnv({self.game!r}): step() before reset(); call reset() first")
+                f"SelfPlayEnv({self.game.name!r}): step() before reset(); call reset() first")
         if engine.over or self._illegal:
             raise GameOverError(
-                f"SelfPlayEnv({self.game!r}): step() after the episode ended; call reset()")
+                f"SelfPlayEnv({self.game.name!r}): step() after the episode ended; call reset()")
         action_id = action if action.__class__ is int else integer_action(action, self.num_actions)
         if action_id is None or not 0 <= action_id < self.num_actions or not self._mask[action_id]:
             # As the wrapped AEC env (TerminateIllegal): the episode ends with the penalty.
@@ -389,7 +389,8 @@ class SelfPlayEnv(gymnasium.Env):
         """
         if not self._started:  # an all-False mask would read as "no legal move"
             raise gymnasium.error.ResetNeeded(
-                f"SelfPlayEnv({self.game!r}): action_masks() before reset(); call reset() first")
+                f"SelfPlayEnv({self.game.name!r}): action_masks() before reset(); call reset() "
+                "first")
         return self._mask.copy()
 
     def add_snapshot(self, name: str, actor: NumpyActor) -> None:

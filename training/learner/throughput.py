@@ -42,7 +42,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from envs.core.registry import available_games, game_module
+from envs.core.registry import available_games, get_game
 from training.learner.config import TrainConfig
 
 
@@ -134,7 +134,7 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str],
     from training.learner.selfplay import OpponentPool, SelfPlayEnv
 
     cfg = _config_for(game)
-    engine = game_module(game).raw_env.engine_cls
+    engine = get_game(game).engine
     obs_size = engine.layout.size + (engine.num_actions if cfg.env.include_mask else 0)
     features = InputFeatures(game, cfg.env.features) if cfg.env.features else None
     obs_size += features.size if features is not None else 0
