@@ -50,11 +50,11 @@ bench: $(STAMP)
 # Not in CI: 100,000 random games per game (every table size, raw_env() and env()) with every
 # invariant checked; about 70 CPU minutes in all. SOAK_ARGS="--games 2000" shrinks it.
 soak: $(STAMP)
-	$(BIN)/python scripts/soak.py --workers $(SOAK_WORKERS) $(SOAK_ARGS)
+	$(BIN)/python -m tests.soak --workers $(SOAK_WORKERS) $(SOAK_ARGS)
 
 # Not in CI: mutation testing (mutmut) of the modules that carry the project's promises, each
 # against the test files that cover it (scripts/mutants.py; hours of CPU for all of them).
-# MUTANTS="envs/core/belief.py training/checkpoint.py" picks modules; docs/testing.md has the
+# MUTANTS="envs/core/belief.py players/checkpoint.py" picks modules; docs/testing.md has the
 # scores. mutmut is in the `mutants` extra, installed here only, so `make test` never waits on it.
 MUTANTS_STAMP := $(VENV)/.mutants-stamp
 $(MUTANTS_STAMP): $(STAMP)

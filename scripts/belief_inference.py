@@ -36,9 +36,9 @@ import numpy as np
 from envs.core.belief_net import load_belief_net
 from envs.core.engine import Setup
 from envs.core.inference import PolicyBelief
-from envs.core.registry import game_module
-from training.numpy_net import limit_blas_threads
-from training.policies import CheckpointPolicy, parse_spec
+from envs.core.registry import get_game
+from players.numpy_net import limit_blas_threads
+from players.policies import CheckpointPolicy, parse_spec
 
 BINS = np.linspace(0.0, 1.0, 6)
 
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     limit_blas_threads()
     n = 4
-    cls = type(game_module(args.game).raw_env(num_players=n).engine)
+    cls = get_game(args.game).engine
     spec = parse_spec(f"checkpoints/{args.game}", args.game)
     path = args.belief_net or f"checkpoints/{args.game}/belief.npz"
     net = load_belief_net(path) if args.belief_net or os.path.isfile(path) else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from envs.core.registry import available_games, game_module
+from envs.core.registry import available_games, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- obs-table:start -->", "<!-- obs-table:end -->"
@@ -27,13 +27,13 @@ def readme_path(game: str) -> Path:
 
 
 def expected_table(game: str) -> str:
-    return game_module(game).raw_env.engine_cls.layout.doc_table()
+    return get_game(game).engine.layout.doc_table()
 
 
 def expected_global_table(game: str) -> str:
-    return game_module(game).raw_env.engine_cls.global_layout.doc_table()
+    return get_game(game).engine.global_layout.doc_table()
 def expected_features_table(game: str) -> str:
-    from training.features import feature_layout
+    from players.features import feature_layout
 
     return feature_layout(game, "counting").doc_table()
 

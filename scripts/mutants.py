@@ -52,7 +52,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # errors: with the first alone, 199 of 658 mutants survived. test_training_resume.py is
     # left out: it took 55 of the five files' 62 s and reads a checkpoint only to compare
     # weights (read_policy_state), so every survivor of save() or make_card() ran it in full
-    "training/checkpoint.py": ("tests/test_training_checkpoint.py",
+    "players/checkpoint.py": ("tests/test_training_checkpoint.py",
                                "tests/test_asymmetric_critic.py",
                                "tests/test_training_features.py", "tests/test_cli_errors.py"),
     "envs/core/aec.py": ("tests/test_contract.py", "tests/test_env_misuse.py",
@@ -71,19 +71,20 @@ MODULES: dict[str, tuple[str, ...]] = {
     "envs/paladin/cards.py": ("tests/test_paladin_rules.py",),
     "envs/white_knight/cards.py": ("tests/test_white_knight_rules.py",),
     "envs/quests/cards.py": ("tests/test_quests_cards.py", "tests/test_quests_rules.py"),
-    "training/rundir.py": ("tests/test_training_rundir.py",),
+    "training/learner/rundir.py": ("tests/test_training_rundir.py",),
     # test_cli_errors.py's two worker-pool tests (run_in_workers stops its workers on a Ctrl-C,
     # _stop_pool's fallback); its signal test runs the CLI in a subprocess, which mutmut
     # cannot map, and its checkpoint fixture trains a model: both left out
-    "training/evaluate.py": (*_EVAL, *(f"tests/test_cli_errors.py::{name}" for name in (
+    "training/evaluation/evaluate.py": (*_EVAL, *(f"tests/test_cli_errors.py::{name}" for name in (
         "test_ctrl_c_while_the_workers_start_still_stops_them",
         "test_a_hanging_pool_terminate_falls_back_to_killing_the_workers"))),
     # test_training_league.py: the league's PFSP draw (pfsp_factor, entry_probabilities,
     # set_win_rates), which the first capped run left "no mapped test", less its tiny PPO
     # run (seconds per mutant of nearly every function; it tests the trainer's side);
     # test_env_misuse.py's SelfPlayEnv tests: the misuse checks (ids, seeds, copies of masks)
-    "training/selfplay.py": ("tests/test_training_selfplay.py", "tests/test_training_league.py",
-                             "--deselect", "tests/test_training_league.py::"
+    "training/learner/selfplay.py": ("tests/test_training_selfplay.py",
+                                     "tests/test_training_league.py",
+                                     "--deselect", "tests/test_training_league.py::"
                              "test_a_tiny_league_run_trains_and_feeds_pfsp",
                              *(f"tests/test_env_misuse.py::{name}" for name in (
                                  "test_selfplay_accepts_integer_like_and_refuses_floats",
@@ -94,7 +95,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                                  "test_selfplay_opponent_answers_are_checked_not_truncated"))),
     # test_search.py: the pimc specs (_parse_pimc) and reset_policy, which no other mapped
     # file calls (the first, capped run left their 67 mutants "no tests")
-    "training/policies.py": ("tests/test_training_policies.py", "tests/test_heuristic_styles.py",
+    "players/policies.py": ("tests/test_training_policies.py", "tests/test_heuristic_styles.py",
                              "tests/test_search.py"),
 }
 #: tests left out of every module's run: a warning must point at the caller's line, and
@@ -106,7 +107,7 @@ DESELECTED = ("tests/test_env_misuse.py::"
 #: read-only folders the tests open through the repository root (linked, not copied)
 DATA = ("docs", "configs", "checkpoints", "scripts", "README.md")
 #: what mutmut copies into its folder (source and tests; the tests are copied fresh per run)
-COPIED = ("envs", "training", "tests")
+COPIED = ("envs", "players", "training", "ui", "roundtable", "tests")
 
 
 def slug(module: str) -> str:
@@ -143,7 +144,7 @@ def config_text(module: str) -> str:
     tests = ", ".join(json.dumps(t) for t in (*MODULES[module], *deselect))
     return base + f"""
 [tool.mutmut]
-source_paths = ["envs", "training"]
+source_paths = ["envs", "players", "training", "ui", "roundtable"]
 only_mutate = [{json.dumps(module)}]
 pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-m", "not slow"]
 pytest_add_cli_args_test_selection = [{tests}]

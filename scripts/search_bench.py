@@ -16,9 +16,9 @@ import numpy as np
 
 from envs.core.agents import choose_action
 from envs.core.engine import Setup
-from envs.core.registry import game_module
-from training.numpy_net import limit_blas_threads
-from training.policies import parse_spec, reset_policy
+from envs.core.registry import get_game
+from players.numpy_net import limit_blas_threads
+from players.policies import parse_spec, reset_policy
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     limit_blas_threads()
-    cls = type(game_module(args.game).raw_env(num_players=args.players).engine)
+    cls = get_game(args.game).engine
     search = parse_spec(args.spec, args.game)
     opponent = parse_spec(args.opponent, args.game)
     wall, cpu, units = [], [], []

@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
                              "0.5 s")
     args = parser.parse_args(argv)
     if args.probe:
-        from tests.serve_support import running_server
+        from scripts.serve_support import running_server
         from ui.live import Catalog, GameStore
 
         if args.url:
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         result = run_load(args.url, args.games, args.opponents, args.bad, args.seed)
     else:
-        from tests.serve_support import running_server
+        from scripts.serve_support import running_server
         from ui.live import Catalog, GameStore
 
         store = GameStore(Catalog(max_worlds=args.max_worlds), max_games=args.games + 10)

@@ -1,10 +1,10 @@
 """Screenshots of ``roundtable serve``, one per game being played: ``docs/serve_<game>.png``,
 and the same moment on a phone (390×844, the whole page): ``docs/serve_phone_<game>.png``.
 
-Starts the app on 127.0.0.1 (a free port), opens its start page in headless Chromium
-(:mod:`ui.browser`), starts a game against the shipped checkpoint and the heuristic through the
-page's own form, clicks a few of the offered moves, turns on "what would the checkpoint do?"
-and takes the picture. Run again after a change to the page or the snapshots::
+Starts the app on 127.0.0.1 (a free port, :mod:`scripts.serve_support`), opens its start page in
+headless Chromium (:mod:`scripts.browser`), starts a game against the shipped checkpoint and the
+heuristic through the page's own form, clicks a few of the offered moves, turns on "what would the
+checkpoint do?" and takes the picture. Run again after a change to the page or the snapshots::
 
     python scripts/serve_screenshots.py            # writes docs/serve_*.png
     python scripts/serve_screenshots.py --out /tmp
@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.serve_support import running_server
-from ui.browser import screenshots_main
+from scripts.browser import screenshots_main
+from scripts.serve_support import running_server
 
 #: game, players, decisions to click before the picture
 SHOTS = [("paladin", 4, 9), ("white_knight", 4, 6), ("quests", 3, 14)]

@@ -26,9 +26,9 @@ import numpy as np
 
 from envs.core.belief_net import BeliefNet
 from envs.core.engine import Setup
-from envs.core.registry import game_module
-from training.numpy_net import limit_blas_threads
-from training.policies import CheckpointPolicy, parse_spec
+from envs.core.registry import get_game
+from players.numpy_net import limit_blas_threads
+from players.policies import CheckpointPolicy, parse_spec
 
 GAMES_WITH_PLACES = ("paladin", "white_knight", "quests")
 
@@ -103,7 +103,7 @@ LABELS = {"paladin": paladin_labels, "white_knight": white_knight_labels,
 
 
 def collect(game: str, games: int, seed: int, n: int = 4):
-    cls = type(game_module(game).raw_env(num_players=n).engine)
+    cls = get_game(game).engine
     spec = parse_spec(f"checkpoints/{game}", game)
     xs, ys, ms = [], [], []
     for g in range(games):

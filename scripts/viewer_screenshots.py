@@ -2,7 +2,7 @@
 
 Each game is a seeded game between heuristic players, written as a viewer page
 (``roundtable replay``'s page) and opened in headless Chromium
-(:mod:`ui.browser`) at a step in the middle of the game, through the page's own
+(:mod:`scripts.browser`) at a step in the middle of the game, through the page's own
 controls. Paladin is shown as the whole truth, the others as one seat sees them (the other
 hands face down). Run again after a change to the page or the snapshots::
 
@@ -18,10 +18,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts.browser
+
 from envs.core.arena import play_match
 from envs.core.record import save_record
-from training.policies import parse_spec
-from ui.browser import screenshots_main
+from players.policies import parse_spec
+from scripts.browser import screenshots_main
 from ui.replay_viewer import write_viewer
 
 #: game, players, deal seed, step as a fraction of the game, "seen by" (0: the whole truth,

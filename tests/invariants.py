@@ -1,4 +1,4 @@
-"""Per-game rule invariants as reusable checkers, for the soak (``scripts/soak.py``).
+"""Per-game rule invariants as reusable checkers, for the soak (``tests/soak.py``, ``make soak``).
 
 The invariant test modules (``test_<game>_invariants.py``) check them inside their own random
 game loops; this module reuses their census helpers and states the same checks as one object

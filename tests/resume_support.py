@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from training import resume as resumable
-from training.resume import StateStore
+from training.learner import resume as resumable
+from training.learner.resume import StateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,7 +32,7 @@ def write_config(data: dict[str, Any], run_dir: Path) -> Path:
 def start_training(config: Path) -> subprocess.Popen:
     """``roundtable train --config`` as a child process (SIGINT at its default, so that a test
     can send it)."""
-    return subprocess.Popen([sys.executable, "-m", "training.cli", "train", "--config",
+    return subprocess.Popen([sys.executable, "-m", "roundtable.cli", "train", "--config",
                              str(config), "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -29,8 +29,8 @@ from envs.quests.belief import hidden_stages
 from envs.quests.cards import NUM_KINDS as Q_KINDS
 from envs.white_knight import belief as wk_belief
 from envs.white_knight.cards import NUM_ATTACK
+from players.policies import parse_spec
 from tests.test_belief import REFERENCE, census, places, same_world, states, swap_hidden
-from training.policies import parse_spec
 
 #: each game's belief module and card-kind count: what its shipped network predicts
 BELIEFS = {"paladin": (pal_belief, NUM_KINDS), "white_knight": (wk_belief, NUM_ATTACK),
@@ -300,9 +300,12 @@ def test_bn_specs_build_and_bad_ones_are_refused_in_one_line(monkeypatch) -> Non
     for text in ("pimc:2+bn", "pimc:2+bn/5:heuristic", "ismcts:8+bn", "ismcts:8+bn@1s"):
         player = parse_spec(text, "paladin").build(0)
         assert isinstance(player, LearnedBeliefSearch), text
-    import training.policies as P
+    from dataclasses import replace
 
-    monkeypatch.setattr(P, "LEARNED_BELIEF_GAMES", ("paladin",))
+    import players.policies as P
+
+    for name in ("quests", "white_knight"):  # as if only Paladin had a learned proposal
+        monkeypatch.setitem(P.GAMES, name, replace(P.GAMES[name], proposal=None))
     for text, game, message in [
             ("pimc:2+bn", "quests", r"quests has none \(games with one: paladin\)"),
             ("ismcts:8+bn", "white_knight", "white_knight has none"),

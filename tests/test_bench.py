@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 from pettingzoo import AECEnv
 
-from training import bench
-from training.cli import main
+from roundtable.cli import main
+from training.evaluation import bench
 
 
 def fake_measure(log: list[tuple[str, bool | None]]) -> Callable[..., float]:

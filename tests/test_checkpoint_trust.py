@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from players import checkpoint
+from roundtable.cli import main as cli
 from tests.training_support import make_checkpoint
-from training import checkpoint
-from training.cli import main as cli
 
 #: members a valid policy keeps in each variant: every member poisoned (nothing can load), all
 #: but the weights (what only reads the policy plays; what restores the optimizer refuses), and
@@ -170,7 +170,7 @@ def test_no_command_runs_code_from_a_checkpoint(hostile: tuple[str, Path, Path],
 
 def test_serve_runs_no_code_from_its_checkpoint(hostile: tuple[str, Path, Path],
                                                 tmp_path: Path) -> None:
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
     from ui.live import Catalog, GameStore
 
     variant, zip_path, marker = hostile
@@ -198,28 +198,25 @@ def test_serve_runs_no_code_from_its_checkpoint(hostile: tuple[str, Path, Path],
         assert "weights_only" not in answer and len(answer.splitlines()) == 1
 
 
-def test_the_scripts_run_no_code_from_a_checkpoint(hostile: tuple[str, Path, Path],
-                                                   tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from scripts import exploiter_league, ship_checkpoint
+def test_ship_and_league_run_no_code_from_a_checkpoint(hostile: tuple[str, Path, Path],
+                                                     tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from training.league import exploiters
 
     variant, zip_path, marker = hostile
-    rc = ship_checkpoint.main([str(zip_path), "--games", "3", "--no-styles", "--sizes", "3",
-                               "--workers", "1", "--dest", str(tmp_path / "shipped"), "--force"])
-    _clean_outcome(rc, capsys.readouterr().err, "ship_checkpoint")
-    assert not marker.exists(), "ship_checkpoint ran the checkpoint's code"
+    rc = cli(["ship", str(zip_path), "--games", "3", "--no-styles", "--sizes", "3",
+              "--workers", "1", "--dest", str(tmp_path / "shipped"), "--force"])
+    _clean_outcome(rc, capsys.readouterr().err, "ship")
+    assert not marker.exists(), "ship ran the checkpoint's code"
     assert (rc == 0) == ("policy.pth" in VARIANTS[variant])
 
-    monkeypatch.setattr(exploiter_league, "EXPLOIT_GAMES", 3)
-    monkeypatch.setattr(exploiter_league, "EXPLOIT_PLAYERS", 3)
+    monkeypatch.setattr(exploiters, "EXPLOIT_GAMES", 3)
+    monkeypatch.setattr(exploiters, "EXPLOIT_PLAYERS", 3)
     config = _config(tmp_path / "league.yaml", tmp_path / "unused", zip_path)
-    try:
-        rc = exploiter_league.main(["--config", str(config), "--init", str(zip_path),
-                                    "--out", str(tmp_path / "league"), "--iterations", "1",
-                                    "--steps", "64", "--exploit-steps", "64", "--no-progress"])
-    except SystemExit as stop:  # argparse's parser.error: one line, status 2
-        rc = stop.code
-    _clean_outcome(rc, capsys.readouterr().err, "exploiter_league")
+    rc = cli(["league", "--config", str(config), "--init", str(zip_path),
+              "--out", str(tmp_path / "league"), "--iterations", "1",
+              "--steps", "64", "--exploit-steps", "64", "--no-progress"])
+    _clean_outcome(rc, capsys.readouterr().err, "league")
     assert not marker.exists(), "the exploiter league ran the checkpoint's code"
     assert (rc == 0) == (VARIANTS[variant] >= {"policy.pth", "policy.optimizer.pth"})

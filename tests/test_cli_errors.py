@@ -2,7 +2,7 @@
 
 Bad input (a usage error) exits 2, a failure while working exits 1, Ctrl-C / SIGTERM exit
 130 / 143 after stopping every worker. Each message names the option or file at fault.
-Most cases call ``training.cli.main`` in-process; the signal tests run a real subprocess.
+Most cases call ``roundtable.cli.main`` in-process; the signal tests run a real subprocess.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
+from players import checkpoint
+from roundtable.cli import main
 from tests.training_support import make_checkpoint, tiny_config
-from training import checkpoint
-from training.cli import main
-from training.leaderboard import END, START
+from training.evaluation.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,7 +162,7 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     def full_disk(fd: int) -> None:  # the data reached no disk: flushing it fails
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("training.outputs.os.fsync", full_disk)
+    monkeypatch.setattr("envs.core.outputs.os.fsync", full_disk)
     out = tmp_path / "out.json"
     status = main(["eval", "paladin", "--players", "random", "--games", "3", "--json", str(out)])
     err = capsys.readouterr().err
@@ -313,6 +313,59 @@ def test_leaderboard_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path:
     assert status == 2 and "corrupt checkpoint card" in line
 
 
+# -- ship, league ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("extra,match", [
+    (["--games", "0"], "argument --games: must be a positive integer, got '0'"),
+    (["--style-games", "-5"], "argument --style-games: must be a positive integer"),
+    (["--sizes", "0"], "argument --sizes: must be a positive integer, got '0'"),
+    (["--sizes", "3", "9"], "--sizes: paladin is played by 3, 4, 5 players, not 9"),
+    (["--workers", "x"], "argument --workers: must be an integer, got 'x'"),
+    (["--seed", "-1"], "argument --seed: must be a non-negative integer"),
+    (["--act", "random"], "argument --act: invalid choice: 'random'"),
+    (["--search", "robot"], "unknown policy spec 'robot'"),
+    (["--search-games", "0"], "argument --search-games: must be a positive integer"),
+])
+def test_ship_option_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
+                            extra: list[str], match: str) -> None:
+    status, line = cli_error(capsys, "ship", str(ckpt), "--dest", str(tmp_path / "dest"), *extra)
+    assert status == 2 and line.startswith("roundtable ship: error:") and match in line, line
+    assert capsys.readouterr().out == "" and not (tmp_path / "dest").exists()
+
+
+def test_ship_input_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path) -> None:
+    status, line = cli_error(capsys, "ship", str(tmp_path / "nowhere.zip"))
+    assert status == 2 and f"no checkpoint at {tmp_path / 'nowhere.zip'}" in line
+    bad = pair_copy(ckpt, tmp_path / "bad", sha256="0" * 64)
+    status, line = cli_error(capsys, "ship", str(bad), "--dest", str(tmp_path / "dest"))
+    assert status == 2 and "SHA-256 differs" in line
+    (tmp_path / "file").write_text("x")
+    status, line = cli_error(capsys, "ship", str(ckpt), "--dest", str(tmp_path / "file"))
+    assert status == 2 and f"{tmp_path / 'file'} is not a folder" in line
+    assert (tmp_path / "file").read_text() == "x"
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--iterations", "-2"], "argument --iterations: must be a positive integer"),
+    (["--exploit-steps", "1.5"], "argument --exploit-steps: must be an integer, got '1.5'"),
+    (["--exploiters-weight", "inf"], "argument --exploiters-weight: must be a finite number"),
+    (["--snapshots-weight", "x"], "argument --snapshots-weight: must be a number, got 'x'"),
+    (["--config", "missing.yaml"], "missing.yaml"),
+])
+def test_league_option_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
+                              extra: list[str], match: str) -> None:
+    config = write_config(tmp_path / "league.yaml", tmp_path / "unused")
+    status, line = cli_error(capsys, "league", "--config", str(config), "--init", str(ckpt),
+                             "--out", str(tmp_path / "out"), *extra)
+    assert status == 2 and line.startswith("roundtable league: error:") and match in line, line
+    assert capsys.readouterr().out == "" and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command,option", [("ship", "--search-games"), ("league", "--out")])
+def test_ship_and_league_help(capsys: pytest.CaptureFixture, command: str, option: str) -> None:
+    assert main([command, "--help"]) == 0
+    assert option in capsys.readouterr().out
+
+
 # -- demo, bench, train-bench ----------------------------------------------------------------------
 @pytest.mark.parametrize("argv,match", [
     (["demo", "--games", "0"], "argument --games: must be a positive integer"),
@@ -371,7 +424,7 @@ def _sigint_as_in_a_terminal() -> None:
 @pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signals_stop_eval_and_every_worker(signum: int, status: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-X", "faulthandler", "-m", "training.cli", "eval", "paladin",
+        [sys.executable, "-X", "faulthandler", "-m", "roundtable.cli", "eval", "paladin",
          "--players", "heuristic", "--games", "300000", "--workers", "2"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True, preexec_fn=_sigint_as_in_a_terminal)
@@ -414,7 +467,7 @@ def _sleep_job(seconds: float) -> float:
 def test_ctrl_c_while_the_workers_start_still_stops_them(monkeypatch) -> None:
     """A Ctrl-C that arrives while the pool is starting (signals blocked) is raised the moment
     the signal mask is restored: the workers must still be terminated, not left running."""
-    from training.evaluate import run_in_workers
+    from training.evaluation.evaluate import run_in_workers
 
     restore_mask = signal.pthread_sigmask
     calls = []
@@ -442,7 +495,7 @@ def test_a_hanging_pool_terminate_falls_back_to_killing_the_workers(monkeypatch)
     interrupted evaluation still ends."""
     import threading
 
-    from training import evaluate
+    from training.evaluation import evaluate
 
     killed = threading.Event()
 

@@ -50,12 +50,13 @@ def test_registry_make(game: str, n: int) -> None:
     env.reset(seed=1)
     assert env.metadata["name"] == f"{game}_v0"
     assert env.possible_agents == [f"player_{i}" for i in range(n)]
-    assert envs.GAMES[game].module == f"envs.{game}_v0"
+    assert envs.GAMES[game].env_name == f"{game}_v0"
 
 
 #: one rule option away from its default, per game
 _NON_DEFAULT_RULE = {"paladin": {"red_bonus": 2}, "white_knight": {"max_hp": 6},
-                     "quests": {"max_turns": 50}}
+                     "quests": {"max_turns": 50},
+                     "toy": {"first_leader": "player_1"}}  # tests/toy_game, when registered
 
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
@@ -467,6 +468,7 @@ SEAT_NUMBER_DEALS: dict[str, dict] = {
     "white_knight": {"hands": {0: ["A6", "A5"], 1: ["A2"]}},
     "quests": {"hands": {0: ["Boar", "Saxons", "Sword"], 1: ["Excalibur"]},
                "allies": {1: ["Sir Tristan"]}, "progress": {1: 5}},
+    "toy": {"hands": {0: ["5", "5", "1"], 1: ["2", "3", "4"]}},
 }
 
 

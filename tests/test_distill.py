@@ -1,4 +1,5 @@
-"""Search distillation (training/distill.py, ``roundtable distill``): the recorder, the dataset
+"""Search distillation (training/league/distill.py, ``roundtable distill``): the recorder, the
+dataset
 file (a file a user hands us: bounded and checked), behaviour cloning, the distilled card, and
 the distilled checkpoint as a batched league opponent."""
 
@@ -13,10 +14,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from training import distill
-from training.checkpoint import game_sizes, sha256_of
-from training.cli import main
-from training.policies import parse_spec
+from players.checkpoint import game_sizes, sha256_of
+from players.policies import parse_spec
+from roundtable.cli import main
+from training.league import distill
 
 CHECKPOINT = "checkpoints/paladin"
 GAME = "paladin"
@@ -217,7 +218,7 @@ def test_cloning_moves_the_network_toward_the_teacher(recorded: distill.Dataset)
     actor = parse_spec(CHECKPOINT, GAME).actor
     assert actor is not None
     x = np.concatenate([recorded.obs, recorded.mask.astype(np.float32)], axis=1)
-    from training.numpy_net import NumpyActor
+    from players.numpy_net import NumpyActor
     cloned = NumpyActor.from_sb3(result.model.policy, "tanh")
     agree = float(np.mean(cloned.greedy(x, recorded.mask) == recorded.action))
     assert agree == pytest.approx(result.after["agreement"])
@@ -283,8 +284,8 @@ def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_checkpoint_opponents_batch_across_envs() -> None:
     """Every env's pool loads its own copy of a checkpoint named in ``opponents.weights``;
     the league still answers their moves in one batch (same weights, same key)."""
-    from training.league import BatchedSelfPlayVecEnv
-    from training.selfplay import OpponentPool, SelfPlayEnv
+    from training.learner.selfplay import OpponentPool, SelfPlayEnv
+    from training.learner.vec_env import BatchedSelfPlayVecEnv
 
     def make(i: int) -> SelfPlayEnv:
         pool = OpponentPool(GAME, {CHECKPOINT: 1.0}, seed=i)

@@ -18,7 +18,7 @@ from envs.core.registry import GAMES, available_games, game_module
 from tests.conftest import GAME_SIZES
 from tests.helpers import random_legal
 from tests.rule_samples import random_rules
-from training.selfplay import SelfPlayEnv
+from training.learner.selfplay import SelfPlayEnv
 
 GAMES_AVAILABLE = available_games()
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from envs.core.registry import heuristic_class
+from players.policies import heuristic_styles, parse_spec, resolve_policy
 from tests.training_support import ready_games
-from training.evaluate import evaluate
-from training.policies import heuristic_styles, parse_spec, resolve_policy
-from training.styles import decision_states, disagreement
+from training.evaluation.evaluate import evaluate
+from training.evaluation.styles import decision_states, disagreement
 
 
 @pytest.mark.parametrize("game", ready_games())

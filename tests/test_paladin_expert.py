@@ -14,8 +14,8 @@ from envs.paladin.cards import KIND_NAMES, NUM_KINDS
 from envs.paladin.engine import PaladinEngine
 from envs.paladin.expert import BEATS, STRENGTH, ExpertParams, MissionView, PaladinExpert
 from envs.paladin.heuristic import PaladinHeuristic
-from training.evaluate import evaluate
-from training.policies import parse_spec
+from players.policies import parse_spec
+from training.evaluation.evaluate import evaluate
 
 KIND = {name: k for k, name in enumerate(KIND_NAMES)}
 

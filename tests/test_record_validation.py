@@ -14,8 +14,8 @@ import pytest
 
 from envs.core import record as record_module
 from envs.core.record import check_record, load_record, replay
+from roundtable.cli import main
 from tests.helpers import fifo_and_device, play_random, raw
-from training.cli import main
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
+from roundtable.cli import main
 from tests.helpers import move_pairs, play_random, raw
-from training.cli import main
 from ui.replay_viewer import build_replay, snapshot_module
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from scripts.browser import browser_missing, console_errors, make_driver, requested_urls
 from tests.helpers import play_random, raw
-from ui.browser import browser_missing, console_errors, make_driver, requested_urls
 from ui.replay_viewer import build_replay, write_viewer
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,

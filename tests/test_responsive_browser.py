@@ -21,8 +21,8 @@ pytest.importorskip("uvicorn")
 
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.serve_support import running_server
-from ui.browser import browser_missing, console_errors, make_driver
+from scripts.browser import browser_missing, console_errors, make_driver
+from scripts.serve_support import running_server
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")

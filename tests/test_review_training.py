@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from training.cli import main
-from training.config import config_from_dict
+from roundtable.cli import main
+from training.learner.config import config_from_dict
 
 
 @pytest.mark.parametrize(("option", "message"), [
@@ -19,12 +19,12 @@ from training.config import config_from_dict
 def test_exploit_refuses_bad_options_before_training(
         tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch,
         option: list[str], message: str) -> None:
-    import training.exploit
+    import training.league.exploit
 
     def no_training(*args: object, **kwargs: object) -> None:
         raise AssertionError("exploit() ran despite a bad option")
 
-    monkeypatch.setattr(training.exploit, "exploit", no_training)
+    monkeypatch.setattr(training.league.exploit, "exploit", no_training)
     args = [o.replace("{tmp}", str(tmp_path)) for o in option]
     assert main(["exploit", str(tmp_path / "x.zip"), "--steps", "10", *args]) == 2
     assert message in capsys.readouterr().err
@@ -42,14 +42,14 @@ def test_rllib_section_errors(section: object, message: str) -> None:
 
 
 def test_rllib_section_defaults() -> None:
-    from training.rllib.settings import rllib_settings
+    from training.learner.rllib_settings import rllib_settings
 
     cfg = config_from_dict({"game": "paladin", "run_dir": "x", "backend": "rllib"})
     assert rllib_settings(cfg).num_env_runners == 2
 
 
 def test_cumulative_totals_add_the_init_chain() -> None:
-    from training.train import cumulative_totals
+    from training.learner.train import cumulative_totals
 
     assert cumulative_totals(100, 1.04, {}) == {"total_steps": 100, "total_wall_time_s": 1.0}
     assert cumulative_totals(100, 1.0, {"steps": 50, "wall_time_s": 2.0}) == {
@@ -59,8 +59,8 @@ def test_cumulative_totals_add_the_init_chain() -> None:
 
 
 def test_curve_points_one_per_baseline_and_size() -> None:
-    from training.evaluate import evaluate
-    from training.train import curve_points
+    from training.evaluation.evaluate import evaluate
+    from training.learner.train import curve_points
 
     results = {"random": {3: evaluate("paladin", ["heuristic", "random"], 6, 3)}}
     (point,) = curve_points(results, 1000, 12.34)

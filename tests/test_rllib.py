@@ -17,7 +17,7 @@ pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (the [rllib]
 
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
-from training.config import config_from_dict  # noqa: E402
+from training.learner.config import config_from_dict  # noqa: E402
 from training.rllib.adapter import (  # noqa: E402
     MASK_KEY,
     OBS_KEY,
@@ -72,7 +72,7 @@ def test_every_seat_gets_its_terminal_reward(game: str) -> None:
 
 
 def test_env_checker_is_off_in_training_and_harmless_when_run() -> None:
-    from training.rllib.settings import rllib_settings
+    from training.learner.rllib_settings import rllib_settings
     from training.rllib.train import build_config
 
     cfg = tiny_config(Path("unused"))
@@ -151,7 +151,7 @@ def tiny_config(run_dir: Path, **rllib):
 
 @pytest.mark.slow
 def test_end_to_end_two_runners_checkpoint_and_eval(tmp_path: Path, capsys) -> None:
-    from training.cli import main
+    from roundtable.cli import main
     from training.rllib.train import train
 
     result = train(tiny_config(tmp_path / "run"), progress=False)

@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training import checkpoint
-from training.config import config_from_dict
-from training.leaderboard import leaderboard_table
-from training.policies import parse_spec
+from players import checkpoint
+from players.policies import parse_spec
+from training.evaluation.leaderboard import leaderboard_table
+from training.learner.config import config_from_dict
 from training.rllib import export
 from ui.terminal import play
 
@@ -110,11 +110,11 @@ def test_eval_and_play_never_import_ray(rllib_ckpt) -> None:
     path, _ = rllib_ckpt
     script = (
         "import sys\n"
-        "from training.cli import main\n"
+        "from roundtable.cli import main\n"
         f"assert main(['eval', 'paladin', '--players', {str(path)!r}, 'random', '--games', '4',"
         " '--table-sizes', '3', '--workers', '1']) == 0\n"
-        "from training.policies import resolve_policy\n"
-        "import ui.terminal, training.leaderboard\n"
+        "from players.policies import resolve_policy\n"
+        "import ui.terminal, training.evaluation.leaderboard\n"
         f"resolve_policy({str(path)!r}, 'paladin')\n"
         "loaded = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
         "assert not loaded, loaded\n"

@@ -30,9 +30,10 @@ from tests.resume_support import (  # noqa: E402
     wait_for_state,
     write_config,
 )
-from training.config import config_from_dict  # noqa: E402
-from training.curves import read_csv  # noqa: E402
-from training.resume import StateStore, resume_run  # noqa: E402
+from training.evaluation.curves import read_csv  # noqa: E402
+from training.learner.config import config_from_dict  # noqa: E402
+from training.learner.resume import StateStore  # noqa: E402
+from training.learner.resume_run import resume_run  # noqa: E402
 
 TOTAL = 1200
 EVERY = 400

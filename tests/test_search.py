@@ -13,10 +13,10 @@ import pytest
 from envs.core.agents import choose_action
 from envs.core.events import EventLog
 from envs.core.search import NeedsWorldSampler, PimcPlayer
+from players.policies import parse_spec
 from tests.test_belief import states, swap_hidden
-from training.evaluate import evaluate
-from training.policies import parse_spec
-from training.selfplay import SelfPlayEnv
+from training.evaluation.evaluate import evaluate
+from training.learner.selfplay import SelfPlayEnv
 
 GAMES = ("paladin", "white_knight", "quests")
 
@@ -119,7 +119,7 @@ def test_bad_search_specs_are_refused(spec: str) -> None:
 @pytest.mark.parametrize("spec", ["pimc:999999999", "pimc:257", "pimc:" + "9" * 5000])
 def test_a_search_budget_above_the_cap_is_refused_and_the_cap_named(spec: str) -> None:
     """Issue 18: ``pimc:999999999`` was accepted and ran silently."""
-    from training.policies import MAX_PIMC_WORLDS
+    from players.policies import MAX_PIMC_WORLDS
 
     with pytest.raises(ValueError, match=f"more than the {MAX_PIMC_WORLDS} allowed"):
         parse_spec(spec, "paladin")
@@ -178,7 +178,7 @@ def test_search_world_sampler_sees_only_the_searchers_seat() -> None:
 
 
 def test_roundtable_eval_takes_a_search_baseline(capsys: pytest.CaptureFixture[str]) -> None:
-    from training.cli import main
+    from roundtable.cli import main
 
     assert main(["eval", "white_knight", "--players", "random", "pimc:1:random", "--games", "3",
                  "--table-sizes", "3", "--workers", "1"]) == 0
@@ -497,7 +497,7 @@ def test_a_cut_rollout_is_valued_at_the_seats_next_decision() -> None:
 
 
 def test_the_checkpoint_critic_values_sampled_worlds_in_range() -> None:
-    from training.critic import load_critic
+    from players.critic import load_critic
 
     for game in GAMES:
         critic = load_critic(f"checkpoints/{game}", game)
@@ -599,12 +599,12 @@ def test_belief_search_is_reproducible_and_plays_legal_moves() -> None:
 
 
 def test_the_numpy_critic_equals_sb3s_value_head() -> None:
-    """training.critic reads the value network exactly as SB3 computes it."""
+    """players.critic reads the value network exactly as SB3 computes it."""
     pytest.importorskip("sb3_contrib")
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.critic import load_critic
+    from players.critic import load_critic
 
     game = "white_knight"
     model = MaskablePPO.load(f"checkpoints/{game}/{game}.zip", device="cpu")

@@ -303,10 +303,10 @@ def test_roundtable_serve_listens_on_localhost(tmp_path) -> None:
 
     import httpx
 
-    from tests.serve_support import free_port
+    from scripts.serve_support import free_port
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "roundtable.cli", "serve", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -348,7 +348,7 @@ def test_serve_prints_a_url_that_opens(host: str, url: str, monkeypatch, capsys)
 @pytest.mark.parametrize(("args", "says"), [(["--port", "70000"], "0 to 65535"),
                                             (["--max-worlds", "0"], "max-worlds")])
 def test_roundtable_serve_refuses_bad_options(args, says: str, capsys) -> None:
-    from training.cli import main
+    from roundtable.cli import main
 
     assert main(["serve", *args]) == 2
     err = capsys.readouterr().err

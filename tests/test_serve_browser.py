@@ -21,8 +21,8 @@ httpx = pytest.importorskip("httpx")
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from envs.core.record import METADATA_KEYS, replay  # noqa: E402
-from tests.serve_support import running_server  # noqa: E402
-from ui.browser import browser_missing, console_errors, make_driver, requested_urls  # noqa: E402
+from scripts.browser import browser_missing, console_errors, make_driver, requested_urls  # noqa: E402
+from scripts.serve_support import running_server  # noqa: E402
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")

@@ -136,7 +136,7 @@ def test_a_lone_surrogate_leaves_the_connection_usable() -> None:
     connection too (a 500 mid-answer reset it)."""
     import httpx
 
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
 
     with running_server() as (url, _), httpx.Client(base_url=url, timeout=30) as http:
         body = '{"game": "paladin", "num_players": 3, "seat": 0, "opponents": "random", ' \
@@ -199,7 +199,7 @@ def test_a_busy_game_refuses_at_once_and_delays_no_other() -> None:
 
     import httpx
 
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
 
     with running_server() as (url, store), httpx.Client(
             base_url=url, timeout=30, limits=httpx.Limits(max_connections=60)) as http:
@@ -234,7 +234,7 @@ def test_a_busy_game_refuses_at_once_and_delays_no_other() -> None:
 @pytest.mark.parametrize("sent", [b"", b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\n"])
 def test_idle_and_half_sent_connections_are_closed(sent: bytes, monkeypatch) -> None:
     import ui.server
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
 
     monkeypatch.setattr(ui.server, "IDLE_S", 0.5)
     with running_server() as (url, _):
@@ -258,7 +258,7 @@ def test_idle_and_half_sent_connections_are_closed(sent: bytes, monkeypatch) -> 
 
 def test_a_body_that_never_arrives_is_a_408(monkeypatch) -> None:
     import ui.server
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
 
     monkeypatch.setattr(ui.server, "BODY_S", 0.5)
     with running_server() as (url, _):
@@ -276,7 +276,7 @@ def test_a_body_that_never_arrives_is_a_408(monkeypatch) -> None:
 def test_a_request_head_over_the_limit_is_refused() -> None:
     """h11 buffers at most MAX_HEADER_BYTES of a request head still incomplete (uvicorn's own
     400 beyond): a client that sends header bytes without end holds no more memory."""
-    from tests.serve_support import running_server
+    from scripts.serve_support import running_server
     from ui.server import MAX_HEADER_BYTES
 
     with running_server() as (url, _):

@@ -14,7 +14,7 @@ pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
 from scripts.serve_load import probe_light_client, run_load
-from tests.serve_support import running_server
+from scripts.serve_support import running_server
 from ui.live import Catalog, GameStore
 
 #: every game, the short ones more often (a Quests game takes a human ~140 moves): CI time

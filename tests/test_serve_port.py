@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
-from training.cli import main  # noqa: E402
+from roundtable.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,7 +35,7 @@ def test_a_busy_port_names_the_option(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_port_zero_prints_the_real_url() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "training.cli", "serve", "--port", "0"],
+    proc = subprocess.Popen([sys.executable, "-m", "roundtable.cli", "serve", "--port", "0"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
     try:

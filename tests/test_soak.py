@@ -1,12 +1,11 @@
-"""``scripts/soak.py`` (``make soak``, not run in CI at full size) works: a tiny soak passes and
+"""``tests/soak.py`` (``make soak``, not run in CI at full size) works: a tiny soak passes and
 reports games/s and RSS; a broken invariant fails it with the game, size, entry point and seed."""
 
 from __future__ import annotations
 
 import pytest
 
-from scripts import soak
-from tests import invariants
+from tests import invariants, soak
 
 
 def test_a_tiny_soak_passes_and_reports_speed_and_memory(capsys) -> None:

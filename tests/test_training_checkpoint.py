@@ -6,17 +6,18 @@ import io
 import json
 import shutil
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from envs.core.registry import GAMES, GameEntry
+from envs.core.registry import GAMES
+from players import checkpoint
+from players.checkpoint import CheckpointError, load_actor
+from players.policies import parse_spec
 from tests.training_support import make_checkpoint
-from training import checkpoint
-from training.checkpoint import CheckpointError, load_actor
-from training.policies import parse_spec
-from training.selfplay import SelfPlayEnv
+from training.learner.selfplay import SelfPlayEnv
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +118,8 @@ def test_missing_files(ckpt: Path, tmp_path: Path) -> None:
 def test_wrong_game(ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a second registered game (the Paladin module under another name) stands in for any
     # other game, so this test does not depend on which games are installed
-    monkeypatch.setitem(GAMES, "other", GameEntry("other", "envs.paladin_v0", "roundtable/other",
-                                                  (3, 4, 5), GAMES["paladin"].heuristic))
+    monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
+                                                env_id="roundtable/other"))
     with pytest.raises(CheckpointError, match="trained for 'paladin', not 'other'"):
         load_actor(ckpt, "other")
     copy = copy_pair(ckpt, tmp_path)
@@ -340,7 +341,7 @@ def test_non_finite_weights_never_load(ckpt: Path, tmp_path: Path, value: float,
 
     import torch
 
-    from training.cli import main
+    from roundtable.cli import main
 
     with zipfile.ZipFile(ckpt) as archive:
         state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
@@ -363,7 +364,7 @@ def test_non_finite_weights_are_never_saved(tmp_path: Path) -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from tests.training_support import tiny_config
-    from training.train import build_model, make_env, policy_card
+    from training.learner.train import build_model, make_env, policy_card
 
     cfg = tiny_config(tmp_path / "run")
     model = build_model(cfg, DummyVecEnv([lambda: make_env(cfg, 0)]), None)
@@ -705,7 +706,7 @@ def test_a_policy_file_without_a_state_dict_is_refused(ckpt: Path, tmp_path: Pat
 
 
 def test_the_input_holds_the_observation_the_mask_and_the_features(ckpt: Path) -> None:
-    from training.features import features_size
+    from players.features import features_size
 
     card = _card(ckpt)
     counting = features_size("paladin", ["counting"])
@@ -740,9 +741,9 @@ def test_a_new_card_names_the_installed_game_and_leaves_the_stamp_to_save(
         "win_rate": 0.5}
     # a game whose module sits deeper than envs.<name>: the env is the module's last part
     monkeypatch.setitem(sys.modules, "plugins.games.paladin_v0", envs.paladin_v0)
-    monkeypatch.setitem(GAMES, "other", GameEntry("other", "plugins.games.paladin_v0",
-                                                  "roundtable/other", (3, 4, 5),
-                                                  GAMES["paladin"].heuristic))
+    monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
+                                                module="plugins.games.paladin_v0",
+                                                env_id="roundtable/other"))
     assert checkpoint.make_card("other", {}, {}, {})["env"] == "paladin_v0"
 
 
@@ -792,8 +793,8 @@ def test_the_card_file_is_indented_in_the_cards_own_order(ckpt: Path, tmp_path: 
 
 def test_a_run_starts_only_from_a_checkpoint_of_its_game(ckpt: Path,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(GAMES, "other", GameEntry("other", "envs.paladin_v0", "roundtable/other",
-                                                  (3, 4, 5), GAMES["paladin"].heuristic))
+    monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
+                                                env_id="roundtable/other"))
     assert _refusal(checkpoint.check_trainable, ckpt, "other", [32, 32], "tanh", True) == (
         f"checkpoint {ckpt.with_suffix('.json')} was trained for 'paladin', not 'other'")
 

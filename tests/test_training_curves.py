@@ -1,4 +1,5 @@
-"""``training.curves.read_csv``: a curve.csv is a file a user may hand over, so every way it can
+"""``training.evaluation.curves.read_csv``: a curve.csv is a file a user may hand over, so every
+way it can
 be wrong is one ``ValueError`` naming the file (and the line and column), never a traceback."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from training import curves
-from training.curves import COLUMNS, CurvePoint, read_csv, write_csv
+from training.evaluation import curves
+from training.evaluation.curves import COLUMNS, CurvePoint, read_csv, write_csv
 
 HEADER = ",".join(COLUMNS) + "\n"
 ROW = "100,1.5,heuristic,4,200,0.5,0.4,0.6,10.0,2.1\n"
@@ -51,7 +52,7 @@ def test_not_text_and_too_large_are_refused(tmp_path: Path,
 
 
 def test_a_curve_that_is_a_fifo_or_a_device_is_refused_at_once(tmp_path: Path) -> None:
-    """A curve.csv named by a card (``ship_checkpoint``'s history) is a user's file: a FIFO
+    """A curve.csv named by a card (``roundtable ship``'s history) is a user's file: a FIFO
     blocked the open, /dev/zero read on until the size bound."""
     from tests.helpers import fifo_and_device
 

@@ -19,10 +19,11 @@ import pytest
 
 from envs.core.arena import MatchResult, play_game, play_match
 from envs.core.registry import game_module
+from players.policies import PolicySpec
+from roundtable.cli import main
 from tests.training_support import ready_games
-from training import evaluate as evaluate_module
-from training.cli import main
-from training.evaluate import (
+from training.evaluation import evaluate as evaluate_module
+from training.evaluation.evaluate import (
     RATING_NOTE,
     EvalResult,
     PlayerStats,
@@ -39,7 +40,6 @@ from training.evaluate import (
     saved_game_names,
     wilson,
 )
-from training.policies import PolicySpec
 
 
 class FirstLegal:
@@ -177,7 +177,7 @@ def test_results_do_not_depend_on_workers() -> None:
 
 
 def test_policy_specs_and_prebuilt_policies_mix() -> None:
-    from training.policies import PolicySpec
+    from players.policies import PolicySpec
 
     class Spec(PolicySpec):
         def build(self, seed: int | None = None) -> FirstLegal:  # type: ignore[override]
@@ -256,13 +256,13 @@ def test_cli_eval_errors(capsys: pytest.CaptureFixture) -> None:
 def test_eval_shows_progress_on_a_terminal_only(capsys: pytest.CaptureFixture,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 18: ``roundtable eval`` printed nothing for a 71 s run."""
-    import training.cli
-    from training.cli import main
+    import roundtable.cli
+    from roundtable.cli import main
 
     argv = ["eval", "paladin", "--players", "random", "--games", "6", "--workers", "1"]
     assert main(argv) == 0  # stderr is not a terminal here: no bar in a log
     assert "game" not in capsys.readouterr().err
-    monkeypatch.setattr(training.cli, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(roundtable.cli, "stderr_is_terminal", lambda: True)
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "eval paladin 3p" in err and "6/6" in err and "game" in err, err

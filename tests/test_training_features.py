@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from envs.core.registry import GAMES, game_module
+from players import checkpoint
+from players.checkpoint import CheckpointError, load_actor
+from players.features import InputFeatures, check_features, features_size
+from players.policies import CheckpointPolicy, parse_spec
 from tests.training_support import tiny_config
-from training import checkpoint
-from training.checkpoint import CheckpointError, load_actor
-from training.config import config_from_dict
-from training.features import InputFeatures, check_features, features_size
-from training.policies import CheckpointPolicy, parse_spec
-from training.selfplay import SelfPlayEnv
-from training.train import train
+from training.learner.config import config_from_dict
+from training.learner.selfplay import SelfPlayEnv
+from training.learner.train import train
 
 
 def counting(game: str):
@@ -144,9 +144,9 @@ def test_init_without_features_widens_into_a_features_run(tmp_path: Path, init_c
     reads ``[seat input, features, global state]``, so its global-state columns move right."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from players.numpy_net import NumpyActor
     from tests.training_support import make_checkpoint
-    from training.numpy_net import NumpyActor
-    from training.train import build_model, load_init_weights, make_env
+    from training.learner.train import build_model, load_init_weights, make_env
 
     plain = make_checkpoint(tmp_path / "plain", critic=init_critic)
     old_actor, old_card = load_actor(plain, "paladin")

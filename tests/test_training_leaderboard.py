@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from players.policies import heuristic_styles, parse_spec
+from roundtable.cli import main
 from tests.training_support import make_checkpoint
-from training.cli import main
-from training.leaderboard import END, START, leaderboard_table, update_readme
-from training.policies import heuristic_styles, parse_spec
+from training.evaluation.leaderboard import END, START, leaderboard_table, update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,14 +92,10 @@ def test_project_readme_has_the_markers() -> None:
     assert text.index(START) < text.index(END)
 
 
-def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
+def test_ship_evaluates_copies_and_feeds_the_leaderboard(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
-    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ship)  # type: ignore[union-attr]
-    from training.curves import CurvePoint, read_csv, write_csv
+    from training.evaluation import ship
+    from training.evaluation.curves import CurvePoint, read_csv, write_csv
 
     model = make_checkpoint(tmp_path / "run", "best")
     card_path = model.with_suffix(".json")
@@ -110,10 +106,10 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
     write_csv([CurvePoint(s, 1.0, "random", 3, 6, 0.5, 0.4, 0.6, 1.0, 2.0) for s in (100, 300)],
               tmp_path / "run" / "curve.csv")
     dest = tmp_path / "shipped"
-    args = [str(model), "--games", "6", "--workers", "1", "--dest", str(dest)]
+    args = ["ship", str(model), "--games", "6", "--workers", "1", "--dest", str(dest)]
     # an untrained network misses the bars: refused, nothing copied
-    assert ship.main(args) == 1 and not dest.exists()
-    assert ship.main([*args, "--force"]) == 0
+    assert main(args) == 1 and not dest.exists()
+    assert main([*args, "--force"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert card["evaluation"]["passes"] is False
     # random, the heuristic and every named style, each with the heuristic's 1.3x bar
@@ -130,35 +126,31 @@ def test_ship_script_evaluates_copies_and_feeds_the_leaderboard(
     real = ship.evaluate_baselines
     monkeypatch.setattr(ship, "evaluate_baselines", lambda learner, *a, **k: (
         measured.append(learner.build(0).deterministic), real(learner, *a, **k))[1])
-    assert ship.main([*args, "--force", "--overwrite", "--act", "sample", "--no-styles"]) == 0
+    assert main([*args, "--force", "--overwrite", "--act", "sample", "--no-styles"]) == 0
     assert measured == [False]
     assert json.loads((dest / "paladin" / "paladin.json").read_text())["policy"]["act"] == "sample"
     assert parse_spec(str(dest / "paladin"), "paladin").build(0).deterministic is False
-    assert ship.main([*args, "--force", "--overwrite"]) == 0  # as the card says: greedy again
+    assert main([*args, "--force", "--overwrite"]) == 0  # as the card says: greedy again
     assert measured == [False, True, True]
     table = leaderboard_table(dest)
     assert "| paladin |" in table and "Cross-table" in table
     assert "| paladin | `heuristic:cautious` |" in table
     # --no-styles: the two historical bars only
     # a second ship replaces the first only with --overwrite, checked before the evaluation
-    assert ship.main([*args, "--force", "--no-styles"]) == 2
-    assert ship.main([*args, "--force", "--no-styles", "--overwrite"]) == 0
+    assert main([*args, "--force", "--no-styles"]) == 2
+    assert main([*args, "--force", "--no-styles", "--overwrite"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
     # a damaged curve.csv in the run folder: one line, before any game is played
     (tmp_path / "run" / "curve.csv").write_text("step,wall_s\n100,oops\n")
     monkeypatch.setattr(ship, "evaluate_baselines", lambda *a, **k: pytest.fail("evaluated"))
-    assert ship.main([*args, "--force", "--overwrite"]) == 2
+    assert main([*args, "--force", "--overwrite"]) == 2
 
 
 def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
-    import importlib.util
+    from training.evaluation import ship
+    from training.evaluation.curves import CurvePoint, write_csv
 
-    from training.curves import CurvePoint, write_csv
-
-    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
-    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ship)  # type: ignore[union-attr]
     cards = {}
     for run, steps, init in (("a", 200, None), ("b", 300, str(tmp_path / "a" / "best.zip"))):
         model = make_checkpoint(tmp_path / run, "best")
@@ -176,13 +168,9 @@ def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: 
     """A run initialised from the shipped checkpoint, shipped over it: its card's ``init`` now
     names itself. The curve takes the old shipped history from the folder's curve.csv (the old
     run folder is gone) and the chain stops instead of recursing forever."""
-    import importlib.util
+    from training.evaluation import ship
+    from training.evaluation.curves import CurvePoint, read_csv, write_csv
 
-    from training.curves import CurvePoint, read_csv, write_csv
-
-    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
-    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ship)  # type: ignore[union-attr]
 
     def point(step: int) -> CurvePoint:
         return CurvePoint(step, 1.0, "random", 3, 6, 0.5, 0.4, 0.6, 1.0, 2.0)
@@ -199,12 +187,12 @@ def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: 
     model.with_suffix(".json").write_text(json.dumps(card))
     write_csv([point(s) for s in (50, 100)], tmp_path / "league" / "curve.csv")
 
-    args = [str(model), "--games", "3", "--workers", "1", "--no-styles", "--force",
+    args = ["ship", str(model), "--games", "3", "--workers", "1", "--no-styles", "--force",
             "--overwrite", "--dest", str(tmp_path / "checkpoints")]
-    assert ship.main(args) == 0  # ships over the checkpoint its card names as init
+    assert main(args) == 0  # ships over the checkpoint its card names as init
     steps = [p.step for p in read_csv(shipped.parent / "curve.csv")]
     assert steps == [100, 200, 250, 300]
-    assert ship.main(args) == 0  # shipped again (say, with a longer evaluation): same curve
+    assert main(args) == 0  # shipped again (say, with a longer evaluation): same curve
     assert [p.step for p in read_csv(shipped.parent / "curve.csv")] == [100, 200, 250, 300]
     new_card = json.loads(shipped.with_suffix(".json").read_text())
     assert Path(new_card["training"]["init"]) == shipped.parent  # names itself now

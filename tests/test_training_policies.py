@@ -9,11 +9,11 @@ import pytest
 
 from envs.core.agents import RandomAgent
 from envs.core.registry import GAMES, heuristic_class
+from players.checkpoint import CheckpointError
+from players.numpy_net import NumpyActor
+from players.policies import ISMCTS_FORMAT, CheckpointPolicy, Policy, parse_spec, resolve_policy
 from tests.helpers import iter_states, raw
 from tests.training_support import make_checkpoint, ready_games
-from training.checkpoint import CheckpointError
-from training.numpy_net import NumpyActor
-from training.policies import ISMCTS_FORMAT, CheckpointPolicy, Policy, parse_spec, resolve_policy
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +193,7 @@ def _flat_actor(inputs: int, actions: int, favourite: int | None = None) -> Nump
 
 
 def test_card_features_are_built_only_when_the_card_names_some() -> None:
-    from training.policies import card_features
+    from players.policies import card_features
 
     features = card_features("white_knight", {"features": ["counting"]})
     assert features is not None and features.game == "white_knight"
@@ -204,11 +204,13 @@ def test_card_features_are_built_only_when_the_card_names_some() -> None:
 
 def test_a_heuristic_without_styles_has_only_the_plain_spec(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from envs.core.registry import GameEntry
-    from training.policies import heuristic_styles
+    from dataclasses import replace
 
-    monkeypatch.setitem(GAMES, "plain", GameEntry("plain", "envs.paladin_v0", "roundtable/plain",
-                                                  (3, 4, 5), "envs.core.agents:RandomAgent"))
+    from envs.core.agents import RandomAgent
+    from players.policies import heuristic_styles
+
+    monkeypatch.setitem(GAMES, "plain", replace(GAMES["paladin"], name="plain",
+                                                env_id="roundtable/plain", heuristic=RandomAgent))
     assert heuristic_styles("plain") == ["heuristic"]
     styles = heuristic_styles("paladin")
     assert styles[0] == "heuristic" and "heuristic:default" not in styles
@@ -217,7 +219,7 @@ def test_a_heuristic_without_styles_has_only_the_plain_spec(
 
 
 def test_reset_policy_calls_reset_when_there_is_one() -> None:
-    from training.policies import reset_policy
+    from players.policies import reset_policy
 
     class Counting:
         resets = 0
@@ -242,8 +244,8 @@ def test_reset_policy_calls_reset_when_there_is_one() -> None:
 def test_a_checkpoint_policy_built_from_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """``PolicySpec.build``: the card's mask, act and features, the spec as the label, the
     build's seed for sampling; a spec with no card policy plays greedy on the observation."""
-    from training.features import InputFeatures
-    from training.policies import PolicySpec
+    from players.features import InputFeatures
+    from players.policies import PolicySpec
 
     counting = InputFeatures("white_knight", ["counting"])
     obs_size, actions = 237, 27
@@ -279,7 +281,7 @@ def test_a_checkpoint_policy_built_from_a_card(monkeypatch: pytest.MonkeyPatch) 
 def test_a_checkpoint_policy_defaults_and_its_own_seed() -> None:
     actor = _flat_actor(5, 6)
     assert CheckpointPolicy(actor).label == "checkpoint"
-    from training.features import InputFeatures
+    from players.features import InputFeatures
 
     assert CheckpointPolicy(actor, features=InputFeatures("paladin", [])).features is None
     obs = np.zeros(5, np.float32)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from training.rundir import check_run_dir, fresh_run_dir
+from training.learner.rundir import check_run_dir, fresh_run_dir
 
 
 def old_run(tmp_path: Path) -> Path:
@@ -71,9 +71,38 @@ def test_overwrite_replaces_only_an_earlier_run(tmp_path: Path, layout: str) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
 
+def test_an_interrupted_write_left_in_a_run_does_not_make_it_foreign(tmp_path: Path) -> None:
+    """A crash between a temp file's write and its rename leaves ``.<name>.tmp-<id>`` beside
+    the run (envs/core/outputs.py): the folder is still an earlier run. A dotfile that is not
+    such a leftover, or a ``.tmp-`` name without the leading dot, is not what a run writes."""
+    run = old_run(tmp_path)
+    (run / ".curve.csv.tmp-1234").write_text("half a curve")
+    check_run_dir(run, overwrite=True)
+    for name in (".bashrc", "notes.tmp-1"):
+        (run / name).write_text("keep me")
+        with pytest.raises(FileExistsError, match=rf"\(it holds {re.escape(name)}\)"):
+            check_run_dir(run, overwrite=True)
+        (run / name).unlink()
+
+
+def test_the_refusal_names_five_foreign_entries_and_counts_the_rest(tmp_path: Path) -> None:
+    folder = tmp_path / "documents"
+    folder.mkdir()
+    for k in range(6):
+        (folder / f"doc{k}.txt").write_text("keep me")
+    with pytest.raises(FileExistsError) as err:
+        check_run_dir(folder, overwrite=True)
+    shown = "doc0.txt, doc1.txt, doc2.txt, doc3.txt, doc4.txt"
+    assert f"(it holds {shown} and 1 more)" in str(err.value)
+    (folder / "doc5.txt").unlink()
+    with pytest.raises(FileExistsError) as err:
+        check_run_dir(folder, overwrite=True)
+    assert f"(it holds {shown});" in str(err.value)
+
+
 def test_overwrite_refuses_a_folder_that_is_not_a_run_from_the_command_line(
         tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from training.cli import main
+    from roundtable.cli import main
 
     folder = tmp_path / "documents"
     folder.mkdir()
@@ -87,11 +116,12 @@ def test_overwrite_refuses_a_folder_that_is_not_a_run_from_the_command_line(
     assert (folder / "precious.txt").read_text() == "keep me"
 
 
-def test_new_and_empty_folders_are_used_as_they_are(tmp_path: Path) -> None:
-    with fresh_run_dir(tmp_path / "a" / "b", overwrite=False) as d:
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_new_and_empty_folders_are_used_as_they_are(tmp_path: Path, overwrite: bool) -> None:
+    with fresh_run_dir(tmp_path / "a" / "b", overwrite=overwrite) as d:
         assert d.is_dir()
     (tmp_path / "empty").mkdir()
-    with fresh_run_dir(tmp_path / "empty", overwrite=False) as d:
+    with fresh_run_dir(tmp_path / "empty", overwrite=overwrite) as d:
         assert d.is_dir()
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.training_support import tiny_config
-from training.config import config_from_dict
-from training.evaluate import EvalResult, PlayerStats
-from training.selection import (
+from training.evaluation.evaluate import EvalResult, PlayerStats
+from training.learner.config import config_from_dict
+from training.learner.selection import (
     WORST,
     selection_card,
     selection_rule,

@@ -2,7 +2,7 @@
 
 A failure here means an env changed under a shipped checkpoint (observation layout, sizes or
 version): retrain it (``roundtable train --config configs/<game>.yaml``) and ship it again
-(``scripts/ship_checkpoint.py``).
+(``roundtable ship``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from envs.core.registry import available_games
-from training.checkpoint import load_actor
-from training.evaluate import evaluate
-from training.policies import heuristic_styles, parse_spec
+from players.checkpoint import load_actor
+from players.policies import heuristic_styles, parse_spec
+from training.evaluation.evaluate import evaluate
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 SHIPPED = sorted(p.parent.name for p in CHECKPOINTS.glob("*/*.zip"))

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from roundtable.cli import main
 from tests.training_support import ready_games
-from training.cli import main
 from ui.terminal import choose, play
 
 

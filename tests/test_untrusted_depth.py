@@ -1,5 +1,5 @@
 """The bracket counters that guard ``json.loads`` and ``yaml.load`` against deep nesting
-(envs/core/untrusted_json.py, training/untrusted_yaml.py): right about strings and comments,
+(envs/core/untrusted_json.py, training/learner/untrusted_yaml.py): right about strings and comments,
 and linear in the text, since they run on every file a user hands the project before it is
 parsed (a 64 MB record, a 1 MB card or config)."""
 
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from envs.core.untrusted_json import json_depth
-from training.untrusted_yaml import flow_depth
+from training.learner.untrusted_yaml import flow_depth
 
 
 @pytest.mark.parametrize(("text", "depth"), [

@@ -24,7 +24,6 @@ import pytest
 from envs.white_knight import actions as A
 from envs.white_knight.cards import ATTACK_VALUES, NUM_ATTACK, NUM_TREASURES
 from envs.white_knight.engine import (
-    _DAMAGE_BITS,
     DAMAGE,
     DRAFT,
     JOIN,
@@ -32,6 +31,7 @@ from envs.white_knight.engine import (
     RAISE,
     WhiteKnightEngine,
 )
+from envs.white_knight.masks import DAMAGE_BITS
 from envs.white_knight.observation import LAYOUT
 from tests.helpers import check_against_reference, engine_states
 
@@ -52,7 +52,7 @@ def passed_seats(e) -> list[int]:
     count = len(e.participants)
     before = [e.participants[(e.pos - i) % count] for i in range(1, e.passes + 1)]
     if e.phase == DAMAGE:  # participants without a damage item were skipped, not passing
-        before = [s for s in before if e.tbits[s] & _DAMAGE_BITS]
+        before = [s for s in before if e.tbits[s] & DAMAGE_BITS]
     return before
 
 

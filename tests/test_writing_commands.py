@@ -17,15 +17,14 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
+from roundtable.cli import COMMANDS, main
 from tests.helpers import play_random, raw
 from tests.training_support import make_checkpoint, tiny_config
-from training.cli import COMMANDS, main
-from training.leaderboard import END, START
+from training.evaluation.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 #: ``roundtable`` commands that write no file (they print only).
@@ -34,13 +33,6 @@ READ_ONLY = {"play", "bench", "train-bench", "serve"}  # serve: records go to th
 
 class WorkStarted(BaseException):
     """Raised by a command's work function: the command got past its output checks."""
-
-
-def _ship_module() -> Any:
-    spec = importlib.util.spec_from_file_location("ship", ROOT / "scripts" / "ship_checkpoint.py")
-    ship = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ship)  # type: ignore[union-attr]
-    return ship
 
 
 @dataclass
@@ -54,8 +46,6 @@ class Writer:
     work: tuple[str, str]
     #: makes ``out`` exist as a user's file (or folder) the command must not replace
     occupy: Callable[[Path], None] | None = None
-    #: ``main`` to call (the ``roundtable`` CLI unless a script)
-    runner: str = "cli"
     #: an edit-in-place command (the README's leaderboard block): no --overwrite to refuse
     edits: bool = False
 
@@ -94,38 +84,47 @@ def _save_games_record(path: Path) -> None:
 
 
 WRITERS = [
-    Writer("train", _train_config, lambda base: base / "run", ("training.train", "build_run"),
-           _run_folder),
-    Writer("demo", _demo_config, lambda base: base / "demo", ("training.train", "build_run")),
+    Writer("train", _train_config, lambda base: base / "run",
+           ("training.learner.train", "build_run"), _run_folder),
+    Writer("demo", _demo_config, lambda base: base / "demo",
+           ("training.learner.train", "build_run")),
     Writer("eval --json", lambda i, out: ["eval", "paladin", "--players", "random",
                                           "--games", "3", "--json", str(out)],
-           lambda base: base / "results.json", ("training.evaluate", "evaluate"), _file),
+           lambda base: base / "results.json", ("training.evaluation.evaluate", "evaluate"), _file),
     Writer("eval --save-games", lambda i, out: ["eval", "paladin", "--players", "random",
                                                 "--games", "3", "--save-games", str(out)],
-           lambda base: base / "games", ("training.evaluate", "evaluate"),
+           lambda base: base / "games", ("training.evaluation.evaluate", "evaluate"),
            _save_games_record),
     Writer("exploit --json", lambda i, out: ["exploit", str(i["checkpoint"]), "--steps", "10",
                                              "--players", "3", "--no-progress",
                                              "--json", str(out)],
-           lambda base: base / "exploit.json", ("training.train", "build_model"), _file),
+           lambda base: base / "exploit.json", ("training.learner.train", "build_model"), _file),
     Writer("exploit --save", lambda i, out: ["exploit", str(i["checkpoint"]), "--steps", "10",
                                              "--players", "3", "--no-progress",
                                              "--save", str(out)],
-           lambda base: base / "exploiter.zip", ("training.train", "build_model"), _file),
+           lambda base: base / "exploiter.zip", ("training.learner.train", "build_model"), _file),
     Writer("distill", lambda i, out: ["distill", "paladin", "--teacher", "heuristic", "--games",
                                       "1", "--init", str(i["checkpoint"]), "--out", str(out)],
-           lambda base: base / "distilled", ("training.distill", "record"),
+           lambda base: base / "distilled", ("training.league.distill", "record"),
            lambda path: _file(path / "paladin_distilled.json")),
     Writer("replay --html", lambda i, out: ["replay", str(i["record"]), "--html", str(out)],
            lambda base: base / "replay.html", ("ui.replay_viewer", "write_viewer"), _file),
     Writer("leaderboard", lambda i, out: ["leaderboard", "--checkpoints", str(i["shipped"]),
                                           "--readme", str(out)],
-           lambda base: base / "README.md", ("training.leaderboard", "leaderboard_table"),
+           lambda base: base / "README.md",
+           ("training.evaluation.leaderboard", "leaderboard_table"),
            edits=True),
-    Writer("ship_checkpoint.py", lambda i, out: [str(i["checkpoint"]), "--games", "3",
-                                                 "--workers", "1", "--dest", str(out.parent)],
-           lambda base: base / "dest" / "paladin", ("ship", "evaluate_baselines"),
-           lambda path: _file(path / "paladin.zip"), runner="ship"),
+    Writer("ship", lambda i, out: ["ship", str(i["checkpoint"]), "--games", "3", "--workers",
+                                   "1", "--dest", str(out.parent)],
+           lambda base: base / "dest" / "paladin",
+           ("training.evaluation.ship", "evaluate_baselines"),
+           lambda path: _file(path / "paladin.zip")),
+    # a league never replaces anything (no --overwrite): a stopped one continues, a finished one
+    # is refused (test_a_finished_league_is_refused_before_the_work)
+    Writer("league", lambda i, out: ["league", "--config", _config(i, out.parent / "unused"),
+                                     "--init", str(i["checkpoint"]), "--out", str(out),
+                                     "--iterations", "1", "--no-progress"],
+           lambda base: base / "league", ("training.league.exploiters", "exploit")),
 ]
 
 
@@ -148,10 +147,6 @@ def _run(writer: Writer, inputs: dict[str, Path], out: Path,
         raise WorkStarted(writer.name)
 
     argv = [*writer.argv(inputs, out), *extra]
-    if writer.runner == "ship":
-        ship = _ship_module()
-        monkeypatch.setattr(ship, attribute, started)
-        return ship.main(argv)
     monkeypatch.setattr(importlib.import_module(module_name), attribute, started)
     return main(argv)
 
@@ -235,9 +230,23 @@ def test_a_dangling_symlink_is_not_written_through(
 
 
 def test_every_writing_command_is_walked() -> None:
-    walked = {w.name.split()[0] for w in WRITERS if w.runner == "cli"}
+    walked = {w.name.split()[0] for w in WRITERS}
     assert walked | READ_ONLY == set(COMMANDS), "a new roundtable command: list it above"
     assert not walked & READ_ONLY
+
+
+def test_a_finished_league_is_refused_before_the_work(inputs: dict[str, Path], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    writer = next(w for w in WRITERS if w.name == "league")
+    out = writer.out(tmp_path)
+    _file(out / "summary.json")
+    before = _snapshot(out)
+    assert _run(writer, inputs, out, monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert "holds a finished exploiter league (summary.json)" in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert _snapshot(out) == before
 
 
 def test_a_folder_given_with_its_slash_is_named_once(tmp_path: Path,

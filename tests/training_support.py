@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from training import checkpoint
-from training.config import TrainConfig, config_from_dict
+from players import checkpoint
+from training.learner.config import TrainConfig, config_from_dict
 
 
 def tiny_config(run_dir: Path, game: str = "paladin", **overrides: Any) -> TrainConfig:
@@ -30,7 +30,7 @@ def make_checkpoint(folder: Path, name: str = "model", game: str = "paladin",
     """An untrained MaskablePPO model saved as a checkpoint pair; returns the zip."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.train import build_model, make_env, policy_card
+    from training.learner.train import build_model, make_env, policy_card
 
     cfg = tiny_config(folder / "run", game, env={"include_mask": include_mask},
                       policy={"net_arch": [32, 32], "critic": critic})

@@ -1,6 +1,7 @@
 """The human-facing side of RoundTable Gym: terminal play, the replay viewer page, the
 ``roundtable serve`` web app and the front end they share (``ui/static/``).
 
-``training/`` holds learning and evaluation only; this package builds on it (policies,
-checkpoints) and on ``envs`` (engines, snapshots, events), never the other way round.
+It stands on ``players`` (policy specs, checkpoints, the numpy network) and on ``envs``
+(engines, snapshots, events, words), beside ``training`` — neither imports the other — and
+under the ``roundtable`` command line.
 """

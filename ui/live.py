@@ -27,10 +27,10 @@ import numpy as np
 
 from envs.core.agents import choose_action
 from envs.core.events import second_person
-from envs.core.registry import available_games, game_entry, game_module
+from envs.core.registry import Game, GameLike, available_games, get_game
 from envs.core.search import move_budget
 from envs.core.snapshot import move_hidden
-from training.policies import (
+from players.policies import (
     EXPERT,
     PIMC_PREFIX,
     PolicySpec,
@@ -39,7 +39,7 @@ from training.policies import (
     parse_spec,
     reset_policy,
 )
-from ui.replay_viewer import move_explanation, snapshot_module, table, words_module
+from ui.replay_viewer import move_explanation, table
 
 #: the shipped checkpoints, one folder per game (``checkpoints/<game>``)
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
@@ -77,10 +77,11 @@ class Catalog:
     def games(self) -> list[str]:
         return available_games()
 
-    def has_checkpoint(self, game: str) -> bool:
-        return (self.checkpoints / game / f"{game}.zip").is_file()
+    def has_checkpoint(self, game: GameLike) -> bool:
+        name = get_game(game).name
+        return (self.checkpoints / name / f"{name}.zip").is_file()
 
-    def opponents(self, game: str) -> list[dict[str, str]]:
+    def opponents(self, game: GameLike) -> list[dict[str, str]]:
         """``[{id, label}]``: what the start page lists and :meth:`spec` accepts."""
         out = []
         if self.has_checkpoint(game):
@@ -91,11 +92,12 @@ class Catalog:
         if expert_class(game) is not None:
             out.append({"id": EXPERT, "label": f"{EXPERT} (rule-based card counter)"})
         out.append({"id": "random", "label": "random (any legal move)"})
+        searchable = get_game(game).has_sampler  # search plays in sampled worlds
         for worlds in SEARCH_BUDGETS:
-            if worlds <= self.max_worlds:
+            if worlds <= self.max_worlds and searchable:
                 out.append({"id": f"{PIMC_PREFIX}{worlds}",
                             "label": f"search, {worlds} sampled worlds per move (slower)"})
-        if self.has_checkpoint(game):  # its network is this server's checkpoint (spec())
+        if self.has_checkpoint(game) and searchable:  # its network is this server's (spec())
             out.append({"id": STRONGEST_SEARCH, "label": "strongest search (tree search with "
                                                          "the network, up to 1/4 s a move)"})
         return out
@@ -103,17 +105,18 @@ class Catalog:
     def describe(self) -> dict[str, Any]:
         """``GET /api/catalog``: every game with its table sizes and opponents."""
         games = []
-        for game in self.games():
-            module = game_module(game)
-            games.append({"game": game, "title": words_module(game).TITLE,
-                          "players": list(game_entry(game).players),
-                          "default_players": module.raw_env.default_players,
+        for name in self.games():
+            game = get_game(name)
+            games.append({"game": name, "title": game.title,
+                          "players": list(game.players),
+                          "default_players": game.env_module().raw_env.default_players,
                           "opponents": self.opponents(game),
                           "hint": self.has_checkpoint(game)})
         return {"games": games, "max_search_worlds": self.max_worlds}
 
-    def spec(self, game: str, name: Any) -> PolicySpec:
+    def spec(self, game: GameLike, name: Any) -> PolicySpec:
         """The parsed policy of an opponent id from :meth:`opponents`; 422 otherwise."""
+        game = get_game(game)
         offered = [o["id"] for o in self.opponents(game)]
         if not isinstance(name, str) or name not in offered:
             raise ApiError(422, f"unknown opponent {str(name)[:40]!r} for {game}; the server "
@@ -121,10 +124,10 @@ class Catalog:
         key = (game, name)
         with self._lock:
             if key not in self._specs:
-                text = str(self.checkpoints / game) if name == CHECKPOINT else name
+                text = str(self.checkpoints / game.name) if name == CHECKPOINT else name
                 if name == STRONGEST_SEARCH:  # this server's network, not the repository's
                     count, _, budget = name.partition("@")
-                    text = f"{count}:{self.checkpoints / game}@{budget}"
+                    text = f"{count}:{self.checkpoints / game.name}@{budget}"
                 try:
                     parsed = parse_spec(text, game)
                     # the id, not the path, names the search (labels; no server path shown)
@@ -151,7 +154,7 @@ class LiveGame:
     """One game: the human at ``seat``, the server's policies at the other seats."""
 
     id: str
-    game: str
+    game: Game
     seat: int
     labels: list[str]
     env: Any
@@ -183,7 +186,7 @@ class LiveGame:
     # -- playing -----------------------------------------------------------------------------
     def run_opponents(self) -> None:
         """The opponents move until it is the human's turn or the game is over."""
-        engine, module = self.engine, snapshot_module(self.game)
+        engine, module = self.engine, self.game.snapshot
         with move_budget(MOVE_BUDGET_S):
             while not engine.over and engine.current_player != self.seat:
                 actor = engine.current_player
@@ -221,13 +224,13 @@ class LiveGame:
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             raise ApiError(422, f"action {_short(action)} is not legal now; legal action ids: "
                                 f"{', '.join(map(str, legal))}")
-        self._apply(snapshot_module(self.game), self.seat, action)
+        self._apply(self.game.snapshot, self.seat, action)
         self.run_opponents()
 
     # -- what the human sees -----------------------------------------------------------------
     def view(self) -> dict[str, Any]:
         """What the human's seat knows now, and what happened since the last view."""
-        engine, module = self.engine, snapshot_module(self.game)
+        engine, module = self.engine, self.game.snapshot
         seen = engine.events.visible(self.seat)
         news, self._told = seen[self._told:], len(seen)
         moves, self._moves = self._moves, []
@@ -235,7 +238,7 @@ class LiveGame:
         legal = [int(a) for a in np.flatnonzero(engine.legal_mask())] if mine else []
         names = [engine.action_name(a) for a in legal]
         view: dict[str, Any] = {
-            "id": self.id, "game": self.game, "num_players": engine.num_players,
+            "id": self.id, "game": self.game.name, "num_players": engine.num_players,
             "seat": self.seat, "players": self.labels, "step": self.step,
             "to_act": None if engine.over else engine.current_player, "over": engine.over,
             "table": table(module, engine, self.seat),
@@ -252,7 +255,7 @@ class LiveGame:
         if engine.over:
             view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
                              "rewards": engine.rewards(), "truncated": bool(engine.truncated),
-                             "scoring": words_module(self.game).SCORING,
+                             "scoring": self.game.words.SCORING,
                              "score_texts": [engine.score_text(s)
                                              for s in range(engine.num_players)]}
         return view
@@ -376,7 +379,8 @@ class GameStore:
         if game not in self.catalog.games():
             raise ApiError(422, f"unknown game {str(game)[:40]!r}; games: "
                                 f"{', '.join(self.catalog.games())}")
-        sizes = game_entry(game).players
+        game = get_game(game)
+        sizes = game.players
         n = body.get("num_players")
         if isinstance(n, bool) or not isinstance(n, int) or n not in sizes:
             raise ApiError(422, f"{game} is played by {', '.join(map(str, sizes))} players, "
@@ -419,9 +423,9 @@ def _short(value: Any) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec], seed: int,
+def _new_game(game_id: str, game: Game, n: int, seat: int, specs: list[PolicySpec], seed: int,
               hint: PolicySpec | None) -> LiveGame:
-    env = game_module(game).raw_env(num_players=n)
+    env = game.raw_env(num_players=n)
     env.reset(seed=seed)
     players: dict[int, Any] = {}
     by_seat: dict[int, PolicySpec] = {}
@@ -438,5 +442,5 @@ def _new_game(game_id: str, game: str, n: int, seat: int, specs: list[PolicySpec
     deal = env.engine.events.visible(seat, 0)
     live._moves.append({"player": None, "text": "the deal", "name": "the deal",
                         "events": [_person(e.text, seat) for e in deal],
-                        "table": table(snapshot_module(game), env.engine, seat)})
+                        "table": table(game.snapshot, env.engine, seat)})
     return live

@@ -15,45 +15,45 @@ to the next.
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from envs.core.events import Event, second_person
+from envs.core.game import Snapshot, Words
+from envs.core.outputs import write_text_atomic
 from envs.core.record import check_record, load_record, replay, replay_steps
-from envs.core.registry import game_entry
+from envs.core.registry import GameLike, get_game
 from envs.core.snapshot import seen_by
 from envs.core.text import explain_move
-from training.outputs import write_text_atomic
 from ui.replay_page import render_page
 
 __all__ = ["build_replay", "check_viewer_target", "move_explanation", "snapshot_module", "table",
            "words_module", "write_viewer"]
 
 
-def snapshot_module(game: str) -> ModuleType:
-    """``envs.<game>.snapshot`` (``snapshot(engine, viewer)``, ``action_text(...)``)."""
-    return importlib.import_module(f"envs.{game_entry(game).game}.snapshot")
+def snapshot_module(game: GameLike) -> Snapshot:
+    """The game's table snapshot (``Game.snapshot``: ``snapshot(engine, viewer)``,
+    ``action_text(...)``)."""
+    return get_game(game).snapshot
 
 
-def words_module(game: str) -> ModuleType:
-    """``envs.<game>.words``: the game's texts for people (``TITLE``, ``PHASE_DESCRIPTIONS``,
+def words_module(game: GameLike) -> Words:
+    """The game's texts for people (``Game.words``: ``TITLE``, ``PHASE_DESCRIPTIONS``,
     ``MOVES``, ``SCORING``); the one place they are kept."""
-    return importlib.import_module(f"envs.{game_entry(game).game}.words")
+    return get_game(game).words
 
 
-def table(module: ModuleType, engine: Any, viewer: int | None) -> dict[str, Any]:
+def table(module: Snapshot, engine: Any, viewer: int | None) -> dict[str, Any]:
     """The table snapshot as ``viewer`` reads it: what it may see, in the second person."""
     return seen_by(module.snapshot(engine, viewer), viewer)
 
 
-def move_explanation(game: str, engine: Any, action: int) -> str:
+def move_explanation(game: GameLike, engine: Any, action: int) -> str:
     """What a legal move does, for the player choosing it: the engine's ``action_hint``, else the
     game's words for its name in the current phase."""
     return engine.action_hint(action) or explain_move(
-        words_module(game).MOVES, engine.action_name(action), engine.phase_name())
+        get_game(game).words.MOVES, engine.action_name(action), engine.phase_name())
 
 
 class _Interner:
@@ -98,7 +98,7 @@ class _Packer:
 def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     """The page data of one game record (see the module docstring)."""
     check_record(record)
-    module = snapshot_module(record.get("game") or record["env"])
+    module = get_game(record.get("game") or record["env"]).snapshot
     n = int(record["num_players"])
     viewers: list[int | None] = [None, *range(n)]
     packer = _Packer()
@@ -136,7 +136,7 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _add_frame(frames: list, packer: _Packer, module: ModuleType, engine: Any,
+def _add_frame(frames: list, packer: _Packer, module: Snapshot, engine: Any,
                viewers: list[int | None], pending: dict, cursor: int) -> int:
     """Append the frame of the current state; returns the new event cursor."""
     end = len(engine.events)

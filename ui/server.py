@@ -44,7 +44,7 @@ from starlette.exceptions import HTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from envs.core.untrusted_json import parse_json
-from training.numpy_net import limit_blas_threads
+from players.numpy_net import limit_blas_threads
 from ui.listen import usable_port
 from ui.live import ApiError, Catalog, GameStore, LiveGame
 from ui.replay_page import render_page

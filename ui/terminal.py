@@ -16,7 +16,6 @@ told at all.
 
 from __future__ import annotations
 
-import importlib
 import random
 import shutil
 import sys
@@ -26,12 +25,11 @@ from typing import Any, TextIO
 
 from envs.core.agents import choose_action
 from envs.core.events import narration
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import GameLike, get_game
 from envs.core.snapshot import move_hidden
-from training.evaluate import default_table_size
-from training.numpy_net import limit_blas_threads
-from training.policies import parse_spec, reset_policy
-from ui.replay_viewer import move_explanation, words_module
+from players.numpy_net import limit_blas_threads
+from players.policies import parse_spec, reset_policy
+from ui.replay_viewer import move_explanation
 
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
@@ -69,7 +67,7 @@ def wrapped(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
-def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int | None = None,
+def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: int | None = None,
          seat: int = 0, seed: int | None = None, rules: dict[str, Any] | None = None,
          input_fn: Callable[[str], str] | None = None, out: TextIO | None = None,
          width: int | None = None) -> int:
@@ -77,14 +75,14 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
     limit_blas_threads()
     out = out or sys.stdout
     ask = input_fn or input
-    entry = game_entry(game)
-    module = game_module(entry.game)
+    entry = get_game(game)
+    module = entry.env_module()
     specs = list(specs) or ["heuristic"]
-    parsed = [parse_spec(s, entry.game) for s in specs]
+    parsed = [parse_spec(s, entry) for s in specs]
     if num_players is None:
         default = module.raw_env.default_players
         fits = default in entry.players and len(parsed) + 1 <= default and len(parsed) == 1
-        num_players = default if fits else default_table_size(entry.game, len(parsed) + 1)
+        num_players = default if fits else entry.table_size(len(parsed) + 1)
     if num_players not in entry.players:
         raise ValueError(f"{entry.game} is played by {', '.join(map(str, entry.players))} "
                          f"players, not {num_players}")
@@ -107,7 +105,7 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
         labels[s] = spec.spec
         reset_policy(players[s])
     # what an opponent's move shows the human's seat (its card hidden, where it went not)
-    shown = importlib.import_module(f"envs.{entry.game}.snapshot")
+    shown = entry.snapshot
 
     # a terminal's own width (piped output, a file, is not wrapped unless ``width`` says so)
     columns = width or (shutil.get_terminal_size().columns if out.isatty() else None)
@@ -128,10 +126,10 @@ def play(game: str, specs: Sequence[str] = ("heuristic",), *, num_players: int |
 
     def listed(number: int, action: int, name: str) -> str:
         """A legal move as listed: its number, its name, what a terse name means."""
-        hint = move_explanation(entry.game, engine, action)
+        hint = move_explanation(entry, engine, action)
         return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
 
-    say(f"{words_module(entry.game).TITLE} — {num_players} players, deal seed {seed}; "
+    say(f"{entry.title} — {num_players} players, deal seed {seed}; "
         f"you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()

@@ -159,7 +159,7 @@ print("games with an illegal move:", illegal, "of 200")
 
 # %%
 from envs.core.arena import play_match
-from training.policies import resolve_policy
+from players.policies import resolve_policy
 
 N = 4
 
@@ -181,16 +181,17 @@ for opp, m in matches.items():
 # how far from the truth it could plausibly be. Two things matter:
 #
 # 1. **The independent unit is the deal, not the game.** The four rotations of one deal share
-#    its cards, so they are not four independent samples. `training.evaluate.mean_ci` (what
-#    `roundtable eval` reports) averages each deal's games first and builds a normal interval
-#    over those per-deal means. Treating the games as independent (a Wilson interval over
-#    games) gives a different — and unjustified — interval.
+#    its cards, so they are not four independent samples.
+#    `training.evaluation.evaluate.mean_ci` (what `roundtable eval` reports) averages each
+#    deal's games first and builds a normal interval over those per-deal means. Treating the
+#    games as independent (a Wilson interval over games) gives a different — and unjustified —
+#    interval.
 # 2. **Compare the interval with the right line.** Better than chance means the *lower end*
 #    is above the fair share 1/N. The project ships a checkpoint only when the lower end clears
 #    2× fair share against random and 1.3× fair share against the heuristic.
 
 # %%
-from training.evaluate import mean_ci, wilson
+from training.evaluation.evaluate import mean_ci, wilson
 
 print(f"{'opponents':10s} {'win rate':>8s}  {'CI over deals':>16s}  {'naive CI over games':>20s}")
 for opp, m in matches.items():

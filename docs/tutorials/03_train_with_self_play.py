@@ -50,7 +50,7 @@ WORK = Path(work.name)
 # %%
 import numpy as np
 
-from training.selfplay import OpponentPool, SelfPlayEnv
+from training.learner.selfplay import OpponentPool, SelfPlayEnv
 
 view = SelfPlayEnv("paladin", table_sizes=[3, 4], opponents={"random": 1.0, "heuristic": 1.0},
                    include_mask=True, seed=0)
@@ -80,7 +80,7 @@ print(f"the learner decided {decisions} times; final reward {reward:+.2f}; {info
 # %%
 from collections import Counter
 
-from training.checkpoint import load_actor
+from players.checkpoint import load_actor
 
 pool = OpponentPool("paladin", {"random": 0.2, "heuristic": 0.5, "snapshots": 0.3}, seed=0)
 draws = np.random.default_rng(1)
@@ -107,17 +107,17 @@ print("trained", model.num_timesteps, "steps")
 # %% [markdown]
 # ## The project's trainer
 #
-# `roundtable train --config configs/paladin.yaml` runs `training.train.train(cfg)`, which adds
-# what a real run needs on top of that: several env copies, the snapshot schedule, periodic
-# duplicate evaluation against baselines, the best checkpoint, curves and TensorBoard logs.
+# `roundtable train --config configs/paladin.yaml` runs `training.learner.train.train(cfg)`,
+# which adds what a real run needs on top of that: several env copies, the snapshot schedule,
+# periodic duplicate evaluation against baselines, the best checkpoint, curves and TensorBoard logs.
 # Configs are YAML files (`configs/<game>.yaml`; every key is checked, a typo is an error).
 # We build a tiny one in Python — the same mapping a YAML file holds:
 
 # %%
 import yaml
 
-from training.config import config_from_dict
-from training.train import train
+from training.learner.config import config_from_dict
+from training.learner.train import train
 
 cfg = config_from_dict({
     "game": "paladin",
@@ -144,7 +144,7 @@ print(sorted(p.name for p in result.run_dir.iterdir()))
 # evaluation is one row per baseline and table size:
 
 # %%
-from training.curves import read_csv
+from training.evaluation.curves import read_csv
 
 
 def show(points, baseline, size, every=1):
@@ -182,7 +182,7 @@ display(Image("checkpoints/paladin/curve.png", width=720))
 #   saturates early, while the curve against the heuristic keeps rising for long.
 # - **The best point is optimistic.** `best.zip` is the evaluation with the highest score, and
 #   picking the maximum of noisy numbers favours a lucky one. That is why a checkpoint is
-#   re-evaluated on fresh deals before it is shipped (`scripts/ship_checkpoint.py`, seed 0
+#   re-evaluated on fresh deals before it is shipped (`roundtable ship`, seed 0
 #   instead of the training evaluations' 1 000 000).
 #
 # ## The checkpoint as an opponent
@@ -205,7 +205,7 @@ print("training:", {k: card["training"][k] for k in ("steps", "wall_time_s", "sn
 
 # %%
 from envs import paladin_v0
-from training.policies import resolve_policy
+from players.policies import resolve_policy
 
 players = {
     "player_0": resolve_policy(str(result.best), "paladin"),

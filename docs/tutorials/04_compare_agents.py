@@ -40,7 +40,7 @@ WORK = Path(work.name)
 
 def roundtable(*args: str) -> str:
     """Run `roundtable <args>` (this Python, this checkout) and return what it printed."""
-    done = subprocess.run([sys.executable, "-m", "training.cli", *args],
+    done = subprocess.run([sys.executable, "-m", "roundtable.cli", *args],
                           capture_output=True, text=True, check=True)
     return done.stdout
 
@@ -71,7 +71,7 @@ print(roundtable("eval", "paladin", "--players", "checkpoints/paladin", "heurist
 # %%
 import json
 
-from training.evaluate import evaluate, format_result
+from training.evaluation.evaluate import evaluate, format_result
 
 print(json.loads((WORK / "eval.json").read_text())["players"][0])
 mixed = evaluate("paladin", ["checkpoints/paladin", "heuristic", "random"], GAMES, 4)
@@ -102,7 +102,7 @@ for r in (fewer, mixed):
 # ## The leaderboard
 #
 # `roundtable leaderboard` rebuilds the README's table from the JSON cards of the checkpoints
-# in `checkpoints/`: each card holds the final evaluation that `scripts/ship_checkpoint.py`
+# in `checkpoints/`: each card holds the final evaluation that `roundtable ship`
 # ran (the checkpoint against N − 1 copies of each baseline on fresh deals: random and the
 # heuristic 2,000 games per table size, each heuristic style 1,000, the search player fewer;
 # docs/agents.md). It rewrites only the text between two markers of the file it is given — here a
@@ -134,7 +134,7 @@ print(board.read_text())
 import numpy as np
 
 from envs.core.arena import play_match
-from training.policies import parse_spec
+from players.policies import parse_spec
 
 N, DEALS = 4, 5
 

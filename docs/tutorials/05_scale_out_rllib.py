@@ -60,7 +60,7 @@ print(CONFIG.read_text())
 # %%
 run_dir = WORK / "run"
 done = subprocess.run(
-    [sys.executable, "-m", "training.cli", "train", "--config", str(CONFIG),
+    [sys.executable, "-m", "roundtable.cli", "train", "--config", str(CONFIG),
      "--steps", str(STEPS), "--run-dir", str(run_dir), "--no-progress"],
     capture_output=True, text=True)
 print(done.stdout)
@@ -87,7 +87,7 @@ print("training:", {k: card["training"].get(k) for k in ("steps", "wall_time_s")
 # the checkpoint path as they take any other:
 
 # %%
-from training.evaluate import evaluate, format_result
+from training.evaluation.evaluate import evaluate, format_result
 
 print(format_result(evaluate("paladin", [str(run_dir / "best.zip"), "random"], 100, 4)))
 print(format_result(evaluate("paladin", [str(run_dir / "best.zip"), "heuristic"], 100, 4)))

@@ -2,7 +2,7 @@
 
 Duplicate style: for every seed (deal) the lineup is played N times, rotated one seat each time,
 so every agent plays every seat of the same deal and deal luck cancels. A shared first place
-counts as 1/k of a win for each of the k winners. ``training.evaluate`` builds confidence
+counts as 1/k of a win for each of the k winners. ``training.evaluation.evaluate`` builds confidence
 intervals, ratings and parallelism on top of this.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from envs.core.agents import choose_action
-from envs.core.registry import game_module
+from envs.core.registry import GameLike, get_game
 
 
 class Agent(Protocol):
@@ -79,7 +79,7 @@ def play_game(env: Any, agents_by_seat: Sequence[Agent], seed: int,
 
 
 def play_match(
-    game: str,
+    game: GameLike,
     num_players: int,
     lineup: Sequence[Agent],
     seeds: Iterable[int],
@@ -101,7 +101,7 @@ def play_match(
                             f"act(observation, action_mask) -> action id")
     if isinstance(keep_records, bool) or not isinstance(keep_records, int) or keep_records < 0:
         raise ValueError(f"keep_records must be a non-negative integer, got {keep_records!r}")
-    env = game_module(game).raw_env(num_players=num_players, **rules)
+    env = get_game(game).raw_env(num_players=num_players, **rules)
     result = MatchResult(num_players)
     rotations = range(num_players) if rotate else range(1)
     for seed in seeds:

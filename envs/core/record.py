@@ -35,7 +35,7 @@ from envs.core.aec import (
     CardGameEnv,
 )
 from envs.core.errors import GameOverError, ReplayMismatchError
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import GameLike, get_game
 from envs.core.untrusted_json import read_json_file
 
 REQUIRED_KEYS = ("env", "version", "num_players", "seed", "options", "actions")
@@ -127,13 +127,13 @@ def check_record(record: Any) -> None:
     env = record["env"]
     _require(isinstance(env, str), "env", "a game name such as 'paladin_v0'", env)
     try:
-        entry = game_entry(env)
+        entry = get_game(env)
     except ValueError as err:
         raise ValueError(f"game record field 'env': {err}") from None
     game = record.get("game")
     if game is not None:
         _require(isinstance(game, str), "game", "a game name", game)
-        if game.strip() not in (entry.game, entry.module.split(".")[-1]):
+        if game.strip() not in (entry.name, entry.env_name):
             raise ValueError(f"game record field 'game' says {_show(game)}, but its env "
                              f"{_show(env)} is {entry.game}")
     _require(_is_int(record["version"]), "version", "an integer", record["version"])
@@ -147,8 +147,7 @@ def check_record(record: Any) -> None:
         _require(value is None or isinstance(value, dict), key, "an object (or null)", value)
     # only the game's rule options: the env's own arguments (num_players, render_mode, events)
     # would clash with the table size or print the game, not set a rule
-    names = [f.name for f in dataclasses.fields(game_module(entry.game).raw_env.engine_cls
-                                                 .rules_cls)]
+    names = [f.name for f in dataclasses.fields(entry.rules)]
     unknown = [k for k in record.get("rules") or {} if k not in names]
     if unknown:
         raise ValueError(f"game record field 'rules' holds {', '.join(map(_show, unknown[:5]))}, "
@@ -158,7 +157,7 @@ def check_record(record: Any) -> None:
     if len(actions) > MAX_RECORD_ACTIONS:
         raise ValueError(f"game record holds {len(actions):,} actions; at most "
                          f"{MAX_RECORD_ACTIONS:,} are allowed")
-    num_actions = game_module(entry.game).raw_env.engine_cls.num_actions
+    num_actions = entry.engine.num_actions
     for index, action in enumerate(actions):
         if not _is_int(action) or not 0 <= action < num_actions:
             raise ValueError(f"game record action #{index} must be an action id of "
@@ -239,8 +238,8 @@ def replay(record: dict[str, Any]) -> CardGameEnv:
 
 def _start_replay(record: dict[str, Any]) -> CardGameEnv:
     check_record(record)
-    module = game_module(record["env"])
-    env = module.raw_env(num_players=record["num_players"], **(record.get("rules") or {}))
+    env = get_game(record["env"]).raw_env(num_players=record["num_players"],
+                                          **(record.get("rules") or {}))
     if env.engine.version != record["version"]:
         raise ValueError(
             f"record is for {record['env']} version {record['version']}, "
@@ -342,11 +341,10 @@ def obs_digest(obs: np.ndarray) -> str:
 
 
 def playthrough(
-    game: str, num_players: int, seed: int, max_steps: int | None = None, **rules: Any
+    game: GameLike, num_players: int, seed: int, max_steps: int | None = None, **rules: Any
 ) -> str:
     """Readable text of one seeded game played by a seeded uniform-random policy."""
-    module = game_module(game)
-    env = module.raw_env(num_players=num_players, **rules)
+    env = get_game(game).raw_env(num_players=num_players, **rules)
     env.reset(seed=seed)
     layout = env.layout
     chooser = random.Random(seed)

@@ -1,65 +1,97 @@
-"""Which games exist, their public modules and registry ids.
+"""Which games exist: the registered :class:`~envs.core.game.Game` descriptors.
 
-Importing :mod:`envs` registers every game whose module is present in PettingZoo's registry
-as ``roundtable/<game>-v<version>`` (docs/design.md item 0). Tools that work on "every registered
-env" (benchmark, golden playthroughs, evaluation, training) iterate :func:`available_games`.
+Importing :mod:`envs` registers the shipped games (each package's ``envs/<game>/game.py``)
+and their PettingZoo ids ``roundtable/<game>-v<version>`` (docs/design.md item 0). A game
+from elsewhere (``tests/toy_game``) calls :func:`register` with its own descriptor. Tools that
+work on "every registered env" (benchmark, golden playthroughs, evaluation, training) iterate
+:func:`available_games`.
+
+Resolve a name once, at a boundary, with :func:`get_game`, and pass the ``Game`` on.
+``game_entry``, ``game_module``, ``heuristic_class`` and ``default_table_size`` are the
+former name-based helpers, kept for callers outside the project: each is one attribute of the
+descriptor now.
+
+This module imports no game (``envs.core`` never imports upward).
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from dataclasses import dataclass
 from types import ModuleType
 
+from envs.core.game import REGISTERED, Game, GameLike
 
-@dataclass(frozen=True)
-class GameEntry:
-    game: str  # "paladin"
-    module: str  # "envs.paladin_v0"
-    env_id: str  # "roundtable/paladin-v0"
-    players: tuple[int, ...]  # supported table sizes
-    heuristic: str  # "module:Class" of the game's heuristic agent (act(obs, mask) -> int)
+__all__ = ["GAMES", "Game", "GameLike", "available_games", "default_table_size",
+           "game_entry", "game_module", "get_game", "heuristic_class", "register", "unregister"]
+
+#: name -> descriptor of every registered game, in registration order
+GAMES: dict[str, Game] = REGISTERED
 
 
-GAMES: dict[str, GameEntry] = {
-    "paladin": GameEntry(
-        "paladin", "envs.paladin_v0", "roundtable/paladin-v0", (3, 4, 5),
-        "envs.paladin.heuristic:PaladinHeuristic",
-    ),
-    "white_knight": GameEntry(
-        "white_knight", "envs.white_knight_v0", "roundtable/white-knight-v0", (2, 3, 4, 5),
-        "envs.white_knight.heuristic:WhiteKnightHeuristic",
-    ),
-    "quests": GameEntry(
-        "quests", "envs.quests_v0", "roundtable/quests-v0", (2, 3, 4),
-        "envs.quests.heuristic:QuestsHeuristic",
-    ),
-}
+def register(game: Game) -> Game:
+    """Add ``game`` (and its PettingZoo id); registering the same descriptor again is a no-op,
+    another game under a taken name or id a ``ValueError``."""
+    import pettingzoo
+
+    known = GAMES.get(game.name)
+    if known is game:
+        return game
+    if known is not None:
+        raise ValueError(f"a game named {game.name!r} is already registered")
+    for other in GAMES.values():
+        if other.env_id == game.env_id:
+            raise ValueError(f"{game.name}: env id {game.env_id} is taken by {other.name}")
+    GAMES[game.name] = game
+    if game.env_id not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", game.env_id, entry_point=f"{game.module}:env")
+    return game
+
+
+def unregister(game: GameLike) -> None:
+    """Remove a registered game and its PettingZoo id (tests that register one of their own)."""
+    import pettingzoo
+
+    removed = GAMES.pop(str(game), None)
+    if removed is not None:
+        pettingzoo.aec_registry.pop(removed.env_id, None)
 
 
 def available_games() -> list[str]:
-    """Games whose public module is present in this installation."""
-    return [g for g, e in GAMES.items() if importlib.util.find_spec(e.module) is not None]
+    """Names of the registered games."""
+    return list(GAMES)
 
 
-def game_entry(game: str) -> GameEntry:
-    """Look a game up by name (``paladin``), module name (``paladin_v0``) or registry id."""
+def get_game(game: GameLike) -> Game:
+    """The descriptor of a game named by its name (``paladin``), env module (``paladin_v0``,
+    ``envs.paladin_v0``), registry id, or the descriptor itself; ``ValueError`` if unknown."""
+    if isinstance(game, Game):
+        return game
+    if not isinstance(game, str):
+        raise ValueError(f"a game is named by a string, got {game!r}")
     key = game.strip()
+    found = GAMES.get(key)
+    if found is not None:
+        return found
     for entry in GAMES.values():
-        if key in (entry.game, entry.module, entry.module.split(".")[-1], entry.env_id):
-            if importlib.util.find_spec(entry.module) is None:
-                break
+        if key in entry.names():
             return entry
     raise ValueError(f"unknown game {game!r}; available: {', '.join(available_games())}")
 
 
-def heuristic_class(game: str) -> type:
+#: the former name of :func:`get_game` (its result has ``.game``, ``.module``, ``.env_id``,
+#: ``.players`` as the former ``GameEntry`` had)
+game_entry = get_game
+
+
+def heuristic_class(game: GameLike) -> type:
     """The heuristic agent class of a game (constructed as ``cls(seed=...)``)."""
-    module, _, name = game_entry(game).heuristic.partition(":")
-    return getattr(importlib.import_module(module), name)
+    return get_game(game).heuristic
 
 
-def game_module(game: str) -> ModuleType:
+def game_module(game: GameLike) -> ModuleType:
     """The public module (``env()``, ``raw_env()``) of a game."""
-    return importlib.import_module(game_entry(game).module)
+    return get_game(game).env_module()
+
+
+def default_table_size(game: GameLike, num_specs: int) -> int:
+    """The number of specs if that is a legal table, else the smallest table that fits them."""
+    return get_game(game).table_size(num_specs)

@@ -162,7 +162,7 @@ class PimcPlayer(SearchPlayer):
         #: worlds the last searched decision used (fewer than ``worlds`` when the budget bound)
         self.last_worlds = 0
         #: (legal actions, mean final reward of each) of the last searched decision, or None
-        #: after a forced one; read by training.distill to record the search's values
+        #: after a forced one; read by training.league.distill to record the search's values
         self.last_values: tuple[np.ndarray, np.ndarray] | None = None
 
     def act_with_sampler(self, sampler: WorldSampler, observation: np.ndarray,

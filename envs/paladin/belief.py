@@ -25,7 +25,6 @@ observer's information as a uniform one: only the odds of the deal change.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,11 +38,13 @@ from envs.core.belief import (
 )
 from envs.core.belief_net import checked_proposal, draw_from
 from envs.core.cards import kinds_of, shuffled
+from envs.core.engine import GameEngine
 from envs.paladin import actions as A
 from envs.paladin.cards import NUM_KINDS
 
-if TYPE_CHECKING:
-    from envs.paladin.engine import PaladinEngine
+#: The engine this module reads is typed as the core protocol: envs/paladin/engine.py imports this
+#: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.
+PaladinEngine = GameEngine
 
 
 def hidden_slots(engine: PaladinEngine, observer: int) -> list[tuple[int, int]]:

@@ -13,16 +13,16 @@ engine's state: training pays for it only when the critic asks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from envs.core.engine import GameEngine
 from envs.core.obs_layout import ObsLayout
 from envs.paladin.cards import KIND_RED, KIND_VALUE, MAX_HONOUR, NUM_KINDS
 from envs.paladin.observation import MAX_MISSIONS, MAX_PLAYERS
 
-if TYPE_CHECKING:
-    from envs.paladin.engine import PaladinEngine
+#: The engine this module reads is typed as the core protocol: envs/paladin/engine.py imports this
+#: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.
+PaladinEngine = GameEngine
 
 #: paladin cards of the deck's top in draw order (a round places and refills at most 5 × 5)
 DECK_TOP = 16

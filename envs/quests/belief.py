@@ -39,7 +39,6 @@ rejections are as without one.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -53,6 +52,7 @@ from envs.core.belief import (
 )
 from envs.core.belief_net import checked_proposal, draw_from
 from envs.core.cards import kinds_of, shuffled
+from envs.core.engine import GameEngine
 from envs.quests.cards import (
     ALLIES,
     AMOUR_KIND,
@@ -69,8 +69,9 @@ from envs.quests.cards import (
     WEAPONS,
 )
 
-if TYPE_CHECKING:
-    from envs.quests.engine import QuestsEngine
+#: The engine this module reads is typed as the core protocol: envs/quests/engine.py imports this
+#: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.
+QuestsEngine = GameEngine
 
 #: rejected draws before giving up on a consistent world (a 5-stage quest of hidden foe stages
 #: is accepted about once in 120 draws; a consistent state is never near this)

@@ -13,16 +13,16 @@ engine's state: training pays for it only when the critic asks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from envs.core.engine import GameEngine
 from envs.core.obs_layout import ObsLayout
 from envs.quests.cards import MAX_STAGES, NUM_KINDS, NUM_STAGE_KINDS, NUM_STORIES, STAGE_INDEX
 from envs.quests.observation import MAX_PLAYERS
 
-if TYPE_CHECKING:
-    from envs.quests.engine import QuestsEngine
+#: The engine this module reads is typed as the core protocol: envs/quests/engine.py imports this
+#: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.
+QuestsEngine = GameEngine
 
 #: adventure cards of the deck's top in draw order (a completed 5-stage quest draws 5 + stages)
 DECK_TOP = 12

@@ -32,7 +32,6 @@ each draw); the deck takes the rest. Treasures and join choices are re-dealt as 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -45,9 +44,8 @@ from envs.white_knight.cards import (
     NUM_ATTACK,
     NUM_TREASURES,
 )
-
-if TYPE_CHECKING:
-    from envs.white_knight.engine import WhiteKnightEngine
+from envs.white_knight.masks import DRAFT_MASKS, JOIN_MASKS, RAISE_MASKS
+from envs.white_knight.table import DAMAGE, DRAFT, JOIN, RAISE, WhiteKnightTable
 
 #: re-draws of a packet being drafted before giving up (a packet of two or more kinds is the
 #: usual case, so this is never reached by a consistent state)
@@ -74,28 +72,24 @@ def place_index(num_players: int, observer: int, seat: int, committed: bool = Fa
     return rel + (num_players - 1) * committed
 
 
-def hidden_attack_places(engine: WhiteKnightEngine,
+def hidden_attack_places(engine: WhiteKnightTable,
                          observer: int) -> tuple[list[int], list[int], list[int]]:
     """(the other seats, those deciding to join now, those with hidden committed cards)."""
-    from envs.white_knight import engine as E
-
-    revealed = engine.phase in (E.DAMAGE, E.DRAFT)
-    deciding = engine.join_order[: engine.join_pos] if engine.phase == E.JOIN else []
+    revealed = engine.phase in (DAMAGE, DRAFT)
+    deciding = engine.join_order[: engine.join_pos] if engine.phase == JOIN else []
     others = [s for s in range(engine.num_players) if s != observer]
     hidden_committed = [s for s in others if not revealed and s not in deciding
                         and engine.committed_n[s]]
     return others, list(deciding), hidden_committed
 
 
-def sample_world(engine: WhiteKnightEngine, observer: int, rng: np.random.Generator,
-                 proposal: np.ndarray | None = None) -> WhiteKnightEngine:
-    from envs.white_knight import engine as E
-
+def sample_world(engine: WhiteKnightTable, observer: int, rng: np.random.Generator,
+                 proposal: np.ndarray | None = None) -> WhiteKnightTable:
     check_observer(engine, observer)
     n = engine.num_players
     phase = engine.phase
-    revealed = phase in (E.DAMAGE, E.DRAFT)
-    deciding = engine.join_order[: engine.join_pos] if phase == E.JOIN else []
+    revealed = phase in (DAMAGE, DRAFT)
+    deciding = engine.join_order[: engine.join_pos] if phase == JOIN else []
     others = [s for s in range(n) if s != observer]
 
     # -- attack cards ------------------------------------------------------------------------
@@ -146,7 +140,7 @@ def sample_world(engine: WhiteKnightEngine, observer: int, rng: np.random.Genera
     else:
         for _ in range(MAX_PACKET_TRIES):
             packet, tdeck = deal(tpool, [engine.packet_n, len(engine.treasure_deck)], rng)
-            if phase != E.DRAFT or len(set(packet)) >= 2:
+            if phase != DRAFT or len(set(packet)) >= 2:
                 break
         else:
             raise AssertionError("belief: no packet of two kinds in the treasure pool")
@@ -156,7 +150,7 @@ def sample_world(engine: WhiteKnightEngine, observer: int, rng: np.random.Genera
     return world
 
 
-def _set_hand(world: WhiteKnightEngine, seat: int, cards: list[int]) -> None:
+def _set_hand(world: WhiteKnightTable, seat: int, cards: list[int]) -> None:
     """Replace a hand by ``cards``; its private cells and kind bits follow (size is public)."""
     counts = counts_of(cards, NUM_ATTACK)
     world.hands[seat] = counts
@@ -166,7 +160,7 @@ def _set_hand(world: WhiteKnightEngine, seat: int, cards: list[int]) -> None:
         world.w[cell] = counts[kind] * 0.25
 
 
-def _set_committed(world: WhiteKnightEngine, seat: int, cards: list[int],
+def _set_committed(world: WhiteKnightTable, seat: int, cards: list[int],
                    private_joined: bool | None = None) -> None:
     """Replace a seat's face-down committed cards (and, while joining, its secret choice)."""
     counts = counts_of(cards, NUM_ATTACK)
@@ -182,7 +176,7 @@ def _set_committed(world: WhiteKnightEngine, seat: int, cards: list[int],
         w[world.p_joined[seat]] = 1.0 if private_joined else 0.0
 
 
-def _set_packet(world: WhiteKnightEngine, counts: list[int]) -> None:
+def _set_packet(world: WhiteKnightTable, counts: list[int]) -> None:
     """Replace the packet in flight; whoever saw it sees the new one (minus the public takes
     since), and the seat holding it now sees it in its draft hand."""
     old = world.packet
@@ -201,16 +195,14 @@ def _set_packet(world: WhiteKnightEngine, counts: list[int]) -> None:
     world.packet_bits = sum(1 << kind for kind in range(NUM_TREASURES) if counts[kind])
 
 
-def _refresh_mask(world: WhiteKnightEngine) -> None:
+def _refresh_mask(world: WhiteKnightTable) -> None:
     """The pending decision's mask from the (possibly re-dealt) hand or packet."""
-    from envs.white_knight import engine as E
-
     seat = world.current_player
     if seat < 0:
         return
-    if world.phase == E.JOIN:
-        world._mask = E._JOIN_MASKS[world.hbits[seat]]
-    elif world.phase == E.RAISE:
-        world._mask = E._RAISE_MASKS[world.hbits[seat]]
-    elif world.phase == E.DRAFT:
-        world._mask = E._DRAFT_MASKS[world.packet_bits]
+    if world.phase == JOIN:
+        world._mask = JOIN_MASKS[world.hbits[seat]]
+    elif world.phase == RAISE:
+        world._mask = RAISE_MASKS[world.hbits[seat]]
+    elif world.phase == DRAFT:
+        world._mask = DRAFT_MASKS[world.packet_bits]

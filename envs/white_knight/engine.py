@@ -22,224 +22,68 @@ region of the one player who knows it. Both live in one storage buffer, so a pla
 observation is a single ``take`` through an index array built once per seat, which reads the
 public cells and that player's own region only. Legal masks are prebuilt tables indexed by bit
 sets of the kinds a player holds.
+
+The rules are split by phase (``README.md``, "The engine's files"): this module holds the state,
+the setup, the decision dispatch, the card moves every phase uses, the end of the game and the
+scores; :class:`~envs.white_knight.turn.TurnFlow` (heal and draw) and
+:class:`~envs.white_knight.battle.BattleFlow` (a battle) are mixed into the engine, so their
+methods run on it directly.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from envs.core.cards import Composition, stack_deck
 from envs.core.engine import GameEngine, Setup, chosen_seat
-from envs.core.events import SEAT, Spec, Twin, emit_game_over, seat_list
-from envs.core.text import plural
+from envs.core.events import SEAT, emit_game_over, seat_list
 from envs.white_knight import actions as A
+from envs.white_knight.battle import BattleFlow
 from envs.white_knight.cards import (
     ACTION_NAMES,
     ATTACK_NAMES,
     ATTACK_VALUES,
-    ELIXIR,
-    FIRE_FLASK,
     FIRST_MONSTER,
-    HOLY_SWORD,
-    MONSTER_NAMES,
     NUM_ATTACK,
     NUM_MONSTERS,
     NUM_TREASURES,
-    POTION,
-    TREASURE_NAMES,
     action_catalog,
     treasure_catalog,
 )
+from envs.white_knight.event_kinds import EV_DEAL, EV_HAND
 from envs.white_knight.global_state import GLOBAL_LAYOUT
 from envs.white_knight.global_state import global_state as encode_global_state
-from envs.white_knight.observation import LAYOUT, PHASES
+from envs.white_knight.masks import NO_MASK
+from envs.white_knight.observation import LAYOUT
 from envs.white_knight.render import render_table
 from envs.white_knight.rules import WhiteKnightRules
+from envs.white_knight.table import (
+    BATTLE_PIECES,
+    BETWEEN,
+    DAMAGE,
+    DRAFT,
+    END_REASONS,
+    END_TEXTS,
+    HEAL,
+    JOIN,
+    OVER,
+    P_BATTLE,
+    P_CCOUNT,
+    P_CVALUES,
+    P_DHAND,
+    P_DSEEN,
+    P_HAND,
+    P_JOINED,
+    PHASE_NAMES,
+    PRIVATE,
+    PUBLIC,
+    RAISE,
+)
+from envs.white_knight.turn import TurnFlow
 from envs.white_knight.words import PHASE_DESCRIPTIONS
 
-HEAL, JOIN, RAISE, DAMAGE, DRAFT = range(len(PHASES))
-OVER = len(PHASES)
-_BETWEEN = OVER + 1  # a battle just ended: the next turn starts (never seen outside apply)
-PHASE_NAMES = (*PHASES, "over", "between turns")
 
-#: why the game ended, in the spec's order (when several hold at once the first is recorded)
-END_REASONS = ("city_fell", "all_monsters_resolved", "vp_threshold", "all_retired", "empty_deck")
-CITY_FELL, ALL_RESOLVED, VP_THRESHOLD, ALL_RETIRED, EMPTY_DECK = range(len(END_REASONS))
-END_TEXTS = ("the city fell", "every monster was resolved", "a player reached the VP threshold",
-             "every player retired", "the action deck ran out")
-
-# -- event texts, built only when an event is read (see envs.core.events) -------------------------
-def _dealt_text(d: dict[str, Any]) -> str:
-    return f"{SEAT[d['player']]} was dealt {' '.join(d['hand'])}"
-
-
-def _join_card_text(d: dict[str, Any]) -> str:
-    card = d["card"]
-    return (f"{SEAT[d['player']]} joined face down with {card}" if card
-            else f"{SEAT[d['player']]} stayed out")
-
-
-def _pass_text(d: dict[str, Any]) -> str:
-    return f"{SEAT[d['player']]} passed" + (" (no cards left)" if d["forced"] else "")
-
-
-def _joined_text(d: dict[str, Any]) -> str:
-    players, stayed = d["players"], d["stayed_out"]
-    text = f"{seat_list(players)} joined the battle" if players else "nobody joined the battle"
-    return text + (f"; {seat_list(stayed)} stayed out" if stayed else "")
-
-
-def _reveal_text(d: dict[str, Any]) -> str:
-    cards = "; ".join(f"{seat} {' '.join(c)}" for seat, c in d["cards"].items())
-    return (f"the committed cards were revealed: {cards}; total {d['total']} against "
-            f"{d['monster']}'s HP {d['hp']}")
-
-
-def _offer_text(d: dict[str, Any]) -> str:
-    return f"{SEAT[d['player']]} was passed " + ", ".join(
-        f"{count}× {name}" for name, count in d["treasures"].items())
-
-
-def _not_defeated_text(d: dict[str, Any]) -> str:
-    return (f"{d['monster']} was not defeated and hit {seat_list(d['players'])} for "
-            f"{d['attack']} HP")
-
-
-def _retired_text(d: dict[str, Any]) -> str:
-    return (f"{SEAT[d['player']]} fell to 0 HP and retired; hand "
-            f"{' '.join(d['hand']) or '(empty)'} discarded face up")
-
-
-# -- event kinds: raw values in, names decoded when read (see envs.core.events) -----------------
-def _attack_list(counts: Sequence[int]) -> list[str]:
-    return [ATTACK_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
-
-
-_DRAW = Twin(Spec("draw", "player_{player} drew an attack card", ("player", "forced")),
-             Spec("draw_card", "player_{player} drew {card}", ("player", "card")),
-             ("player", "forced", "card"),
-             lambda p, forced, card: {"player": p, "forced": forced, "card": ATTACK_NAMES[card]})
-_JOIN = Twin(Spec("join_decided", "player_{player} chose face down whether to join",
-                  ("player",)),
-             Spec("join_card", _join_card_text, ("player", "card")), ("player", "card"),
-             lambda p, card: {"player": p, "card": ATTACK_NAMES[card] if card >= 0 else None})
-_RAISE = Twin(Spec("raise", "player_{player} raised with a card face down", ("player", "cards")),
-              Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
-              ("player", "cards", "card"),
-              lambda p, n, card: {"player": p, "cards": n, "card": ATTACK_NAMES[card]})
-_PASS = Spec("pass", _pass_text, ("player", "forced"))
-_MONSTER = Spec("monster", lambda d: f"{SEAT[d['player']]} drew {d['monster']} (HP {d['hp']}, "
-                f"attack {d['attack']}, {plural(d['chests'], 'chest')}, {d['vp']} VP)",
-                ("player", "monster", "hp", "attack", "chests", "vp"),
-                lambda p, m, hp, attack, chests, vp: {
-                    "player": p, "monster": MONSTER_NAMES[m], "hp": hp, "attack": attack,
-                    "chests": chests, "vp": vp})
-_JOINED = Spec("joined", _joined_text, ("players", "stayed_out"),
-               lambda players, order: {"players": list(players),
-                                       "stayed_out": [s for s in order if s not in players]})
-_REVEAL = Spec("reveal", _reveal_text, ("cards", "total", "hp", "monster"),
-               lambda seats, counts, total, hp, m: {
-                   "cards": {SEAT[s]: _attack_list(c) for s, c in zip(seats, counts)},
-                   "total": total, "hp": hp, "monster": MONSTER_NAMES[m]})
-_DEFEATED = Spec("defeated", lambda d: f"{d['monster']} was defeated; {SEAT[d['mvp']]} was MVP "
-                 f"and took it ({d['vp']} VP); {plural(d['treasures'], 'treasure')} for the draft",
-                 ("monster", "mvp", "vp", "treasures"),
-                 lambda m, mvp, vp, n: {"monster": MONSTER_NAMES[m], "mvp": mvp, "vp": vp,
-                                        "treasures": n})
-_OFFER = Spec("draft_offer", _offer_text, ("player", "treasures"),
-              lambda p, packet: {"player": p, "treasures": {
-                  TREASURE_NAMES[k]: n for k, n in enumerate(packet) if n}})
-_DRAFT = Spec("draft", "player_{player} kept {treasure}", ("player", "treasure", "forced"),
-              lambda p, kind, forced: {"player": p, "treasure": TREASURE_NAMES[kind],
-                                       "forced": forced})
-_HAND = Spec("hand", _dealt_text, ("player", "hand"),
-             lambda p, counts: {"player": p, "hand": _attack_list(counts)})
-_DEAL = Spec("deal", "every player holds {hand_size} attack cards; city durability {city}; "
-             "player_{start} was chosen to draw first", ("hand_size", "city", "start"))
-_HEAL = Spec("heal", "player_{player} used {item}: now at {hp} HP", ("player", "item", "hp"),
-             lambda p, kind, hp: {"player": p, "item": TREASURE_NAMES[kind], "hp": hp})
-_NOBODY_COULD_JOIN = Spec("nobody_could_join",
-                          "nobody could join the battle (no attack cards in any hand)", ())
-_ITEM_DAMAGE = Spec("item_damage", "player_{player} used {item} for {amount} damage; total {total}",
-                    ("player", "item", "amount", "total"),
-                    lambda p, kind, amount, total: {"player": p, "item": TREASURE_NAMES[kind],
-                                                    "amount": amount, "total": total})
-_CITY_DAMAGE = Spec("city_damage", "{monster} attacked the city for {attack}; city durability "
-                    "{city}", ("monster", "attack", "city"),
-                    lambda m, attack, city: {"monster": MONSTER_NAMES[m], "attack": attack,
-                                             "city": city})
-_NOT_DEFEATED = Spec("not_defeated", _not_defeated_text, ("monster", "attack", "players"),
-                     lambda m, attack, players: {"monster": MONSTER_NAMES[m], "attack": attack,
-                                                 "players": list(players)})
-_RETIRED = Spec("retired", _retired_text, ("player", "hand"),
-                lambda p, counts: {"player": p, "hand": _attack_list(counts)})
-# Their numbers, as the hot path stores them: ``log.add((log.step, number, to, *values))``
-_K_DRAW, _K_JOIN, _K_RAISE, _K_PASS = _DRAW.number, _JOIN.number, _RAISE.number, _PASS.number
-_K_MONSTER, _K_JOINED, _K_REVEAL = _MONSTER.number, _JOINED.number, _REVEAL.number
-_K_DEFEATED, _K_OFFER, _K_DRAFT = _DEFEATED.number, _OFFER.number, _DRAFT.number
-
-#: observation pieces that describe the current battle (a contiguous block of the layout)
-BATTLE_PIECES = ("join_decided", "joined", "passed", "committed_count", "committed_values",
-                 "battle", "mvp", "monster", "monster_stats", "draft_hand", "draft_seen",
-                 "draft_left")
-_NAMES = [piece.name for piece in LAYOUT.pieces]
-_FIRST = _NAMES.index(BATTLE_PIECES[0])
-if tuple(_NAMES[_FIRST : _FIRST + len(BATTLE_PIECES)]) != BATTLE_PIECES:
-    raise AssertionError("the battle pieces must be one contiguous block of the layout")
-_HEAL_BITS = (1 << POTION) | (1 << ELIXIR)
-_DAMAGE_BITS = (1 << FIRE_FLASK) | (1 << HOLY_SWORD)
-
-
-def _mask_table(size: int, rows: dict[int, list[int]]) -> list[np.ndarray]:
-    """One read-only int8 mask per bit set ``0 … size-1``: ``rows[bit] = actions it allows``."""
-    table = np.zeros((size, A.NUM_ACTIONS), dtype=np.int8)
-    for bits in range(size):
-        for bit, actions in rows.items():
-            if bits >> bit & 1:
-                table[bits, actions] = 1
-    table.flags.writeable = False
-    return list(table)
-
-
-def _with(table: list[np.ndarray], action: int) -> list[np.ndarray]:
-    out = []
-    for row in table:
-        row = row.copy()
-        row[action] = 1
-        row.flags.writeable = False
-        out.append(row)
-    return out
-
-
-# Prebuilt masks, indexed by the bit set of kinds the actor holds (shared by every engine).
-_JOIN_MASKS = _with(_mask_table(1 << NUM_ATTACK, {k: [A.COMMIT + k] for k in range(NUM_ATTACK)}),
-                    A.STAY_OUT)
-_RAISE_MASKS = _with(_mask_table(1 << NUM_ATTACK, {k: [A.RAISE + k] for k in range(NUM_ATTACK)}),
-                     A.PASS)
-_ITEM_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.USE_ITEM[k]] for k in A.USE_ITEM})
-_HEAL_MASKS = _with([_ITEM_MASKS[b & _HEAL_BITS] for b in range(1 << NUM_TREASURES)], A.DRAW)
-_DAMAGE_MASKS = _with([_ITEM_MASKS[b & _DAMAGE_BITS] for b in range(1 << NUM_TREASURES)], A.PASS)
-_DRAFT_MASKS = _mask_table(1 << NUM_TREASURES, {k: [A.TAKE + k] for k in range(NUM_TREASURES)})
-# Private region of one seat in the storage buffer: its hand, then its battle secrets (own
-# join flag, committed count and values, treasures passed to it, the first packet it saw).
-_P_HAND, _P_JOINED, _P_CCOUNT, _P_CVALUES = 0, NUM_ATTACK, NUM_ATTACK + 1, NUM_ATTACK + 2
-_P_DHAND = _P_CVALUES + NUM_ATTACK
-_P_DSEEN = _P_DHAND + NUM_TREASURES
-_PRIVATE = _P_DSEEN + NUM_TREASURES  # cells per seat
-_P_BATTLE = _P_JOINED  # the battle's private cells run from here to the end of the region
-_PUBLIC = LAYOUT.size + 1  # the public layer and its zero padding cell (seats beyond N)
-
-#: the kinds in a bit set, ascending (treasure packets)
-_KINDS_OF = [tuple(k for k in range(NUM_TREASURES) if bits >> k & 1)
-             for bits in range(1 << NUM_TREASURES)]
-_NO_MASK = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-_NO_MASK.flags.writeable = False
-
-
-class WhiteKnightEngine(GameEngine):
+class WhiteKnightEngine(TurnFlow, BattleFlow, GameEngine):
     name = "white_knight"
     version = 0
     min_players = 2
@@ -277,16 +121,16 @@ class WhiteKnightEngine(GameEngine):
         # the zero padding cell), then one private region per seat. Each viewer's observation
         # is a single gather through a precomputed index array that reads the public cells,
         # its own private region, and never another player's region.
-        self.store = np.zeros(_PUBLIC + n * _PRIVATE, dtype=np.float32)
+        self.store = np.zeros(PUBLIC + n * PRIVATE, dtype=np.float32)
         self._bind_views()
         self._perms = [self._viewer_perm(p) for p in range(n)]
-        base = [_PUBLIC + s * _PRIVATE for s in range(n)]
-        self.p_hand = [[b + _P_HAND + k for k in range(NUM_ATTACK)] for b in base]
-        self.p_joined = [b + _P_JOINED for b in base]
-        self.p_ccount = [b + _P_CCOUNT for b in base]
-        self.p_cvalues = [[b + _P_CVALUES + k for k in range(NUM_ATTACK)] for b in base]
-        self.p_dhand = [[b + _P_DHAND + k for k in range(NUM_TREASURES)] for b in base]
-        self.p_dseen = [[b + _P_DSEEN + k for k in range(NUM_TREASURES)] for b in base]
+        base = [PUBLIC + s * PRIVATE for s in range(n)]
+        self.p_hand = [[b + P_HAND + k for k in range(NUM_ATTACK)] for b in base]
+        self.p_joined = [b + P_JOINED for b in base]
+        self.p_ccount = [b + P_CCOUNT for b in base]
+        self.p_cvalues = [[b + P_CVALUES + k for k in range(NUM_ATTACK)] for b in base]
+        self.p_dhand = [[b + P_DHAND + k for k in range(NUM_TREASURES)] for b in base]
+        self.p_dseen = [[b + P_DSEEN + k for k in range(NUM_TREASURES)] for b in base]
         idx = LAYOUT.index
         self.i_phase, self.i_actor, self.i_drawer = idx("phase"), idx("actor"), idx("drawer")
         self.i_hp, self.i_retired, self.i_city = idx("hp"), idx("retired"), idx("city")[0]
@@ -308,7 +152,7 @@ class WhiteKnightEngine(GameEngine):
         self._inv_treasures = 1.0 / max(1, self.treasure_cards.total)
         self._inv_monsters = 1.0 / max(1, self.total_monsters)
         self.phase = OVER
-        self._mask = _NO_MASK
+        self._mask = NO_MASK
 
     # -- copying (search, tests): views are rebuilt, not pickled (GameEngine.__getstate__) -------
     _derived = ("w", "pub", "_private_battle")
@@ -316,21 +160,21 @@ class WhiteKnightEngine(GameEngine):
     def _bind_views(self) -> None:
         """Views of ``store``: the writer, the public layer, the private battle cells."""
         self.w = memoryview(self.store)
-        self.pub = self.store[:_PUBLIC]
-        private = self.store[_PUBLIC:].reshape(self.num_players, _PRIVATE)
-        self._private_battle = private[:, _P_BATTLE:]
+        self.pub = self.store[:PUBLIC]
+        private = self.store[PUBLIC:].reshape(self.num_players, PRIVATE)
+        self._private_battle = private[:, P_BATTLE:]
 
     def _viewer_perm(self, viewer: int) -> np.ndarray:
         """Storage index of every observation cell for ``viewer`` (see ``__init__``)."""
         perm = LAYOUT.permutation(self.num_players, viewer).copy()
-        base = _PUBLIC + viewer * _PRIVATE
+        base = PUBLIC + viewer * PRIVATE
         own = {  # observation cells that show the viewer's own secrets -> private cells
-            "hand": (0, _P_HAND, NUM_ATTACK),
-            "draft_hand": (0, _P_DHAND, NUM_TREASURES),
-            "draft_seen": (0, _P_DSEEN, NUM_TREASURES),
-            "joined": (0, _P_JOINED, 1),  # relative seat 0 = the viewer
-            "committed_count": (0, _P_CCOUNT, 1),
-            "committed_values": (0, _P_CVALUES, NUM_ATTACK),  # row of relative seat 0
+            "hand": (0, P_HAND, NUM_ATTACK),
+            "draft_hand": (0, P_DHAND, NUM_TREASURES),
+            "draft_seen": (0, P_DSEEN, NUM_TREASURES),
+            "joined": (0, P_JOINED, 1),  # relative seat 0 = the viewer
+            "committed_count": (0, P_CCOUNT, 1),
+            "committed_values": (0, P_CVALUES, NUM_ATTACK),  # row of relative seat 0
         }
         for name, (start, private, length) in own.items():
             offset = LAYOUT[name].offset + start
@@ -400,9 +244,9 @@ class WhiteKnightEngine(GameEngine):
         events = self.events
         events.clear()
         if events.on:
-            events.note(_DEAL, None, self.rules.hand_size, self.city, start)
+            events.note(EV_DEAL, None, self.rules.hand_size, self.city, start)
             for seat in range(n):  # counts copied, named when read
-                events.note(_HAND, seat, seat, tuple(self.hands[seat]))
+                events.note(EV_HAND, seat, seat, tuple(self.hands[seat]))
         self._turn(start)
 
     def _new_battle_state(self) -> None:
@@ -492,7 +336,7 @@ class WhiteKnightEngine(GameEngine):
             self._heal(action)
         else:
             raise ValueError("the game is over")
-        if self.phase == _BETWEEN:
+        if self.phase == BETWEEN:
             self._turn(self._next_seat(self.turn_player))
 
     def _ask(self, phase: int, player: int, mask: np.ndarray) -> None:
@@ -519,7 +363,7 @@ class WhiteKnightEngine(GameEngine):
             w[self.i_actor[self.current_player]] = 0.0
         self.phase = phase
         self.current_player = -1
-        self._mask = _NO_MASK
+        self._mask = NO_MASK
 
     # -- cards moving ------------------------------------------------------------------------------
     def _gain(self, seat: int, kind: int) -> None:
@@ -587,421 +431,9 @@ class WhiteKnightEngine(GameEngine):
                 return other
         return seat
 
-    # -- a turn ------------------------------------------------------------------------------------
-    def _turn(self, seat: int, heal_done: bool = False) -> None:
-        """Play turns from ``seat`` until a decision is needed or the game ends."""
-        w = self.w
-        deck = self.deck
-        while True:
-            if self.turn_player != seat:
-                w[self.i_drawer[self.turn_player]] = 0.0
-                self.turn_player = seat
-            w[self.i_drawer[seat]] = 1.0
-            if (not heal_done and self.hp[seat] < self.max_hp
-                    and self.tbits[seat] & _HEAL_BITS):
-                self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
-                return
-            chosen, heal_done = heal_done, False  # a draw after the heal decision was chosen
-            if not deck:
-                self._end(EMPTY_DECK)
-                return
-            card = deck.pop()
-            self.draws += 1
-            w[self.i_piles[0]] = len(deck) * self._inv_actions
-            if card >= FIRST_MONSTER:
-                self._start_battle(card - FIRST_MONSTER)
-                if self.phase != _BETWEEN:
-                    return
-            else:
-                self._gain(seat, card)
-                events = self.events
-                if events.on:
-                    events.add((events.step, _K_DRAW, seat, seat, not chosen, card))
-            seat = self._next_seat(seat)
+    # A turn is TurnFlow's (turn.py), a battle BattleFlow's (battle.py); both end here.
 
-    def _heal(self, action: int) -> None:
-        seat = self.current_player
-        if action != A.DRAW:
-            kind = A.ITEM_OF_ACTION[action]
-            self._use_item(seat, kind)
-            if kind == ELIXIR:
-                self.hp[seat] = self.max_hp
-            else:
-                self.hp[seat] = min(self.max_hp, self.hp[seat] + self.item_amount[kind])
-            self.w[self.i_hp[seat]] = self.hp[seat] * 0.1
-            if self.events.on:
-                self.events.note(_HEAL, None, seat, kind, self.hp[seat])
-            if self.hp[seat] < self.max_hp and self.tbits[seat] & _HEAL_BITS:
-                self._ask(HEAL, seat, _HEAL_MASKS[self.tbits[seat]])
-                return
-        self._idle(_BETWEEN)
-        self._turn(seat, heal_done=True)
-
-    # -- a battle ----------------------------------------------------------------------------------
-    def _start_battle(self, monster: int) -> None:
-        self.monster = monster
-        self.to_come[monster] -= 1
-        w = self.w
-        w[self.i_to_come[monster]] = self.to_come[monster] * 0.5
-        w[self.i_monster[monster]] = 1.0
-        stats = self.i_mstats
-        w[stats[0]] = self.monster_hp[monster] / 20.0
-        w[stats[1]] = self.monster_attack[monster] / 10.0
-        w[stats[2]] = self.monster_chests[monster] / 10.0
-        w[stats[3]] = self.monster_vp[monster] / 10.0
-        events = self.events
-        if events.on:
-            events.add((events.step, _K_MONSTER, None, self.turn_player, monster,
-                        self.monster_hp[monster], self.monster_attack[monster],
-                        self.monster_chests[monster], self.monster_vp[monster]))
-        self.join_order = [
-            s for s in self._from[self.turn_player] if not self.retired[s] and self.hand_n[s]
-        ]
-        if not self.join_order:
-            if events.on:
-                events.note(_NOBODY_COULD_JOIN, None)
-            self._not_defeated()
-            return
-        self.join_pos = 0
-        self._sizes_frozen = True
-        first = self.join_order[0]
-        self._ask(JOIN, first, _JOIN_MASKS[self.hbits[first]])
-
-    def _join(self, action: int) -> None:
-        seat = self.current_player
-        if action != A.STAY_OUT:
-            self._commit(seat, action - A.COMMIT)
-            self.w[self.p_joined[seat]] = 1.0
-        events = self.events
-        if events.on:
-            events.add((events.step, _K_JOIN, seat, seat,
-                        -1 if action == A.STAY_OUT else action - A.COMMIT))
-        self.w[self.i_decided[seat]] = 1.0
-        self.join_pos += 1
-        if self.join_pos < len(self.join_order):
-            nxt = self.join_order[self.join_pos]
-            self._ask(JOIN, nxt, _JOIN_MASKS[self.hbits[nxt]])
-            return
-        # Everyone has chosen: who joined becomes public, committed values stay hidden.
-        self._sizes_frozen = False
-        w = self.w
-        participants = []
-        for s in self.join_order:
-            w[self.i_decided[s]] = 0.0
-            w[self.i_hand_size[s]] = self.hand_n[s] * 0.1
-            if self.committed_n[s]:
-                participants.append(s)
-                w[self.i_joined[s]] = 1.0
-                w[self.i_ccount[s]] = 0.1
-        self.participants = participants
-        if events.on:
-            events.add((events.step, _K_JOINED, None, tuple(participants), tuple(self.join_order)))
-        if not participants:
-            self._not_defeated()
-            return
-        self.pos = 0
-        self.passes = 0
-        self._next_raiser()
-
-    def _next_raiser(self) -> None:
-        """Ask the participant at ``pos`` to raise; empty hands pass by themselves."""
-        participants = self.participants
-        count = len(participants)
-        while True:
-            seat = participants[self.pos]
-            if self.hand_n[seat]:
-                self._ask(RAISE, seat, _RAISE_MASKS[self.hbits[seat]])
-                return
-            self.passes += 1
-            self.w[self.i_passed[seat]] = 1.0
-            events = self.events
-            if events.on:
-                events.add((events.step, _K_PASS, None, seat, True))
-            if self.passes >= count:
-                self._reveal()
-                return
-            self.pos = (self.pos + 1) % count
-
-    def _clear_passed(self) -> None:
-        w = self.w
-        passed = self.i_passed
-        for seat in self.participants:
-            w[passed[seat]] = 0.0
-
-    def _raise(self, action: int) -> None:
-        seat = self.current_player
-        if action == A.PASS:
-            self.passes += 1
-            self.w[self.i_passed[seat]] = 1.0
-            events = self.events
-            if events.on:
-                events.add((events.step, _K_PASS, None, seat, False))
-            if self.passes >= len(self.participants):
-                self._reveal()
-                return
-        else:
-            self._commit(seat, action - A.RAISE)
-            self.w[self.i_ccount[seat]] = self.committed_n[seat] * 0.1
-            events = self.events
-            if events.on:
-                events.add((events.step, _K_RAISE, seat, seat, self.committed_n[seat],
-                            action - A.RAISE))
-            if self.passes:
-                self.passes = 0
-                self._clear_passed()
-        self.pos = (self.pos + 1) % len(self.participants)
-        self._next_raiser()
-
-    def _reveal(self) -> None:
-        """All committed cards face up; defeated if the total strictly exceeds the HP."""
-        self._clear_passed()
-        w = self.w
-        cvalues = self.i_cvalues
-        total = 0
-        for seat in self.participants:
-            committed = self.committed[seat]
-            cells = cvalues[seat]
-            for kind in range(NUM_ATTACK):
-                if committed[kind]:
-                    w[cells[kind]] = committed[kind] * 0.25
-            total += self.committed_sum[seat]
-        self.card_total = total
-        w[self.i_battle[0]] = total / 20.0
-        self._emit_reveal(total)
-        if total > self.monster_hp[self.monster]:
-            self._defeated()
-            return
-        self.pos = 0
-        self.passes = 0
-        self._next_item_user()
-
-    def _emit_reveal(self, total: int) -> None:
-        events = self.events
-        if not events.on:
-            return
-        seats = self.participants  # the counts copied without a Python-level loop
-        events.add((events.step, _K_REVEAL, None, tuple(seats),
-                    tuple(map(tuple, map(self.committed.__getitem__, seats))), total,
-                    self.monster_hp[self.monster], self.monster))
-
-    def _next_item_user(self) -> None:
-        """Ask the participant at ``pos`` to use a damage item; those without one are skipped."""
-        participants = self.participants
-        count = len(participants)
-        while True:
-            seat = participants[self.pos]
-            if self.tbits[seat] & _DAMAGE_BITS:
-                self._ask(DAMAGE, seat, _DAMAGE_MASKS[self.tbits[seat]])
-                return
-            self.passes += 1
-            if self.passes >= count:
-                self._not_defeated()
-                return
-            self.pos = (self.pos + 1) % count
-
-    def _damage(self, action: int) -> None:
-        seat = self.current_player
-        if action == A.PASS:
-            self.passes += 1
-            self.w[self.i_passed[seat]] = 1.0
-            events = self.events
-            if events.on:
-                events.add((events.step, _K_PASS, None, seat, False))
-            if self.passes >= len(self.participants):
-                self._clear_passed()
-                self._not_defeated()
-                return
-        else:
-            kind = A.ITEM_OF_ACTION[action]
-            self._use_item(seat, kind)
-            self.item_damage += self.item_amount[kind]
-            self.w[self.i_battle[1]] = self.item_damage / 20.0
-            if self.events.on:
-                self.events.note(_ITEM_DAMAGE, None, seat, kind, self.item_amount[kind],
-                                 self.card_total + self.item_damage)
-            if self.passes:
-                self.passes = 0
-                self._clear_passed()
-            if self.card_total + self.item_damage > self.monster_hp[self.monster]:
-                self._defeated()
-                return
-        self.pos = (self.pos + 1) % len(self.participants)
-        self._next_item_user()
-
-    def _defeated(self) -> None:
-        """The MVP takes the monster and draws the treasures of the draft."""
-        best = -1
-        best_key = (-1, -1)
-        for seat in self.participants:  # in turn order from the drawer: earliest wins ties
-            key = (self.committed_sum[seat], self.committed_max[seat])
-            if key > best_key:
-                best, best_key = seat, key
-        self.mvp = best
-        monster = self.monster
-        self.monsters[best][monster] += 1
-        self.monster_count[best] += 1
-        self.monster_vp_sum[best] += self.monster_vp[monster]
-        self.monsters_defeated += 1
-        w = self.w
-        w[self.i_mvp[best]] = 1.0
-        w[self.i_mowned[best][monster]] = self.monsters[best][monster] * 0.5
-        self._write_vp(best)
-        deck = self.treasure_deck
-        drawn = min(self.monster_chests[monster], len(deck))
-        events = self.events
-        if events.on:
-            events.add((events.step, _K_DEFEATED, None, monster, best, self.monster_vp[monster],
-                        drawn))
-        if drawn == 0:
-            self._end_battle()
-            return
-        packet = self.packet
-        bits = 0
-        for _ in range(drawn):
-            kind = deck.pop()
-            packet[kind] += 1
-            bits |= 1 << kind
-        self.packet_n = drawn
-        self.packet_bits = bits
-        w[self.i_piles[1]] = len(deck) * self._inv_treasures
-        w[self.i_dleft] = drawn * 0.1
-        self.pos = self.participants.index(best)
-        self._offer()
-
-    def _offer(self) -> None:
-        """Pass the packet to the participant at ``pos``; one kind left is taken by itself."""
-        while True:
-            if self.packet_n == 0:
-                self._end_battle()
-                return
-            seat = self.participants[self.pos]
-            w = self.w
-            packet = self.packet
-            bits = self.packet_bits
-            kinds = _KINDS_OF[bits]
-            cells = self.p_dhand[seat]
-            for kind in kinds:
-                w[cells[kind]] = packet[kind] * 0.25
-            events = self.events
-            if events.on:
-                events.add((events.step, _K_OFFER, seat, seat, tuple(packet)))
-            if self.seen_packet[seat] is None:
-                self.seen_packet[seat] = packet[:]
-                seen = self.p_dseen[seat]
-                for kind in kinds:
-                    w[seen[kind]] = packet[kind] * 0.25
-            if bits & (bits - 1):  # at least two kinds: a real choice
-                self._ask(DRAFT, seat, _DRAFT_MASKS[bits])
-                return
-            self._take(bits.bit_length() - 1, seat)
-
-    def _take(self, kind: int, seat: int | None = None) -> None:
-        """The participant at ``pos`` keeps one treasure; the rest goes to the next one."""
-        forced = seat is not None
-        if seat is None:
-            seat = self.current_player
-        w = self.w
-        cells = self.p_dhand[seat]
-        for held in _KINDS_OF[self.packet_bits]:
-            w[cells[held]] = 0.0
-        self.packet[kind] -= 1
-        self.packet_n -= 1
-        if self.packet[kind] == 0:
-            self.packet_bits &= ~(1 << kind)
-        self._gain_treasure(seat, kind)
-        events = self.events
-        if events.on:
-            events.add((events.step, _K_DRAFT, None, seat, kind, forced))
-        self.w[self.i_dleft] = self.packet_n * 0.1
-        self.pos = (self.pos + 1) % len(self.participants)
-
-    def _not_defeated(self) -> None:
-        """Participants lose HP equal to the attack (the city, if nobody joined)."""
-        attack = self.monster_attack[self.monster]
-        w = self.w
-        if not self.participants:
-            self.city = max(0, self.city - attack)
-            w[self.i_city] = self.city * 0.1
-            if self.events.on:
-                self.events.note(_CITY_DAMAGE, None, self.monster, attack, self.city)
-        else:
-            if self.events.on:
-                self.events.note(_NOT_DEFEATED, None, self.monster, attack,
-                                 tuple(self.participants))
-            for seat in self.participants:
-                self.hp[seat] = max(0, self.hp[seat] - attack)
-                w[self.i_hp[seat]] = self.hp[seat] * 0.1
-                if self.hp[seat] == 0:
-                    self._retire(seat)
-        self.removed_monsters.append(self.monster)
-        self._end_battle()
-
-    def _retire(self, seat: int) -> None:
-        """At 0 HP: hand discarded (face up), monsters and treasures lost, out of the game."""
-        self.retired[seat] = True
-        if self.events.on:
-            self.events.note(_RETIRED, None, seat, tuple(self.hands[seat]))
-        w = self.w
-        w[self.i_retired[seat]] = 1.0
-        hand = self.hands[seat]
-        for kind in range(NUM_ATTACK):
-            if hand[kind]:
-                self.discards[kind] += hand[kind]
-                w[self.i_discards[kind]] = self.discards[kind] * 0.25
-                hand[kind] = 0
-                w[self.p_hand[seat][kind]] = 0.0
-        self.hand_n[seat] = 0
-        self.hbits[seat] = 0
-        w[self.i_hand_size[seat]] = 0.0
-        owned = self.monsters[seat]
-        for kind in range(NUM_MONSTERS):
-            if owned[kind]:
-                self.removed_monsters.extend([kind] * owned[kind])
-                owned[kind] = 0
-                w[self.i_mowned[seat][kind]] = 0.0
-        self.monster_count[seat] = 0
-        self.monster_vp_sum[seat] = 0
-        owned = self.treasures[seat]
-        for kind in range(NUM_TREASURES):
-            if owned[kind]:
-                self.treasure_discards.extend([kind] * owned[kind])
-                owned[kind] = 0
-                w[self.i_towned[seat][kind]] = 0.0
-        self.tbits[seat] = 0
-        self.treasure_vp_sum[seat] = 0
-        self._write_vp(seat)
-
-    def _end_battle(self) -> None:
-        """Committed cards to the discards, battle facts cleared, then the end conditions."""
-        w = self.w
-        discards = self.discards
-        cells = self.i_discards
-        participants = self.participants
-        for seat in participants:
-            committed = self.committed[seat]
-            for kind in range(NUM_ATTACK):
-                if committed[kind]:
-                    discards[kind] += committed[kind]
-                    w[cells[kind]] = discards[kind] * 0.25
-        battle = self._battle_cells
-        self.pub[battle] = 0.0
-        self._private_battle.fill(0.0)
-        self.monsters_resolved += 1
-        self._write_piles()
-        # VP only grow in a won battle, and only for its participants
-        threshold = self.mvp >= 0 and any(self.vp(s) >= self.threshold for s in participants)
-        self._clear_battle_state()
-        if self.city == 0:
-            self._end(CITY_FELL)
-        elif self.monsters_resolved >= self.total_monsters:
-            self._end(ALL_RESOLVED)
-        elif threshold:
-            self._end(VP_THRESHOLD)
-        elif all(self.retired):
-            self._end(ALL_RETIRED)
-        else:
-            self._idle(_BETWEEN)
-
+    # -- the end -----------------------------------------------------------------------------------
     def _end(self, reason: int) -> None:
         self.end_reason = reason
         self.over = True

@@ -13,16 +13,12 @@ engine's state: training pays for it only when the critic asks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from envs.core.obs_layout import ObsLayout
 from envs.white_knight.cards import ACTION_NAMES, NUM_ATTACK, NUM_TREASURES
 from envs.white_knight.observation import HIGH, MAX_PLAYERS
-
-if TYPE_CHECKING:
-    from envs.white_knight.engine import WhiteKnightEngine
+from envs.white_knight.table import WhiteKnightTable
 
 NUM_ACTION_KINDS = len(ACTION_NAMES)
 #: action cards of the deck's top in draw order (each turn draws one; monsters start battles)
@@ -61,7 +57,7 @@ _DECK, _DECK_N = _view("deck_top"), _view("deck_counts")
 _TREASURES, _TREASURE_N = _view("treasures_top"), _view("treasure_counts")
 
 
-def global_state(engine: WhiteKnightEngine, seat: int) -> np.ndarray:
+def global_state(engine: WhiteKnightTable, seat: int) -> np.ndarray:
     """A fresh float32 vector of ``GLOBAL_LAYOUT.size``, seats relative to ``seat``."""
     _SCRATCH.fill(0.0)
     n = engine.num_players

@@ -6,8 +6,6 @@ the ``viewer`` who may know them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from envs.core.events import seat_list
 from envs.core.text import phase_text, plural
 from envs.white_knight.cards import (
@@ -17,15 +15,10 @@ from envs.white_knight.cards import (
     NUM_TREASURES,
     TREASURE_NAMES,
 )
-from envs.white_knight.observation import PHASES
-
-if TYPE_CHECKING:
-    from envs.white_knight.engine import WhiteKnightEngine
-
-JOIN, DAMAGE, DRAFT = (PHASES.index(p) for p in ("join", "damage", "draft"))
+from envs.white_knight.table import DAMAGE, DRAFT, JOIN, WhiteKnightTable
 
 
-def render_table(engine: WhiteKnightEngine, viewer: int | None = None) -> str:
+def render_table(engine: WhiteKnightTable, viewer: int | None = None) -> str:
     """The table from the public point of view, plus ``viewer``'s own secrets if given."""
     n = engine.num_players
     head = (f"White Knight, {n} players — "
@@ -78,7 +71,7 @@ def render_table(engine: WhiteKnightEngine, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def _battle(engine: WhiteKnightEngine, viewer: int | None) -> str:
+def _battle(engine: WhiteKnightTable, viewer: int | None) -> str:
     phase = engine.phase
     parts = []
     if phase == JOIN:
@@ -104,7 +97,7 @@ def _battle(engine: WhiteKnightEngine, viewer: int | None) -> str:
     return "; " + "; ".join(parts) if parts else ""
 
 
-def join_progress(engine: WhiteKnightEngine) -> str:
+def join_progress(engine: WhiteKnightTable) -> str:
     """Who has made the hidden join choice so far (whether they joined stays secret)."""
     decided = engine.join_order[: engine.join_pos]
     if not decided:
@@ -112,7 +105,7 @@ def join_progress(engine: WhiteKnightEngine) -> str:
     return "join: chosen face down so far: " + seat_list(decided)
 
 
-def _committed(engine: WhiteKnightEngine, seat: int) -> str:
+def _committed(engine: WhiteKnightTable, seat: int) -> str:
     return " ".join(
         ATTACK_NAMES[k] for k in range(NUM_ATTACK) for _ in range(engine.committed[seat][k])
     )

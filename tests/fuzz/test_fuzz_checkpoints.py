@@ -1,4 +1,4 @@
-"""Fuzzed checkpoints: cards, zips and the weights inside them (``training.checkpoint``).
+"""Fuzzed checkpoints: cards, zips and the weights inside them (``players.checkpoint``).
 
 A tiny untrained checkpoint is made once; each example copies it, mutates the card (as JSON
 and as text), the zip's bytes, or the tensors of its ``policy.pth``, and, as a hostile file
@@ -22,6 +22,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from players import checkpoint
+from players.policies import parse_spec
 from tests.fuzz.support import (
     bounded,
     folder_state,
@@ -30,8 +32,6 @@ from tests.fuzz.support import (
     mutated_text,
     outcome,
 )
-from training import checkpoint
-from training.policies import parse_spec
 
 GAME = "paladin"
 

@@ -1,4 +1,4 @@
-"""Fuzzed training configs (YAML): ``training.config.load_config`` and ``roundtable train``.
+"""Fuzzed training configs (YAML): ``training.learner.config.load_config`` and ``roundtable train``.
 
 The shipped configs and the tests' tiny config are mutated as data (types, values, nesting,
 sizes, unicode, missing and extra keys) and as YAML text (truncation, splices, repeated lines,
@@ -32,7 +32,7 @@ from tests.fuzz.support import (
     outcome,
     unchanged,
 )
-from training.config import load_config
+from training.learner.config import load_config
 
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 TINY = {"game": "paladin", "run_dir": "runs/fuzz", "total_steps": 512, "n_envs": 2,
@@ -77,7 +77,7 @@ def _alias_bomb(text: str, data: Any) -> str:
 def _train_command(path: Path) -> tuple[int, str]:
     """``roundtable train`` on a config that ``load_config`` refuses (no overrides, so it
     cannot start training)."""
-    from training.cli import main
+    from roundtable.cli import main
 
     stderr, stdout = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):

@@ -25,7 +25,7 @@ CARDS = sorted((ROOT / "checkpoints").glob("*/*.json"))
 
 
 def _leaderboard(folder: Path) -> tuple[int, str, str]:
-    from training.cli import main
+    from roundtable.cli import main
 
     stderr, stdout = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):

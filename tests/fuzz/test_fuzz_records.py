@@ -104,7 +104,7 @@ def test_a_damaged_record_file_replays_or_is_refused_in_one_line(data: st.DataOb
 
 
 def _run_replay_command(record_path: Path, out: Path) -> tuple[int, str]:
-    from training.cli import main
+    from roundtable.cli import main
 
     stderr, stdout = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):

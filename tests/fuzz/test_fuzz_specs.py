@@ -1,4 +1,4 @@
-"""Fuzzed policy specs (``training.policies.parse_spec``) and ``roundtable eval --players``.
+"""Fuzzed policy specs (``players.policies.parse_spec``) and ``roundtable eval --players``.
 
 Valid specs of every kind (``random``, ``heuristic``, each ``heuristic:<style>``,
 ``pimc:N[:ROLLOUT]``, a checkpoint path) are mutated as strings: characters inserted,
@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 
 from envs.core.agents import choose_action
 from envs.core.registry import GAMES
+from players.policies import MAX_PIMC_WORLDS, heuristic_styles, parse_spec
 from tests.fuzz.support import NASTY_TEXT, bounded, fuzz_settings, outcome
 from tests.fuzz.test_fuzz_checkpoints import source_checkpoint
 from tests.helpers import raw
-from training.policies import MAX_PIMC_WORLDS, heuristic_styles, parse_spec
 
 PIECES = ["pimc:", ":", "heuristic", "random", "/", ".zip", ".json", "checkpoints/", "0", "1",
           "2", "9" * 12, "²", "٣", "３", " ", "\t", "\x00", "-", "+", "..", "~", "a" * 300]
@@ -85,7 +85,7 @@ def _check_spec(parsed: Any, text: str, game: str) -> None:
 
 
 def _eval_command(game: str, spec: str) -> tuple[int, str]:
-    from training.cli import main
+    from roundtable.cli import main
 
     stderr, stdout = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stdout):

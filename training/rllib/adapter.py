@@ -27,15 +27,15 @@ import gymnasium
 import numpy as np
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import GameLike, get_game
 
 OBS_KEY = "observations"  # RLlib's ActionMaskingTorchRLModule reads this key
 MASK_KEY = "action_mask"
 
 
-def masked_space(game: str, include_mask: bool) -> gymnasium.spaces.Dict:
+def masked_space(game: GameLike, include_mask: bool) -> gymnasium.spaces.Dict:
     """The per-agent observation space: ``{"observations": Box, "action_mask": Box(float32)}``."""
-    engine_cls = game_module(game).raw_env.engine_cls
+    engine_cls = get_game(game).engine
     low, high = engine_cls.layout.low_high()
     n = engine_cls.num_actions
     if include_mask:
@@ -64,14 +64,13 @@ def legal_sample(obs: dict[str, np.ndarray], rng: np.random.Generator) -> int:
 class MaskedPettingZooEnv(PettingZooEnv):
     """RLlib's PettingZooEnv over ``<game>_v0.env(num_players, **rules)`` (see module doc)."""
 
-    def __init__(self, game: str, num_players: int, *, include_mask: bool = True,
+    def __init__(self, game: GameLike, num_players: int, *, include_mask: bool = True,
                  rules: dict[str, Any] | None = None, events: bool = False) -> None:
         """``events`` is off by default: training reads only observations, and emitting the
         engine's event stream costs 10–20 % of a step (README, events)."""
-        self.game = game_entry(game).game
+        self.game = get_game(game)
         self.include_mask = include_mask
-        super().__init__(game_module(self.game).env(num_players=num_players, events=events,
-                                                    **(rules or {})))
+        super().__init__(self.game.env(num_players=num_players, events=events, **(rules or {})))
         space = masked_space(self.game, include_mask)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.observation_space = gymnasium.spaces.Dict(self.observation_spaces)

@@ -28,7 +28,7 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from envs.core.engine import agent_name
-from envs.core.registry import game_entry, game_module
+from envs.core.registry import get_game
 from training.rllib.adapter import MASK_KEY, MaskedPettingZooEnv, masked_space
 from training.rllib.modules import LEARNER
 
@@ -44,8 +44,8 @@ class LeagueTableEnv(MultiAgentEnv):
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         config = dict(config or {})
-        entry = game_entry(config.get("game", "paladin"))
-        self.game = entry.game
+        entry = get_game(config.get("game", "paladin"))
+        self.game = entry
         sizes = config.get("table_sizes") or list(entry.players)
         if not isinstance(sizes, Mapping):
             sizes = dict.fromkeys(sizes, 1.0)
@@ -59,7 +59,7 @@ class LeagueTableEnv(MultiAgentEnv):
         self.possible_agents = [agent_name(i) for i in range(max(self.sizes))]
         self.agents: list[str] = []
         space = masked_space(self.game, include_mask)
-        action = game_module(self.game).raw_env.engine_cls.num_actions
+        action = entry.engine.num_actions
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: self.tables[self.sizes[0]].action_spaces[agent_name(0)]
                               for a in self.possible_agents}

@@ -2,7 +2,7 @@
 
 - The learner is RLlib's ``ActionMaskingTorchRLModule`` (PPO, separate actor and critic MLPs,
   illegal logits pushed to the float minimum), built from the config's ``policy`` section;
-  its actor is exactly the MLP that :class:`~training.numpy_net.NumpyActor` runs, so a
+  its actor is exactly the MLP that :class:`~players.numpy_net.NumpyActor` runs, so a
   trained learner exports to the project's checkpoint format (:mod:`training.rllib.export`).
 - Frozen snapshots of the learner are further modules of the same spec, never trained.
 - :class:`FixedPolicyModule` wraps any project policy (``random``, ``heuristic``, a
@@ -21,8 +21,8 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from training.numpy_net import NumpyActor
-from training.policies import CheckpointPolicy, Policy, card_features, parse_spec
+from players.numpy_net import NumpyActor
+from players.policies import CheckpointPolicy, Policy, card_features, parse_spec
 from training.rllib.adapter import MASK_KEY, OBS_KEY
 
 LEARNER = "learner"

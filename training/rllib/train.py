@@ -1,9 +1,11 @@
 """Multi-agent PPO self-play on Ray RLlib's new API stack (``backend: rllib`` in a config).
 
 ``roundtable train --config configs/<game>_rllib.yaml`` lands here. The run writes what an SB3
-run writes (:mod:`training.train`): ``config.yaml``, TensorBoard logs in ``tb/``, ``curve.csv``
+run writes (:mod:`training.learner.train`): ``config.yaml``, TensorBoard logs in ``tb/``,
+``curve.csv``
 and ``curve.png`` from periodic duplicate evaluation against the config's baselines
-(:mod:`training.evaluate`, :mod:`training.curves`), and ``best`` / ``final`` checkpoints in the
+(:mod:`training.evaluation.evaluate`, :mod:`training.evaluation.curves`), and ``best`` / ``final``
+checkpoints in the
 project's format (:mod:`training.rllib.export`).
 
 The algorithm: RLlib PPO with RLModules, EnvRunners and a LearnerGroup. Env runners sample
@@ -15,7 +17,7 @@ with ``Algorithm.add_module`` every ``opponents.snapshot_every`` learner steps, 
 ``opponents.max_snapshots`` slots, the oldest slot overwritten after that), and the learner
 itself (``self``). Only the learner is trained (``policies_to_train``).
 
-Resumable state (``roundtable train --resume RUN_DIR``, :mod:`training.resume`): after a
+Resumable state (``roundtable train --resume RUN_DIR``, :mod:`training.learner.resume`): after a
 training iteration, every ``checkpoint_every`` steps, at every evaluation and on Ctrl-C /
 SIGTERM, the run saves RLlib's own Algorithm checkpoint (``Algorithm.save_to_path``: the
 modules, snapshots included, the optimizer, the env runners' connector states, the metrics) into
@@ -42,13 +44,13 @@ from typing import Any
 import numpy as np
 import yaml
 
-from training import checkpoint
-from training.config import TrainConfig
-from training.curves import CurvePoint, plot, write_csv
-from training.evaluate import SHIPPING_BARS, EvalResult, evaluation_summary
-from training.numpy_net import limit_blas_threads
-from training.policies import PolicySpec, parse_spec
-from training.resume import (
+from players import checkpoint
+from players.numpy_net import limit_blas_threads
+from players.policies import PolicySpec, parse_spec
+from training.evaluation.curves import CurvePoint, plot, write_csv
+from training.evaluation.evaluate import SHIPPING_BARS, EvalResult, evaluation_summary
+from training.learner.config import TrainConfig
+from training.learner.resume import (
     StateStore,
     TrainingInterrupted,
     rewind_tensorboard,
@@ -56,19 +58,19 @@ from training.resume import (
     set_rng_state,
     tensorboard_sizes,
 )
-from training.rllib import export
-from training.rllib.settings import RLlibSettings, ppo_options, rllib_settings
-from training.rundir import check_run_dir, fresh_run_dir
-from training.selection import selection_card
-from training.train import (
+from training.learner.rllib_settings import RLlibSettings, ppo_options, rllib_settings
+from training.learner.rundir import check_run_dir, fresh_run_dir
+from training.learner.selection import selection_card
+from training.learner.train import (
     TrainResult,
-    _stop_on_signals,
-    _tag,
     cumulative_totals,
     curve_points,
     evaluate_against,
+    metric_tag,
     selection_score,
+    stop_on_signals,
 )
+from training.rllib import export
 
 ALGORITHM = "PPO (RLlib)"
 
@@ -295,7 +297,7 @@ class RLlibRun:
         wall = time.perf_counter() - self.start
         for point in curve_points(results, self.steps, wall):
             self.points.append(point)
-            self.writer.add_scalar(f"eval/win_vs_{_tag(point.baseline)}_{point.table_size}p",
+            self.writer.add_scalar(f"eval/win_vs_{metric_tag(point.baseline)}_{point.table_size}p",
                                    point.win_rate, self.steps)
         score = selection_score(results, cfg.eval.select)
         self.writer.add_scalar("eval/selection_score", score, self.steps)
@@ -334,7 +336,7 @@ class RLlibRun:
     # -- resumable state ---------------------------------------------------------------------------
     def write_state(self) -> None:
         """RLlib's checkpoint into ``resume/rllib-<step>/`` (a temporary name renamed when
-        complete), then ``resume/state.pkl`` naming it (see :mod:`training.resume`)."""
+        complete), then ``resume/state.pkl`` naming it (see :mod:`training.learner.resume`)."""
         t0 = time.perf_counter()
         store = self.store
         store.folder.mkdir(parents=True, exist_ok=True)
@@ -395,7 +397,7 @@ class RLlibRun:
             if self.points:  # the curve (and best) as of the state
                 self.write_outputs(self.best_step == self.steps and not _best_at(
                     self.run_dir, self.steps))
-        with _stop_on_signals(self):
+        with stop_on_signals(self):
             while self.steps < cfg.total_steps:
                 t0 = time.perf_counter()
                 result = self.algo.train()
@@ -537,7 +539,7 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
 
     The run directory is checked first, and the algorithm is built (Ray started, the ``init``
     checkpoint loaded) before it is touched; an existing run is replaced only through
-    :func:`training.rundir.fresh_run_dir`, which keeps it until the new run has finished.
+    :func:`training.learner.rundir.fresh_run_dir`, which keeps it until the new run has finished.
     """
     import torch
 
@@ -567,7 +569,7 @@ def _best_at(run_dir: Path, steps: int) -> bool:
 
 def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
            progress: bool = True) -> TrainResult:
-    """Continue the run of ``state`` (checked by :func:`training.resume.resume_run`) to
+    """Continue the run of ``state`` (checked by :func:`training.learner.resume_run.resume_run`) to
     ``cfg.total_steps``, through RLlib's own ``restore_from_path``."""
     import torch
 
