@@ -53,12 +53,14 @@ class CriticValue:
     def __call__(self, world: Any, seat: int) -> float:
         obs = world.observation(seat)
         x = obs
-        if self.include_mask:
+        mask = None
+        if self.include_mask or (self.features is not None and self.features.needs_mask):
             mask = (world.legal_mask() if world.current_player == seat
                     else np.zeros(world.num_actions, dtype=np.int8))
+        if self.include_mask:
             x = np.concatenate((obs, mask), axis=-1, dtype=np.float32)
         if self.features is not None:
-            x = self.features.extend(x, obs)
+            x = self.features.extend(x, obs, mask)
         if self.global_critic:
             x = np.concatenate((x, world.global_state(seat)), axis=-1, dtype=np.float32)
         return float(np.clip(self.net.logits(x)[0], -1.0, 1.0))

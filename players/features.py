@@ -22,10 +22,12 @@ import numpy as np
 from envs.core.registry import Game, GameLike, get_game
 
 #: Known feature sets: name -> (attribute of the game's ``features`` (its descriptor's, see
-#: :class:`envs.core.game.Features`) holding the callable
-#: ``f(obs, out=None)`` with ``.size``, batched over leading axes; attribute holding its
-#: :class:`~envs.core.obs_layout.ObsLayout` index table).
-FEATURE_SETS: dict[str, tuple[str, str]] = {"counting": ("counting_features", "FEATURES")}
+#: :class:`envs.core.game.Features`) holding the callable ``f(obs, out=None)`` — or
+#: ``f(obs, mask, out=None)`` when it declares ``needs_mask = True`` — with ``.size``, batched
+#: over leading axes; attribute holding its :class:`~envs.core.obs_layout.ObsLayout` index
+#: table). ``expert`` (the expert's move, one-hot) exists where a game has an expert: Paladin.
+FEATURE_SETS: dict[str, tuple[str, str]] = {"counting": ("counting_features", "FEATURES"),
+                                            "expert": ("expert_features", "EXPERT_FEATURES")}
 
 
 def check_features(value: Any, what: str = "env.features") -> tuple[str, ...]:
@@ -54,8 +56,13 @@ def features_module(game: GameLike) -> Any:
 
 
 def feature_function(game: GameLike, name: str) -> Any:
-    """The callable of one feature set for ``game``."""
-    return getattr(features_module(game), FEATURE_SETS[name][0])
+    """The callable of one feature set for ``game``; ``ValueError`` where the game lacks it."""
+    function = getattr(features_module(game), FEATURE_SETS[name][0], None)
+    if function is None:
+        have = [n for n, (attr, _) in FEATURE_SETS.items()
+                if hasattr(features_module(game), attr)]
+        raise ValueError(f"{get_game(game)} has no {name!r} features; it has: {', '.join(have)}")
+    return function
 
 
 def check_rules(game: GameLike, names: Sequence[str], rules: Any,
@@ -95,6 +102,7 @@ class InputFeatures:
 
     def _setup(self) -> None:
         self.functions = [feature_function(self.game, name) for name in self.names]
+        self.with_mask = [bool(getattr(f, "needs_mask", False)) for f in self.functions]
         self.size = sum(int(f.size) for f in self.functions)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -107,15 +115,24 @@ class InputFeatures:
     def __bool__(self) -> bool:
         return bool(self.names)
 
-    def compute(self, observation: np.ndarray) -> np.ndarray:
-        """The features of one observation (1-D) or a batch of them (2-D)."""
-        if len(self.functions) == 1:
-            return self.functions[0](observation)
-        return np.concatenate([f(observation) for f in self.functions], axis=-1)
+    @property
+    def needs_mask(self) -> bool:
+        """Whether a feature set here reads the legal-action mask (``expert``)."""
+        return any(self.with_mask)
 
-    def extend(self, x: np.ndarray, observation: np.ndarray) -> np.ndarray:
+    def compute(self, observation: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """The features of one observation (1-D) or a batch of them (2-D), with the legal-action
+        mask of each (read only by feature sets that declare ``needs_mask``)."""
+        if mask is None and self.needs_mask:
+            raise ValueError(f"the features {list(self.names)} need the legal-action mask")
+        parts = [f(observation, mask) if with_mask else f(observation)
+                 for f, with_mask in zip(self.functions, self.with_mask)]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
+
+    def extend(self, x: np.ndarray, observation: np.ndarray,
+               mask: np.ndarray | None = None) -> np.ndarray:
         """``x`` (the observation, maybe followed by the mask) with the features appended."""
-        return np.concatenate([x, self.compute(observation)], axis=-1)
+        return np.concatenate([x, self.compute(observation, mask)], axis=-1)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) of the appended inputs, for an observation space."""

@@ -147,7 +147,7 @@ class CheckpointPolicy:
             # (one call: the mask is cast while it is copied, as astype then concatenate did)
             x = np.concatenate((observation, action_mask), axis=-1, dtype=np.float32)
         if self.features is not None:
-            x = self.features.extend(x, observation)
+            x = self.features.extend(x, observation, action_mask)
         return x
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -474,6 +474,9 @@ def _add_ship(parser: argparse.ArgumentParser) -> None:
                         help="games per line against each heuristic style (default: --games)")
     parser.add_argument("--styles", action=argparse.BooleanOptionalAction, default=True,
                         help="evaluate against every named heuristic style (default: on)")
+    parser.add_argument("--expert", action=argparse.BooleanOptionalAction, default=True,
+                        help="where the game has an expert (Paladin), evaluate against it too, "
+                             "with --style-games games (default: on)")
     parser.add_argument("--sizes", nargs="+", type=positive_int, default=[3, 4], metavar="N",
                         help="table sizes (default 3 4)")
     parser.add_argument("--workers", type=positive_int, default=2,
@@ -502,7 +505,7 @@ def _run_ship(args: argparse.Namespace) -> int:
     return ship(args.checkpoint, games=args.games, style_games=args.style_games,
                 styles=args.styles, sizes=args.sizes, workers=args.workers, seed=args.seed,
                 dest=args.dest, force=args.force, overwrite=args.overwrite, search=search,
-                search_games=args.search_games, act=args.act)
+                search_games=args.search_games, act=args.act, expert=args.expert)
 
 
 # -- replay -------------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ def main(argv: list[str]) -> int:
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1e6:.1f}M"))
     axes[0][0].set_ylabel(f"win rate, {size} players (95% CI)")
     axes[0][0].legend(fontsize=7)
-    fig.suptitle(f"{args.game}: training recipes from the same checkpoint")
+    fig.suptitle(f"{args.game}: training recipes")
     fig.tight_layout()
     fig.savefig(png_path, dpi=80)
     rows = sum(len(points) for points in recipes.values())

@@ -532,7 +532,7 @@ def test_card_policy_refusals_are_named_exactly(ckpt: Path, tmp_path: Path) -> N
             ("long", {"net_arch": [-1] * 40}, "policy.net_arch must be a list of positive layer "
                                               "widths, got " + "[" + "-1, " * 19 + "-1,"),
             ("feat", {"features": ["nope"]}, "policy.features: unknown feature 'nope'; allowed: "
-                                             "counting"),
+                                             "counting, expert"),
             ("act", {"act": "gredy"}, "policy.act must be 'greedy' or 'sample', got \"gredy\"")):
         with pytest.raises(CheckpointError) as caught:
             _read_edited_card(ckpt, tmp_path / folder, **change)

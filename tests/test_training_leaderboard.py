@@ -112,11 +112,12 @@ def test_ship_evaluates_copies_and_feeds_the_leaderboard(
     assert main([*args, "--force"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert card["evaluation"]["passes"] is False
-    # random, the heuristic and every named style, each with the heuristic's 1.3x bar
+    # random, the heuristic, every named style and (Paladin has one) the expert, each but
+    # random with the heuristic's 1.3x bar
     results = card["evaluation"]["results"]
-    assert set(results) == {"random", *heuristic_styles("paladin")}
-    assert set(results["heuristic"]) == {"3", "4"}
-    assert {row["bar"] for spec in results if spec.startswith("heuristic")
+    assert set(results) == {"random", *heuristic_styles("paladin"), "expert"}
+    assert set(results["heuristic"]) == {"3", "4"} == set(results["expert"])
+    assert {row["bar"] for spec in results if spec != "random"
             for row in [results[spec]["4"]]} == {0.325}
     assert (dest / "paladin" / "curve.png").exists()
     assert [p.step for p in read_csv(dest / "paladin" / "curve.csv")] == [100, 300]
@@ -126,19 +127,23 @@ def test_ship_evaluates_copies_and_feeds_the_leaderboard(
     real = ship.evaluate_baselines
     monkeypatch.setattr(ship, "evaluate_baselines", lambda learner, *a, **k: (
         measured.append(learner.build(0).deterministic), real(learner, *a, **k))[1])
-    assert main([*args, "--force", "--overwrite", "--act", "sample", "--no-styles"]) == 0
+    assert main([*args, "--force", "--overwrite", "--act", "sample", "--no-styles",
+                 "--no-expert"]) == 0
     assert measured == [False]
     assert json.loads((dest / "paladin" / "paladin.json").read_text())["policy"]["act"] == "sample"
     assert parse_spec(str(dest / "paladin"), "paladin").build(0).deterministic is False
     assert main([*args, "--force", "--overwrite"]) == 0  # as the card says: greedy again
-    assert measured == [False, True, True]
+    assert measured == [False, True, True, True]  # random + heuristic, styles, expert
     table = leaderboard_table(dest)
     assert "| paladin |" in table and "Cross-table" in table
     assert "| paladin | `heuristic:cautious` |" in table
-    # --no-styles: the two historical bars only
+    # --no-styles: the historical bars and the expert's; --no-expert drops the expert's
     # a second ship replaces the first only with --overwrite, checked before the evaluation
     assert main([*args, "--force", "--no-styles"]) == 2
     assert main([*args, "--force", "--no-styles", "--overwrite"]) == 0
+    card = json.loads((dest / "paladin" / "paladin.json").read_text())
+    assert set(card["evaluation"]["results"]) == {"random", "heuristic", "expert"}
+    assert main([*args, "--force", "--no-styles", "--no-expert", "--overwrite"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
     # a damaged curve.csv in the run folder: one line, before any game is played

@@ -430,7 +430,7 @@ def test_constructor_defaults_and_refusals_in_full(monkeypatch: pytest.MonkeyPat
         assert str(err.value) == message
     for kwargs, message in (
             (dict(game="paladin", features=["nope"]),
-             "SelfPlayEnv('paladin'): features: unknown feature 'nope'; allowed: counting"),
+             "SelfPlayEnv('paladin'): features: unknown feature 'nope'; allowed: counting, expert"),
             (dict(game="white_knight", rules={"monster_hp": {"Dragon": 15}},
                   features=["counting"]),
              "SelfPlayEnv('white_knight'): features counts the spec's cards; it cannot be "

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from envs.core.game import Game
-from envs.paladin import belief, features, snapshot, words
+from envs.paladin import belief, input_features, snapshot, words
 from envs.paladin.engine import PaladinEngine
 from envs.paladin.expert import PaladinExpert
 from envs.paladin.heuristic import PaladinHeuristic
@@ -17,7 +17,7 @@ GAME = Game(
     heuristic=PaladinHeuristic,
     words=words,
     snapshot=snapshot,
-    features=features,
+    features=input_features,
     proposal=belief,
     expert=PaladinExpert,
     origin=__name__,

@@ -54,6 +54,11 @@ SHIPPING_BARS = {"random": 2.0, "heuristic": 1.3}
 #: (search is slow: not by default).
 SEARCH_BASELINE = f"{PIMC_PREFIX}2"
 SEARCH_BAR = 1.0
+#: Where a game has an expert (``Game.expert``: Paladin's card counter), a shipped checkpoint
+#: must win at least ``EXPERT_BAR`` × fair share against N − 1 copies of it: the expert is the
+#: project's strongest teacher that is not a network (issue 33's bar).
+EXPERT_BASELINE = "expert"
+EXPERT_BAR = 1.3
 Z95 = 1.959963984540054
 
 
@@ -306,6 +311,8 @@ def bar_multiple(baseline: str) -> float | None:
     """The shipping bar against ``baseline`` as a multiple of fair share (``None``: no bar)."""
     if baseline in SHIPPING_BARS:
         return SHIPPING_BARS[baseline]
+    if baseline == EXPERT_BASELINE:
+        return EXPERT_BAR
     if baseline.startswith(STYLE_PREFIX):  # every heuristic style: the heuristic's bar
         return SHIPPING_BARS["heuristic"]
     return SEARCH_BAR if baseline.startswith(PIMC_PREFIX) else None

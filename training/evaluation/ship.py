@@ -9,8 +9,10 @@ Usage::
 
 The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000): the
 checkpoint against N − 1 random players, N − 1 heuristics and N − 1 copies of every named
-heuristic style (``heuristic:cautious``, …; ``--no-styles`` skips them) at every size. Bars:
-2× fair share against random, 1.3× against the heuristic and each style. Results go into the
+heuristic style (``heuristic:cautious``, …; ``--no-styles`` skips them) at every size, and,
+where the game has an expert (Paladin), N − 1 experts (``--no-expert`` skips them; as many
+games as a style). Bars: 2× fair share against random, 1.3× against the heuristic, each style
+and the expert. Results go into the
 shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning curve
 behind it (curve.png, curve.csv; through every ``--init`` run before it) is written beside it.
 ``--search`` also plays N − 1 copies of the search player (``pimc:2``, the shipping budget of
@@ -39,6 +41,7 @@ from players import checkpoint
 from players.policies import heuristic_styles, parse_spec
 from training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
 from training.evaluation.evaluate import (
+    EXPERT_BASELINE,
     SHIPPING_BARS,
     bar_multiple,
     evaluate_baselines,
@@ -92,7 +95,7 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
          styles: bool = True, sizes: list[int] | tuple[int, ...] = (3, 4), workers: int = 2,
          seed: int = 0, dest: str | Path = "checkpoints", force: bool = False,
          overwrite: bool = False, search: str | None = None, search_games: int = 200,
-         act: str | None = None) -> int:
+         act: str | None = None, expert: bool = True) -> int:
     """Evaluate the checkpoint at ``path`` and ship it into ``dest/<game>/`` (the module
     docstring); 0 when shipped, 1 when a bar is missed without ``force``."""
     zip_path, card_path = checkpoint.find_checkpoint(path)
@@ -130,6 +133,9 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     style_games = style_games or games
     if style_specs:
         results.update(evaluate_baselines(learner, style_specs, sizes, style_games,
+                                          seed=seed, workers=workers, rules=rules))
+    if expert and entry.expert is not None:
+        results.update(evaluate_baselines(learner, [EXPERT_BASELINE], sizes, style_games,
                                           seed=seed, workers=workers, rules=rules))
     if search:
         results.update(evaluate_baselines(learner, [search], sizes, search_games,

@@ -49,7 +49,7 @@ from players.checkpoint import (
     sha256_of,
     write_card,
 )
-from players.policies import parse_spec, reset_policy
+from players.policies import card_features, parse_spec, reset_policy
 
 DATASET_FORMAT = "roundtable-distill/1"
 #: The most decisions a dataset may hold, and the most bytes its arrays may unpack to
@@ -383,10 +383,16 @@ def _actor_logits(policy: Any, x: Any) -> Any:
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
-def _inputs(dataset: Dataset, include_mask: bool) -> np.ndarray:
-    if include_mask:
-        return np.concatenate([dataset.obs, dataset.mask.astype(np.float32)], axis=1)
-    return dataset.obs
+def _inputs(dataset: Dataset, card: dict[str, Any]) -> np.ndarray:
+    """What the network of ``card`` reads for each decision: the observation, the mask when
+    the card says ``include_mask``, then the input features it names (``policy.features``)."""
+    x = dataset.obs
+    if card["policy"].get("include_mask", False):
+        x = np.concatenate([x, dataset.mask.astype(np.float32)], axis=1)
+    features = card_features(dataset.game, card["policy"])
+    if features is not None:
+        x = features.extend(x, dataset.obs, dataset.mask)
+    return x
 
 
 def _measure(policy: Any, x: Any, mask: Any, target: Any) -> dict[str, float]:
@@ -434,8 +440,7 @@ def _clone(init: str | Path, dataset: Dataset, epochs: int, learning_rate: float
     model = model_from_checkpoint(init_zip, card, seed)
     torch.manual_seed(seed)
     policy = model.policy
-    include_mask = bool(card["policy"].get("include_mask", False))
-    x_all = torch.as_tensor(_inputs(dataset, include_mask))
+    x_all = torch.as_tensor(_inputs(dataset, card))
     m_all = torch.as_tensor(dataset.mask)
     y_all = torch.as_tensor(dataset.action)
     order = np.random.default_rng(seed).permutation(len(dataset))

@@ -435,7 +435,7 @@ class SelfPlayEnv(gymnasium.Env):
         if self.include_mask:
             x = np.concatenate((obs, self._mask), dtype=np.float32)  # the mask cast on copy
         if self.features is not None:
-            x = self.features.extend(x, obs)
+            x = self.features.extend(x, obs, self._mask)
         return self._with_global(x)
 
     # -- policy.critic: global (training/learner/asymmetric.py) ---------------------------
