@@ -135,15 +135,20 @@ class BattleFlow:
             if self.hand_n[seat]:
                 self._ask(RAISE, seat, RAISE_MASKS[self.hbits[seat]])
                 return
-            self.passes += 1
-            self.w[self.i_passed[seat]] = 1.0
-            events = self.events
-            if events.on:
-                events.add((events.step, K_PASS, None, seat, True))
-            if self.passes >= count:
+            if self._pass(seat, forced=True):
                 self._reveal()
                 return
             self.pos = (self.pos + 1) % count
+
+    def _pass(self: WhiteKnightTable, seat: int, forced: bool) -> bool:
+        """Note ``seat``'s pass (``forced``: an empty hand passes by itself) in the raise or
+        the item circuit; True once every participant has passed in a row."""
+        self.passes += 1
+        self.w[self.i_passed[seat]] = 1.0
+        events = self.events
+        if events.on:
+            events.add((events.step, K_PASS, None, seat, forced))
+        return self.passes >= len(self.participants)
 
     def _clear_passed(self: WhiteKnightTable) -> None:
         w = self.w
@@ -154,12 +159,7 @@ class BattleFlow:
     def _raise(self: WhiteKnightTable, action: int) -> None:
         seat = self.current_player
         if action == A.PASS:
-            self.passes += 1
-            self.w[self.i_passed[seat]] = 1.0
-            events = self.events
-            if events.on:
-                events.add((events.step, K_PASS, None, seat, False))
-            if self.passes >= len(self.participants):
+            if self._pass(seat, forced=False):
                 self._reveal()
                 return
         else:
@@ -225,12 +225,7 @@ class BattleFlow:
     def _damage(self: WhiteKnightTable, action: int) -> None:
         seat = self.current_player
         if action == A.PASS:
-            self.passes += 1
-            self.w[self.i_passed[seat]] = 1.0
-            events = self.events
-            if events.on:
-                events.add((events.step, K_PASS, None, seat, False))
-            if self.passes >= len(self.participants):
+            if self._pass(seat, forced=False):
                 self._clear_passed()
                 self._not_defeated()
                 return
