@@ -988,3 +988,71 @@ def test_quests_redealt_stages_form_a_legal_quest_of_the_public_shape() -> None:
             assert tests <= 1, world.stages
     assert min(one_card.values()) >= 5, one_card  # either type, whatever the truth
     assert weapons_seen == set(WEAPONS) and announced_tests >= 40, (weapons_seen, announced_tests)
+
+
+def _draw_all_then_check(engine, stages, pool, rng):
+    """The reference sampler the early checks must equal: every hidden stage drawn first
+    (the same slot types), the whole quest checked after."""
+    from envs.quests.belief import _TEST_SET, _draw_stage
+    from envs.quests.cards import FOE_VALUES, KIND_BP
+    from envs.quests.table import BUILD_WEAPONS
+
+    left = list(pool)
+    out = {}
+    for k in stages:
+        cards = _draw_stage(engine, k, left, rng)
+        if cards is None:
+            return None
+        out[k] = cards
+    tests, last = 0, 0
+    for k, known in enumerate(engine.stages):
+        cards = out.get(k, known)
+        if not cards:
+            break
+        if cards[0] in _TEST_SET:
+            tests += 1
+            continue
+        if engine.phase == BUILD_WEAPONS and k == engine.cur_stage:
+            break
+        value = FOE_VALUES[engine.story][cards[0]] + sum(KIND_BP[w] for w in cards[1:])
+        if value <= last:
+            return None
+        last = value
+    return None if tests > 1 else out
+
+
+def test_quests_early_stage_checks_accept_the_same_draws_as_checking_the_whole_quest() -> None:
+    """``_draw_stages`` stops a draw at the first stage that breaks the quest's rules. That
+    must only save work: on states with three or more hidden stages, the accepted stages it
+    gives and those of the draw-everything-then-check reference have the same distribution
+    (each hidden stage's foe or test, and its BP total; total variation within sampling
+    noise). A check placed wrongly (a rule skipped, or one checked against the wrong stage)
+    moves these odds far more."""
+    from collections import Counter
+
+    from envs.quests.belief import _draw_stages, unknown_adventure_cards
+
+    compared = 0
+    for state, observer, stages in quests_hidden_stage_states():
+        if len(stages) < 3:
+            continue
+        pool = unknown_adventure_cards(state, observer, stages)
+        counts = []
+        for draw in (_draw_stages, _draw_all_then_check):
+            rng = np.random.default_rng(compared)
+            seen: Counter = Counter()
+            accepted = 0
+            while accepted < 1500:
+                out = draw(state, stages, pool, rng)
+                if out is None:
+                    continue
+                accepted += 1
+                seen.update((k, cards[0]) for k, cards in out.items())
+            counts.append(seen)
+        keys = set(counts[0]) | set(counts[1])
+        tv = 0.5 * sum(abs(counts[0][key] - counts[1][key]) for key in keys) / 1500
+        assert tv < 0.09 * len(stages), (tv, stages)
+        compared += 1
+        if compared == 3:
+            break
+    assert compared == 3

@@ -76,8 +76,12 @@ QuestsEngine = GameEngine
 #: rejected draws before giving up on a consistent world (a 5-stage quest of hidden foe stages
 #: is accepted about once in 120 draws; a consistent state is never near this)
 MAX_TRIES = 100_000
-_FOE_OR_TEST = frozenset((*FOES, *TESTS))
-_FOE_SET, _TEST_SET, _WEAPON_SET = frozenset(FOES), frozenset(TESTS), frozenset(WEAPONS)
+_TEST_SET, _WEAPON_SET = frozenset(TESTS), frozenset(WEAPONS)
+#: the kinds a hidden slot may hold, in kind order (the order ``_take`` counts them in)
+_FOE_KINDS = tuple(sorted(FOES))
+_TEST_KINDS = tuple(sorted(TESTS))
+_FOE_OR_TEST_KINDS = tuple(sorted({*FOES, *TESTS}))
+_WEAPON_KINDS = tuple(sorted(WEAPONS))
 
 
 def hidden_stages(engine: QuestsEngine, observer: int) -> list[int]:
@@ -143,16 +147,7 @@ def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator,
         if engine.hidden_n[seat] and seat not in chosen:
             raise AssertionError(f"belief: player_{seat} holds face-down cards out of turn")
     stages = hidden_stages(engine, observer)
-    known_stage_cards = [kind for k, cards in enumerate(engine.stages) if k not in stages
-                         for kind in cards]
-    in_play = [0] * NUM_KINDS
-    for seat in range(n):
-        for i, present in enumerate(engine.allies[seat]):
-            in_play[FIRST_ALLY + i] += present
-        in_play[AMOUR_KIND] += engine.amour[seat]
-    pool = unknown_pool(KIND_COPIES, engine.hands[observer],
-                        counts_of(engine.played[observer], NUM_KINDS), engine.discard_n, in_play,
-                        counts_of(known_stage_cards, NUM_KINDS))
+    pool = unknown_adventure_cards(engine, observer, stages)
     places = [engine.hand_n[s] + engine.hidden_n[s] for s in others]
     building = engine.phase in (T.BUILD_CARD, T.BUILD_WEAPONS) and engine.sponsor != observer
     if proposal is not None:
@@ -184,6 +179,22 @@ def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator,
     raise AssertionError("belief: no consistent Quests world found")
 
 
+def unknown_adventure_cards(engine: QuestsEngine, observer: int, stages: list[int]) -> list[int]:
+    """Count per kind of the adventure cards the observer cannot place: all copies less its
+    hand and face-down cards, the face-up discards, the allies and Amours in play and the stage
+    cards it can see (every stage but ``stages``)."""
+    known_stage_cards = [kind for k, cards in enumerate(engine.stages) if k not in stages
+                         for kind in cards]
+    in_play = [0] * NUM_KINDS
+    for seat in range(engine.num_players):
+        for i, present in enumerate(engine.allies[seat]):
+            in_play[FIRST_ALLY + i] += present
+        in_play[AMOUR_KIND] += engine.amour[seat]
+    return unknown_pool(KIND_COPIES, engine.hands[observer],
+                        counts_of(engine.played[observer], NUM_KINDS), engine.discard_n,
+                        in_play, counts_of(known_stage_cards, NUM_KINDS))
+
+
 def _sponsor_can_finish(world: QuestsEngine) -> bool:
     """Can the sponsor still complete the quest it is building (the engine's exact search)?"""
     return world._quest_completable(*world._build_hand(world.sponsor))
@@ -192,56 +203,86 @@ def _sponsor_can_finish(world: QuestsEngine) -> bool:
 def _draw_stages(engine: QuestsEngine, stages: list[int], pool: list[int],
                  rng: np.random.Generator) -> dict[int, list[int]] | None:
     """Cards of the hidden stages, slot by slot by type, or ``None`` if they break the quest's
-    rules (distinct weapons per foe stage, at most one test, foe stages rising in BP)."""
+    rules (distinct weapons per foe stage, at most one test, foe stages rising in BP).
+
+    The stages are drawn in order and checked as they come, so a draw that already breaks a
+    rule stops there (a rejection sampler's cost is mostly rejected draws: a 5-stage quest of
+    hidden foe stages is accepted about once in 120). Which draws are accepted, and so the
+    distribution of the worlds, is the same as drawing every stage first and checking after."""
     from envs.quests.table import BUILD_WEAPONS
 
     if not stages:
         return {}
+    hidden = set(stages)
     left = list(pool)
     out: dict[int, list[int]] = {}
-    for k in stages:
-        count = len(engine.stages[k])
-        announced = k < engine.announced
-        is_test = engine.stage_test[k] >= 0
-        if announced:
-            first = _TEST_SET if is_test else _FOE_SET
-        else:
-            first = _FOE_OR_TEST if count == 1 else _FOE_SET
-        cards = [_take(left, first, rng)]
-        for _ in range(count - 1):
-            cards.append(_take(left, _WEAPON_SET, rng))
-        if any(c < 0 for c in cards):
-            return None
-        weapons = cards[1:]
-        if len(set(weapons)) != len(weapons):
-            return None
-        out[k] = cards
-    # the whole quest: at most one test, foe stages (finished ones) rising strictly in BP
     values = FOE_VALUES[engine.story]
-    tests, last = 0, 0
-    for k, cards in enumerate(engine.stages):
-        content = out.get(k, cards)
-        if not content:
+    building = engine.cur_stage if engine.phase == BUILD_WEAPONS else -1
+    tests, last, checking = 0, 0, True
+    for k, known in enumerate(engine.stages):
+        if not known:
             break
-        if content[0] in _TEST_SET:
-            tests += 1
+        if k in hidden:
+            cards = _draw_stage(engine, k, left, rng)
+            if cards is None:
+                return None
+            out[k] = cards
+        else:
+            cards = known
+        if not checking:
             continue
-        if engine.phase == BUILD_WEAPONS and k == engine.cur_stage:
-            break  # still being built: its BP is not final
-        value = values[content[0]] + sum(KIND_BP[w] for w in content[1:])
+        # the whole quest: at most one test, foe stages (finished ones) rising strictly in BP
+        if cards[0] in _TEST_SET:
+            tests += 1
+            if tests > 1:
+                return None
+            continue
+        if k == building:
+            checking = False  # still being built: its BP is not final, nor the rise after it
+            continue
+        value = values[cards[0]] + sum(KIND_BP[w] for w in cards[1:])
         if value <= last:
             return None
         last = value
-    return None if tests > 1 else out
+    for k in stages:  # (a hidden stage is never past an empty one; drawn all the same)
+        if k not in out:
+            cards = _draw_stage(engine, k, left, rng)
+            if cards is None:
+                return None
+            out[k] = cards
+    return out
 
 
-def _take(left: list[int], kinds: frozenset[int], rng: np.random.Generator) -> int:
+def _draw_stage(engine: QuestsEngine, k: int, left: list[int],
+                rng: np.random.Generator) -> list[int] | None:
+    """One hidden stage's cards by its slot types (taken out of ``left``), or ``None`` when the
+    pool lacks them or its weapons repeat a name."""
+    count = len(engine.stages[k])
+    if k < engine.announced:
+        first = _TEST_KINDS if engine.stage_test[k] >= 0 else _FOE_KINDS
+    else:
+        first = _FOE_OR_TEST_KINDS if count == 1 else _FOE_KINDS
+    head = _take(left, first, rng)
+    if head < 0:
+        return None
+    cards = [head]
+    for _ in range(count - 1):
+        weapon = _take(left, _WEAPON_KINDS, rng)
+        if weapon < 0 or weapon in cards:
+            return None
+        cards.append(weapon)
+    return cards
+
+
+def _take(left: list[int], kinds: tuple[int, ...], rng: np.random.Generator) -> int:
     """One card, uniformly among the pool's cards of ``kinds`` (removed from it); −1 if none."""
-    total = sum(left[k] for k in kinds)
+    total = 0
+    for kind in kinds:
+        total += left[kind]
     if total == 0:
         return -1
     pick = int(rng.integers(total))
-    for kind in sorted(kinds):
+    for kind in kinds:
         pick -= left[kind]
         if pick < 0:
             left[kind] -= 1
