@@ -11,11 +11,12 @@ built-ins:
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
   each game's ``STYLES``; :func:`heuristic_styles` lists them);
 - a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network;
-- ``pimc:N[/K][:ROLLOUT][@BUDGET]`` — determinized Monte-Carlo search
+- ``pimc:N[~Z][/K][:ROLLOUT][@BUDGET]`` — determinized Monte-Carlo search
   (:class:`envs.core.search.PimcPlayer`): N belief-sampled worlds per decision, every legal
   action rolled out by ROLLOUT (``heuristic`` by default, any other non-search spec) to the end,
   or with ``/K`` for K moves and on to the seat's next decision, valued there by ROLLOUT's
-  critic when ROLLOUT is a checkpoint, else by the current scores' ranks;
+  critic when ROLLOUT is a checkpoint, else by the current scores' ranks; with ``~Z`` it plays
+  ROLLOUT's own move unless another beats it by Z standard errors over the worlds;
 - ``ismcts:N[:CHECKPOINT|uniform][@BUDGET]`` — information-set MCTS
   (:class:`envs.core.ismcts.IsmctsPlayer`), N iterations, the network's prior and critic
   (default the game's shipped ``checkpoints/<game>``; ``uniform``: no network);
@@ -57,9 +58,13 @@ PIMC_PREFIX = "pimc:"
 #: legal action to the end, and ``pimc:8`` already costs about 1.3 s per 4-player game
 #: (docs/agents.md), so ``pimc:256`` is minutes per game; more is a typo or a hang.
 MAX_PIMC_WORLDS = 256
-PIMC_FORMAT = (f"'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to {MAX_PIMC_WORLDS} worlds; K: "
-               "cut rollouts after K moves; ROLLOUT random, heuristic[:style], expert or a "
-               "checkpoint; BUDGET e.g. 500ms or 1s)")
+#: the largest margin of sureness ``pimc:N~Z`` takes, in standard errors (beyond it the search
+#: would never leave its rollout policy's move)
+MAX_SURE = 10.0
+PIMC_FORMAT = (f"'pimc:N[~Z][/K][:ROLLOUT][@BUDGET]' (N from 1 to {MAX_PIMC_WORLDS} worlds; "
+               f"Z: leave the rollout policy's move only when sure by Z standard errors, 0 to "
+               f"{MAX_SURE:g}; K: cut rollouts after K moves; ROLLOUT random, "
+               "heuristic[:style], expert or a checkpoint; BUDGET e.g. 500ms or 1s)")
 STYLE_PREFIX = "heuristic:"
 ISMCTS_PREFIX = "ismcts:"
 #: search specs: each takes a time budget ``@…`` (see :func:`parse_budget`)
@@ -206,6 +211,7 @@ class PolicySpec:
     # ismcts: the network (a checkpoint spec) or None for ``uniform``
     budget_s: float | None = None  # search: seconds per decision (None: no time budget)
     cut: int | None = None  # pimc: rollouts cut after this many moves (``/K``)
+    sure: float | None = None  # pimc: leave the rollout policy's move only when this sure (``~Z``)
     # search with ``+pb``: the checkpoint whose sampled moves model the others in a
     # envs.core.inference.PolicyBelief (worlds inferred from play, not uniform)
     belief_model: PolicySpec | None = None
@@ -234,7 +240,8 @@ class PolicySpec:
             seeds = np.random.SeedSequence(seed).generate_state(seats + 1)
             rollout = [self.rollout.build(int(s)) for s in seeds[1:]]
             return PimcPlayer(self.worlds, rollout, seed=int(seeds[0]), label=self.spec,
-                              budget_s=self.budget_s, cut=self.cut, value=self.critic)
+                              budget_s=self.budget_s, cut=self.cut, value=self.critic,
+                              sure=self.sure)
         if self.kind == "ismcts":
             return self._build_ismcts(seed)
         if self.kind == "random":
@@ -380,13 +387,14 @@ def parse_spec(spec: str, game: GameLike) -> PolicySpec:
 
 
 def _parse_pimc(text: str, game: Game) -> PolicySpec:
-    """``pimc:N[/K][:ROLLOUT][@BUDGET]``: the world count, the rollout cut, the rollout spec
-    (itself parsed and checked) and the time budget."""
+    """``pimc:N[~Z][/K][:ROLLOUT][@BUDGET]``: the world count, the margin of sureness, the
+    rollout cut, the rollout spec (itself parsed and checked) and the time budget."""
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)
     worlds, _, rollout = body[len(PIMC_PREFIX):].partition(":")
     worlds, learned = _split_learned(worlds, game, shown)
     worlds, infer = _split_infer(worlds)
+    worlds, sure = _split_sure(worlds, shown)
     worlds, slash, cut_text = worlds.partition("/")
     cut = None
     if slash:
@@ -420,7 +428,27 @@ def _parse_pimc(text: str, game: Game) -> PolicySpec:
         model = inner if inner.kind == "checkpoint" else _shipped(game, shown)
     return PolicySpec(text, "pimc", game, worlds=int(digits), rollout=inner,
                       budget_s=budget_s, cut=cut, critic=critic, belief_model=model,
-                      learned_belief=learned)
+                      learned_belief=learned, sure=sure)
+
+
+SURE_MARK = "~"
+
+
+def _split_sure(count: str, shown: str) -> tuple[str, float | None]:
+    """``8~1.5`` / ``8~1.5/10`` -> the count field without ``~Z``, and Z (None without one):
+    the search leaves its rollout policy's move only when another beats it by Z standard
+    errors (envs.core.search.PimcPlayer ``sure``)."""
+    if SURE_MARK not in count:
+        return count, None
+    head, _, rest = count.partition(SURE_MARK)
+    number, slash, tail = rest.partition("/")
+    text = number.strip()
+    valid = (text.isascii() and len(text) <= 8 and text.replace(".", "", 1).isdigit())
+    if not valid or not 0.0 <= float(text) <= MAX_SURE:
+        raise ValueError(f"bad search spec {shown}: after '~' comes how sure a departure from "
+                         f"the rollout policy's move must be, in standard errors, a number "
+                         f"from 0 to {MAX_SURE:g}; use {PIMC_FORMAT}")
+    return head + slash + tail, float(text)
 
 
 def _parse_ismcts(text: str, game: Game) -> PolicySpec:

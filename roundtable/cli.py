@@ -127,7 +127,7 @@ def _add_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="paladin, white_knight, quests")
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
                         help="random, heuristic[:STYLE], expert (Paladin's card counter), "
-                             "pimc:N[/K][:ROLLOUT][@BUDGET] or ismcts:N[:CHECKPOINT][@BUDGET] "
+                             "pimc:N[~Z][/K][:ROLLOUT][@BUDGET] or ismcts:N[:CHECKPOINT][@BUDGET] "
                              "(search players, docs/search.md) or a checkpoint path, one per "
                              "seat in order; "
                              "the last one fills any remaining seats")

@@ -92,6 +92,43 @@ class Fixed:
         return self.action
 
 
+def test_a_sure_search_leaves_its_rollout_policys_move_only_on_evidence() -> None:
+    """``pimc:N~Z``: the rollout policy's own move (0 here) stands unless another beats it by
+    more than Z standard errors of the world-by-world difference. A steady gain of 0.5 is
+    taken; a noisy one of the same mean size is not at Z = 1 (plain PIMC takes it, and so
+    does Z = 0, which asks only for a positive mean); one world gives no error, so no move."""
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    obs = np.zeros(3, dtype=np.float32)
+    steady = [{0: 0.0, 1: 0.5, 2: 0.1}, {0: 0.0, 1: 0.6, 2: -0.1}, {0: 0.0, 1: 0.4, 2: 0.0},
+              {0: 0.0, 1: 0.5, 2: 0.0}]
+    noisy = [{0: 0.0, 1: 1.0, 2: -0.1}, {0: 0.0, 1: -1.0, 2: -0.1}, {0: 0.0, 1: 1.0, 2: -0.1},
+             {0: 1.0, 1: 1.0, 2: 0.9}]
+
+    def play(payoffs: list[dict[int, float]], sure: float | None, worlds: int = 4,
+             own: int = 0) -> int:
+        deals = iter(payoffs)
+        player = PimcPlayer(worlds, [Fixed(own), Fixed(0), Fixed(0)], seed=0, sure=sure)
+        return player.act_with_sampler(lambda rng: OneMoveWorld(next(deals)), obs, mask)
+
+    assert play(steady, sure=1.0) == 1
+    assert play(steady, sure=None) == 1
+    assert play(noisy, sure=1.0) == 0
+    assert play(noisy, sure=None) == 1
+    assert play(noisy, sure=0.0) == 1
+    assert play(steady, sure=1.0, worlds=1) == 0
+    assert play(steady, sure=50.0) == 0
+    # the baseline is the policy's own move (2), not action 0: 1 is surely better than 0 only
+    wavering = [{0: -1.0, 1: 0.5, 2: 0.0}, {0: -1.0, 1: -0.3, 2: 0.0}] * 2
+    assert play(wavering, sure=1.0, own=2) == 2
+    assert play(wavering, sure=None, own=2) == 1
+    with pytest.raises(ValueError, match="margin of sureness"):
+        PimcPlayer(2, [Fixed(0)], sure=-1.0)
+    parsed = parse_spec("pimc:8~1.5/10:checkpoints/paladin@500ms", "paladin")
+    assert (parsed.worlds, parsed.sure, parsed.cut, parsed.budget_s) == (8, 1.5, 10, 0.5)
+    assert parsed.build(0).sure == 1.5 and parse_spec("pimc:8", "paladin").build(0).sure is None
+    assert parse_spec("pimc:4~0+pb", "paladin").build(0).search.sure == 0.0
+
+
 def test_search_ties_go_to_the_rollout_policys_own_move() -> None:
     """Where every action rolls out alike, search plays what its rollout policy would (not the
     lowest action id); a strictly better action still wins; a rollout choice outside the tied
@@ -381,7 +418,9 @@ def test_play_outs_record_no_events() -> None:
                                   "pimc:8/x", "pimc:8/", "ismcts:0", "ismcts:x",
                                   "ismcts:10001", "ismcts:4:heuristic", "ismcts:4:pimc:2",
                                   "pimc:2:ismcts:4", "ismcts:4@2",
-                                  "pimc:4+pb+pb", "ismcts:+pb"])
+                                  "pimc:4+pb+pb", "ismcts:+pb", "pimc:8~", "pimc:8~x",
+                                  "pimc:8~-1", "pimc:8~10.5", "pimc:8~1~2", "pimc:8~nan",
+                                  "pimc:8~1e3", "pimc:~1", "pimc:8~²"])
 def test_bad_budgets_cuts_and_ismcts_specs_are_refused_in_one_line(spec: str) -> None:
     with pytest.raises(ValueError, match=r"search spec") as err:
         parse_spec(spec, "paladin")
@@ -510,7 +549,8 @@ def test_the_checkpoint_critic_values_sampled_worlds_in_range() -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-@pytest.mark.parametrize("spec", ["ismcts:24", "pimc:2/5:checkpoints/{game}", "ismcts:16+pb"])
+@pytest.mark.parametrize("spec", ["ismcts:24", "pimc:2/5:checkpoints/{game}", "ismcts:16+pb",
+                                  "pimc:3~1/5:checkpoints/{game}"])
 def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: str,
                                                                           spec: str) -> None:
     """Leak safety of ISMCTS and cut PIMC: same decision in two true games the seat cannot

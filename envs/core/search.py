@@ -140,7 +140,7 @@ class PimcPlayer(SearchPlayer):
 
     def __init__(self, worlds: int, rollout: Sequence[Agent], seed: int | None = None,
                  label: str = "pimc", budget_s: float | None = None, cut: int | None = None,
-                 value: LeafValue | None = None) -> None:
+                 value: LeafValue | None = None, sure: float | None = None) -> None:
         if worlds < 1:
             raise ValueError(f"a PIMC player needs at least one sampled world, got {worlds}")
         if not rollout:
@@ -159,6 +159,13 @@ class PimcPlayer(SearchPlayer):
         #: seat's next decision, where ``value`` (default :func:`score_value`) reads the world
         self.cut = cut
         self.value = value if value is not None else score_value
+        if sure is not None and not (sure >= 0 and np.isfinite(sure)):
+            raise ValueError(f"a search's margin of sureness must be a finite number of "
+                             f"standard errors, 0 or more, got {sure!r}")
+        #: None: play the best mean. A number z: play the rollout policy's own move unless
+        #: another action beats it by more than z standard errors of their paired difference
+        #: over the worlds (:meth:`_sure_choice`)
+        self.sure = sure
         #: worlds the last searched decision used (fewer than ``worlds`` when the budget bound)
         self.last_worlds = 0
         #: (legal actions, mean final reward of each) of the last searched decision, or None
@@ -170,24 +177,30 @@ class PimcPlayer(SearchPlayer):
         legal = self._legal(action_mask)
         if len(legal) == 1:
             return int(legal[0])
-        totals = np.zeros(len(legal))
+        values: list[np.ndarray] = []  # one row per world: the value of every legal action
         deadline = Deadline(self.budget_s)
-        used = 0
-        while used < self.worlds and deadline.more():
+        seat = 0
+        while len(values) < self.worlds and deadline.more():
             world = sampler(self.rng)
             # Rollouts read no events: an empty, switched-off log keeps the copies below cheap.
             world.events = EventLog(on=False)
             seat = world.current_player
+            row = np.empty(len(legal))
             for i, action in enumerate(legal):
                 branch = copy.deepcopy(world)
                 branch.apply(int(action))
-                totals[i] += self._value(branch, seat)
-            used += 1
+                row[i] = self._value(branch, seat)
+            values.append(row)
             deadline.done_one()
-        self.last_worlds = used
+        used = self.last_worlds = len(values)
         if used == 0:  # a move_budget was spent: the rollout policy's own move
             return self._break_tie(legal, 0, observation, action_mask)
+        totals = np.zeros(len(legal))
+        for row in values:  # world by world, as the choice has always summed them
+            totals += row
         self.last_values = (legal, totals / used)
+        if self.sure is not None:
+            return self._sure_choice(legal, np.array(values), seat, observation, action_mask)
         best = legal[totals == totals.max()]
         if len(best) == 1:
             return int(best[0])
@@ -208,6 +221,33 @@ class PimcPlayer(SearchPlayer):
         reset_agents([agent])
         choice = int(agent.act(observation, action_mask))
         return choice if choice in best else int(best[0])
+
+    def _sure_choice(self, legal: np.ndarray, table: np.ndarray, seat: int,
+                     observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The rollout policy's own move, unless another action's mean advantage over it, paired
+        world by world, exceeds ``sure`` standard errors (then the largest such advantage).
+
+        Why: with few worlds and many legal actions, the best of the noisy means is often a
+        worse move that drew lucky worlds (the winner's curse), so plain PIMC can play below
+        its own rollout policy, as ``pimc:8:expert`` does in Paladin (docs/agents.md). Asking
+        for evidence makes the search a cautious improvement on that policy: one world gives
+        no standard error, so no departure."""
+        agent = self.rollout[seat % len(self.rollout)]
+        reset_agents([agent])
+        own = int(agent.act(observation, action_mask))
+        at = np.flatnonzero(legal == own)
+        if len(at) == 0:  # the rollout policy's move is not legal: plain PIMC's best mean
+            return int(legal[int(np.argmax(table.mean(axis=0)))])
+        worlds = len(table)
+        if worlds < 2:
+            return own
+        diff = table - table[:, at[0]][:, None]
+        mean = diff.mean(axis=0)
+        error = diff.std(axis=0, ddof=1) / np.sqrt(worlds)
+        sure = (mean > 0) & (mean > self.sure * error)
+        if not sure.any():
+            return own
+        return int(legal[int(np.argmax(np.where(sure, mean, -np.inf)))])
 
     def _value(self, world: Any, seat: int) -> float:
         """``seat``'s final reward in ``world`` played out, or with a cut its leaf value."""
