@@ -325,9 +325,10 @@ def test_resolve_policy_passes_the_seed_on() -> None:
 
 
 @pytest.mark.parametrize("spec,message", [
-    ("pimc:x", "bad search spec 'pimc:x': use 'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 "
-               "worlds; K: cut rollouts after K moves; ROLLOUT random, heuristic[:style], expert "
-               "or a checkpoint; BUDGET e.g. 500ms or 1s)"),
+    ("pimc:x", "bad search spec 'pimc:x': use 'pimc:N[~Z][/K][:ROLLOUT][@BUDGET]' (N from 1 to "
+               "256 worlds; Z: leave the rollout policy's move only when sure by Z standard "
+               "errors, 0 to 10; K: cut rollouts after K moves; ROLLOUT random, "
+               "heuristic[:style], expert or a checkpoint; BUDGET e.g. 500ms or 1s)"),
     ("pimc:" + "x" * 40, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N["),
     ("pimc:" + "x" * 35, "bad search spec 'pimc:" + "x" * 35 + "': use 'pimc:N["),
     ("pimc:" + "x" * 36, "bad search spec 'pimc:" + "x" * 32 + "...': use 'pimc:N["),
@@ -391,7 +392,8 @@ def test_an_unknown_name_lists_every_kind_of_spec() -> None:
         parse_spec("randm", "paladin")
     assert str(caught.value) == (
         "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'expert' "
-        "(Paladin), 'pimc:N[/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 worlds; K: cut rollouts "
+        "(Paladin), 'pimc:N[~Z][/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 worlds; Z: leave the "
+        "rollout policy's move only when sure by Z standard errors, 0 to 10; K: cut rollouts "
         "after K moves; ROLLOUT random, heuristic[:style], expert or a checkpoint; BUDGET e.g. "
         f"500ms or 1s), {ISMCTS_FORMAT} or the path of a checkpoint (.zip with its .json card, "
         f"or a folder holding one); no file or folder of that name exists (looked in "
