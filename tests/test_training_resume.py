@@ -147,16 +147,26 @@ def test_sigkill_at_several_points_then_resume_equals_uninterrupted(
     assert league_view(state) == reference["states"][killed_at]
     mp = pytest.MonkeyPatch()
     seen: list[list[str]] = []
-    write = StateStore.write
+    cleaned: list[list[str]] = []
+    write, clean = StateStore.write, StateStore.clean
     mp.setattr(StateStore, "write", lambda self, state: (
         seen.append(sorted(p.name for p in self.folder.rglob("*"))), write(self, state))[1])
+    mp.setattr(StateStore, "clean", lambda self, state: (
+        clean(self, state), cleaned.append(sorted(p.name for p in self.folder.rglob("*"))))[0])
     try:
         result = resume_run(run_dir, progress=False)
     finally:
         mp.undo()
     assert_same_run(run_dir, result, reference)
-    assert result.state_writes  # the resumed run went on writing states
-    assert not [name for name in seen[0] if "tmp-99999" in name or "snapshot_99" in name]
+    # the resumed run went on writing states: one at each step the uninterrupted run wrote one
+    # after the kill (none when the kill came after its last: a fast machine gets there in 1.3 s)
+    due = [step for step in reference["states"] if step > killed_at]
+    assert len(result.state_writes) == len(seen) == len(due), (killed_at, due)
+    # the killed run's half-written state and stray snapshot are gone once the resume has
+    # cleaned the folder, before it trains (and so before any state it writes)
+    assert len(cleaned) == 1
+    for names in cleaned + seen[:1]:
+        assert not [name for name in names if "tmp-99999" in name or "snapshot_99" in name]
 
 
 def test_a_resume_within_the_second_of_the_killed_runs_event_file_writes_after_it(
