@@ -217,10 +217,15 @@ class PimcPlayer(SearchPlayer):
         against three heuristics); deferring to the rollout policy makes the search a one-step
         improvement on it. Otherwise the lowest action id, reproducibly.
         """
+        choice = self._own_move(seat, observation, action_mask)
+        return choice if choice in best else int(best[0])
+
+    def _own_move(self, seat: int, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The move ``seat``'s rollout policy itself plays here (asked fresh, on the seat's real
+        observation): the tie-break of plain PIMC and the baseline of ``sure``."""
         agent = self.rollout[seat % len(self.rollout)]
         reset_agents([agent])
-        choice = int(agent.act(observation, action_mask))
-        return choice if choice in best else int(best[0])
+        return int(agent.act(observation, action_mask))
 
     def _sure_choice(self, legal: np.ndarray, table: np.ndarray, seat: int,
                      observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -232,9 +237,7 @@ class PimcPlayer(SearchPlayer):
         its own rollout policy, as ``pimc:8:expert`` does in Paladin (docs/agents.md). Asking
         for evidence makes the search a cautious improvement on that policy: one world gives
         no standard error, so no departure."""
-        agent = self.rollout[seat % len(self.rollout)]
-        reset_agents([agent])
-        own = int(agent.act(observation, action_mask))
+        own = self._own_move(seat, observation, action_mask)
         at = np.flatnonzero(legal == own)
         if len(at) == 0:  # the rollout policy's move is not legal: plain PIMC's best mean
             return int(legal[int(np.argmax(table.mean(axis=0)))])

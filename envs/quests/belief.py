@@ -221,7 +221,8 @@ def _draw_stages(engine: QuestsEngine, stages: list[int], pool: list[int],
     tests, last, checking = 0, 0, True
     for k, known in enumerate(engine.stages):
         if not known:
-            break
+            checking = False  # the quest ends at its first empty stage
+            continue
         if k in hidden:
             cards = _draw_stage(engine, k, left, rng)
             if cards is None:
@@ -244,12 +245,6 @@ def _draw_stages(engine: QuestsEngine, stages: list[int], pool: list[int],
         if value <= last:
             return None
         last = value
-    for k in stages:  # (a hidden stage is never past an empty one; drawn all the same)
-        if k not in out:
-            cards = _draw_stage(engine, k, left, rng)
-            if cards is None:
-                return None
-            out[k] = cards
     return out
 
 
