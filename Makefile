@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= 2
 SOAK_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 
-.PHONY: all demo test test-fast test-rllib bench soak fuzz mutants lint golden docs clean
+.PHONY: all demo test test-fast test-wheel test-rllib bench soak fuzz mutants lint golden docs clean
 
 all: test
 
@@ -26,10 +26,15 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q -m "not wheel"
+
+# The installed layout: build the wheel, install it into a fresh venv outside the checkout and
+# run it from a folder of decoy training.py / envs/ / ui.py files (tests/test_wheel.py).
+test-wheel: $(STAMP)
+	$(BIN)/python -m pytest -p no:xdist -q -m wheel tests/test_wheel.py
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q -m "not slow"
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -q -m "not slow and not wheel"
 
 # The RLlib backend in its own venv: Ray pins gymnasium==1.2.2, older than the main venv's.
 RLLIB_VENV := .venv-rllib

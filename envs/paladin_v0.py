@@ -6,7 +6,7 @@ mission after every owner has chosen to beat, take back or discard wins it. Rule
 
 Usage::
 
-    from envs import paladin_v0
+    from roundtable.envs import paladin_v0
     env = paladin_v0.env(num_players=4)          # wrapped; raw_env() raises on illegal moves
     env.reset(seed=7, options={"first_dealer": "player_0", "paladin_deck": ["9", "0"]})
     for agent in env.agent_iter():
@@ -48,10 +48,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.aec import CardGameEnv
-from envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
-from envs.paladin.engine import PaladinEngine
-from envs.paladin.observation import LAYOUT
+from roundtable.envs.core.aec import CardGameEnv
+from roundtable.envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.paladin.observation import LAYOUT
 
 __doc__ = (__doc__ or "") + "\nObservation index table\n\n" + LAYOUT.doc_table() + "\n"
 

@@ -9,7 +9,7 @@ where the spec is silent, rule options and statistics: ``envs/quests/README.md``
 
 Usage::
 
-    from envs import quests_v0
+    from roundtable.envs import quests_v0
     env = quests_v0.env(num_players=4)           # wrapped; raw_env() raises on illegal moves
     env.reset(seed=7, options={"start_player": "player_0",
                                "story_deck": ["Boar Hunt"],
@@ -70,10 +70,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.aec import CardGameEnv
-from envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
-from envs.quests.engine import QuestsEngine
-from envs.quests.observation import LAYOUT
+from roundtable.envs.core.aec import CardGameEnv
+from roundtable.envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.observation import LAYOUT
 
 __doc__ = (__doc__ or "").replace("N_OBS", str(LAYOUT.size))
 __doc__ += "\nObservation index table\n\n" + LAYOUT.doc_table() + "\n"

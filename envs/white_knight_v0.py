@@ -10,7 +10,7 @@ statistics and the full observation table: ``envs/white_knight/README.md``.
 
 Usage::
 
-    from envs import white_knight_v0
+    from roundtable.envs import white_knight_v0
     env = white_knight_v0.env(num_players=4)     # wrapped; raw_env() raises on illegal moves
     env.reset(seed=7, options={"start_player": "player_0", "action_deck": ["A6", "Dragon"]})
     for agent in env.agent_iter():
@@ -62,10 +62,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.aec import CardGameEnv
-from envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
-from envs.white_knight.engine import WhiteKnightEngine
-from envs.white_knight.observation import LAYOUT
+from roundtable.envs.core.aec import CardGameEnv
+from roundtable.envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
+from roundtable.envs.white_knight.engine import WhiteKnightEngine
+from roundtable.envs.white_knight.observation import LAYOUT
 
 __doc__ = (__doc__ or "") + "\nObservation index table\n\n" + LAYOUT.doc_table() + "\n"
 

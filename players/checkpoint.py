@@ -15,8 +15,8 @@ SB3 model must start from a checkpoint (``train --init``, ``distill``), the mode
 the config and the card, and :func:`restore_model_state` reads ``policy.pth`` and
 ``policy.optimizer.pth`` as plain tensors (:func:`read_member_state`) into it.
 
-Only regular files are read (``envs.core.untrusted_text.open_regular_file``): a zip or card
-that is a FIFO or a device (a symlink to ``/dev/zero``) is refused instead of blocking or
+Only regular files are read (``roundtable.envs.core.untrusted_text.open_regular_file``): a zip or
+card that is a FIFO or a device (a symlink to ``/dev/zero``) is refused instead of blocking or
 hashing forever.
 
 Both files are untrusted, and whoever makes the zip also writes the card, so the SHA-256 does
@@ -40,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.outputs import write_bytes_atomic, write_text_atomic
-from envs.core.registry import GameLike, get_game
-from envs.core.untrusted_json import read_json_file
-from envs.core.untrusted_text import open_regular_file
-from players.features import check_features, features_size
-from players.numpy_net import NumpyActor
+from roundtable.checkpoints import ROOT as SHIPPED_ROOT
+from roundtable.envs.core.outputs import write_bytes_atomic, write_text_atomic
+from roundtable.envs.core.registry import GameLike, get_game
+from roundtable.envs.core.untrusted_json import read_json_file
+from roundtable.envs.core.untrusted_text import open_regular_file
+from roundtable.players.features import check_features, features_size
+from roundtable.players.numpy_net import NumpyActor
 
 CARD_FORMAT = "roundtable-checkpoint/1"
 REQUIRED_KEYS = ("format", "game", "env", "env_version", "observation_size",
@@ -158,10 +159,33 @@ def _sha256_of_handle(handle: Any) -> str:
     return digest.hexdigest()
 
 
-def find_checkpoint(path: str | Path) -> tuple[Path, Path]:
+#: the spec of a game's shipped checkpoint, taken wherever a checkpoint path is
+SHIPPED = "checkpoint"
+
+
+def shipped_checkpoint(game: GameLike) -> Path:
+    """The folder of the game's shipped networks (``checkpoints/<game>`` in the package data
+    ``roundtable.checkpoints``, wherever the package is installed): what ``checkpoint`` names."""
+    return SHIPPED_ROOT / get_game(game).name
+
+
+def checkpoint_path(spec: str | Path, game: GameLike | None = None) -> Path:
+    """The path a checkpoint argument names: the string ``checkpoint`` is ``game``'s shipped
+    folder (a ``ValueError`` without a game to say whose), anything else a path (a ``Path``
+    object always: ``Path("./checkpoint")`` is a folder of that name)."""
+    if isinstance(spec, Path) or spec.strip() != SHIPPED:
+        return Path(spec)
+    if game is None:
+        raise CheckpointError("'checkpoint' names a game's shipped network, and no game was "
+                              "given to say which; name the game or a checkpoint path")
+    return shipped_checkpoint(game)
+
+
+def find_checkpoint(path: str | Path, game: GameLike | None = None) -> tuple[Path, Path]:
     """(zip, card) for a path naming the zip, the card, their stem (``final.v2`` names
-    ``final.v2.zip``), or a folder holding exactly one pair."""
-    p = Path(path)
+    ``final.v2.zip``), or a folder holding exactly one pair; ``checkpoint`` names ``game``'s
+    shipped one (:func:`checkpoint_path`)."""
+    p = checkpoint_path(path, game)
     if p.is_dir():
         cards = sorted(c for c in p.glob("*.json") if c.with_suffix(".zip").exists())
         if len(cards) != 1:
@@ -212,7 +236,7 @@ def _check_policy(card: dict[str, Any], card_path: Path) -> None:
             raise CheckpointError(f"corrupt checkpoint card {card_path}: {key} must be a "
                                   f"positive size, got {card[key]}")
     policy = card["policy"]
-    try:  # the input features (players.features); a card without the field has none
+    try:  # the input features (roundtable.players.features); a card without the field has none
         check_features(policy.get("features", []), "policy.features")
     except ValueError as err:
         raise CheckpointError(f"checkpoint card {card_path}: {err}") from None
@@ -311,7 +335,7 @@ def check_card(card: dict[str, Any], card_path: Path, game: GameLike | None) -> 
 
 def input_size(card: dict[str, Any]) -> int:
     """Network input size: the observation, plus the action mask when the policy reads it,
-    plus the derived features it names (``policy.features``, :mod:`players.features`)."""
+    plus the derived features it names (``policy.features``, :mod:`roundtable.players.features`)."""
     extra = card["num_actions"] if card["policy"].get("include_mask") else 0
     names = card["policy"].get("features") or []
     if names:
@@ -326,7 +350,7 @@ def input_size(card: dict[str, Any]) -> int:
 def open_checkpoint(path: str | Path, game: GameLike | None = None) -> tuple[Path, dict[str, Any]]:
     """(zip, card) of a checkpoint whose card fits ``game`` and whose zip matches the card's
     SHA-256: the checks every reader of a checkpoint makes before trusting its bytes."""
-    zip_path, card_path = find_checkpoint(path)
+    zip_path, card_path = find_checkpoint(path, game)
     card = read_card(card_path)
     check_card(card, card_path, game)
     try:
@@ -499,11 +523,11 @@ def check_trainable(path: str | Path, game: GameLike, net_arch: list[int], activ
 
     The run may read more feature sets than the checkpoint, added after the checkpoint's own
     (``[]`` -> ``[counting]``): the start widens the first layers with zero weights for them
-    (:func:`training.learner.train.load_init_weights`), so the network first plays exactly as the
-    checkpoint did. Dropping or reordering feature sets is refused: their weights would read
-    other inputs."""
+    (:func:`roundtable.training.learner.train.load_init_weights`), so the network first plays
+    exactly as the checkpoint did. Dropping or reordering feature sets is refused: their weights
+    would read other inputs."""
     actor, card = load_actor(path, game)
-    zip_path, _ = find_checkpoint(path)
+    zip_path, _ = find_checkpoint(path, game)
     have = [w.shape[0] for w in actor.weights[:-1]]
     had = list(card["policy"].get("features") or [])
     if list(features)[:len(had)] != had:

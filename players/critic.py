@@ -5,10 +5,10 @@ MaskablePPO saves the critic next to the actor in ``policy.pth``
 (``mlp_extractor.value_net.*`` then ``value_net``). It was trained (rank reward, gamma about
 0.995) to predict the seat's final zero-sum rank reward from what the seat reads when it is to
 act: the observation, the action mask (``include_mask``) and the derived features, followed by
-the engine's global state for a ``policy.critic: global`` card (:mod:`training.learner.asymmetric`).
-A search only ever evaluates *sampled* worlds (:mod:`envs.core.belief`), where the global state
-exists and holds the sampled cards, never the true ones, so the global critic is as safe there
-as the seat one.
+the engine's global state for a ``policy.critic: global`` card
+(:mod:`roundtable.training.learner.asymmetric`). A search only ever evaluates *sampled* worlds
+(:mod:`roundtable.envs.core.belief`), where the global state exists and holds the sampled cards,
+never the true ones, so the global critic is as safe there as the seat one.
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import GameLike
-from players.checkpoint import (
+from roundtable.envs.core.game import GameLike
+from roundtable.players.checkpoint import (
     CheckpointError,
     member_limit,
     nonfinite_weight,
     open_checkpoint,
     read_policy_state,
 )
-from players.features import InputFeatures
-from players.numpy_net import NumpyActor
+from roundtable.players.features import InputFeatures
+from roundtable.players.numpy_net import NumpyActor
 
 VALUE_PREFIX = "mlp_extractor.value_net."
 

@@ -19,12 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.registry import Game, GameLike, get_game
+from roundtable.envs.core.registry import Game, GameLike, get_game
 
 #: Known feature sets: name -> (attribute of the game's ``features`` (its descriptor's, see
-#: :class:`envs.core.game.Features`) holding the callable ``f(obs, out=None)`` — or
+#: :class:`roundtable.envs.core.game.Features`) holding the callable ``f(obs, out=None)`` — or
 #: ``f(obs, mask, out=None)`` when it declares ``needs_mask = True`` — with ``.size``, batched
-#: over leading axes; attribute holding its :class:`~envs.core.obs_layout.ObsLayout` index
+#: over leading axes; attribute holding its :class:`~roundtable.envs.core.obs_layout.ObsLayout`
+#: index
 #: table). ``expert`` (the expert's move, one-hot) exists where a game has an expert: Paladin.
 FEATURE_SETS: dict[str, tuple[str, str]] = {"counting": ("counting_features", "FEATURES"),
                                             "expert": ("expert_features", "EXPERT_FEATURES")}

@@ -89,7 +89,7 @@ class NumpyActor:
     def digest(self) -> str:
         """A fingerprint of the weights and activation (computed once): equal for two loads of
         one checkpoint, so opponents that each loaded it (one pool per env) still batch
-        together (``CheckpointPolicy.batch_key``, ``training.learner.vec_env``)."""
+        together (``CheckpointPolicy.batch_key``, ``roundtable.training.learner.vec_env``)."""
         cached = self.__dict__.get("_digest")
         if cached is None:
             digest = hashlib.sha256(self.activation.encode())
@@ -113,8 +113,8 @@ class NumpyActor:
         For one input the first layer reads only the weight rows of non-zero inputs: the
         observations are mostly one-hot zeros (about 10% non-zero), and that layer's weights
         are most of the network, so this reads several times less memory per move. A small
-        batch (the opponents of a few envs, see ``training.learner.vec_env``) reads the rows of
-        inputs
+        batch (the opponents of a few envs, see ``roundtable.training.learner.vec_env``) reads the
+        rows of inputs
         non-zero in any of its rows.
         """
         if len(self._wt) == 1:  # no hidden layer: the first layer is the output
@@ -205,7 +205,7 @@ class NumpyActor:
                         head: str = "action_net") -> NumpyActor:
         """Build from an SB3 policy state dict (``policy.pth`` of a saved model): the hidden
         layers under ``prefix``, then ``head`` (the actor by default; the critic is
-        ``mlp_extractor.value_net.`` then ``value_net``, :mod:`players.critic`)."""
+        ``mlp_extractor.value_net.`` then ``value_net``, :mod:`roundtable.players.critic`)."""
         layers: list[tuple[int, str]] = []
         for key in state:
             if key.startswith(prefix) and key.endswith(".weight"):

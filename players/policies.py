@@ -4,30 +4,30 @@ A :class:`Policy` is anything with ``act(observation, action_mask) -> int`` and,
 ``reset()`` (called at the start of every game, for policies that keep per-game state). The
 built-ins:
 
-- ``random`` — a uniformly random legal action (:class:`envs.core.agents.RandomAgent`);
+- ``random`` — a uniformly random legal action (:class:`roundtable.envs.core.agents.RandomAgent`);
 - ``heuristic`` — the game's rule-based agent (its descriptor's ``Game.heuristic``);
 - ``expert`` — the game's card-counting expert, where it has one (Paladin:
-  :class:`envs.paladin.expert.PaladinExpert`; :func:`expert_class`);
+  :class:`roundtable.envs.paladin.expert.PaladinExpert`; :func:`expert_class`);
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
   each game's ``STYLES``; :func:`heuristic_styles` lists them);
 - a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network;
 - ``pimc:N[~Z][/K][:ROLLOUT][@BUDGET]`` — determinized Monte-Carlo search
-  (:class:`envs.core.search.PimcPlayer`): N belief-sampled worlds per decision, every legal
+  (:class:`roundtable.players.search.PimcPlayer`): N belief-sampled worlds per decision, every legal
   action rolled out by ROLLOUT (``heuristic`` by default, any other non-search spec) to the end,
   or with ``/K`` for K moves and on to the seat's next decision, valued there by ROLLOUT's
   critic when ROLLOUT is a checkpoint, else by the current scores' ranks; with ``~Z`` it plays
   ROLLOUT's own move unless another beats it by Z standard errors over the worlds;
 - ``ismcts:N[:CHECKPOINT|uniform][@BUDGET]`` — information-set MCTS
-  (:class:`envs.core.ismcts.IsmctsPlayer`), N iterations, the network's prior and critic
+  (:class:`roundtable.players.ismcts.IsmctsPlayer`), N iterations, the network's prior and critic
   (default the game's shipped ``checkpoints/<game>``; ``uniform``: no network);
 - ``+pb`` / ``+bn`` after a search's count: worlds from a particle filter over the other
-  seats' moves (:class:`envs.core.inference.PolicyBelief`), or drawn with a learned belief
-  network as the proposal (:class:`envs.core.belief_net.LearnedBeliefSearch`,
+  seats' moves (:class:`roundtable.players.inference.PolicyBelief`), or drawn with a learned belief
+  network as the proposal (:class:`roundtable.players.inference.LearnedBeliefSearch`,
   ``checkpoints/<game>/belief.npz``);
 - ``@BUDGET`` (``@500ms``, ``@1s``, ``@1.5s``) bounds a search decision by time as well: no
   world or iteration is started once it would not fit (always at least one).
-  Search players act through :func:`envs.core.agents.choose_action`, which hands them a world
-  sampler.
+  Search players act through :func:`roundtable.players.table.choose_action`, which hands them a
+  world sampler.
 
 Everything that names opponents (the CLI, the configs, the Python API, evaluation workers)
 goes through :func:`parse_spec` / :func:`resolve_policy`. A parsed :class:`PolicySpec` holds
@@ -40,16 +40,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from envs.core.agents import RandomAgent
-from envs.core.ismcts import IsmctsPlayer
-from envs.core.registry import GAMES, Game, GameLike, get_game
-from envs.core.search import PimcPlayer
-from players.features import InputFeatures
-from players.numpy_net import NumpyActor
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.registry import GAMES, Game, GameLike, get_game
+from roundtable.players.checkpoint import (
+    SHIPPED,
+    SHIPPED_ROOT,
+    checkpoint_path,
+    load_actor,
+    shipped_checkpoint,
+)
+from roundtable.players.features import InputFeatures
+from roundtable.players.ismcts import IsmctsPlayer
+from roundtable.players.numpy_net import NumpyActor
+from roundtable.players.search import PimcPlayer
+from roundtable.players.table import Policy
 
 BUILTIN_SPECS = ("random", "heuristic")
 EXPERT = "expert"
@@ -77,8 +85,9 @@ ISMCTS_FORMAT = (f"'ismcts:N[:CHECKPOINT|uniform][@BUDGET]' (N from 1 to "
 #: the longest time budget a search spec may give a decision, in seconds
 MAX_BUDGET_S = 60.0
 BUDGET_FORMAT = "'@<number>ms' or '@<number>s' (more than 0, at most 60 s), e.g. @500ms or @1s"
-#: where ``ismcts:N`` finds its default network: ``checkpoints/<game>`` of this repository
-SHIPPED_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
+#: where ``checkpoint`` and ``ismcts:N`` find the game's shipped network: the package data
+#: ``roundtable.checkpoints`` (``checkpoints/<game>`` of the repository), wherever installed
+SHIPPED_CHECKPOINTS = SHIPPED_ROOT
 
 
 def card_features(game: GameLike, policy: dict[str, Any]) -> InputFeatures | None:
@@ -105,20 +114,6 @@ def heuristic_styles(game: GameLike) -> list[str]:
     return ["heuristic", *(STYLE_PREFIX + name for name in styles if name != "default")]
 
 
-@runtime_checkable
-class Policy(Protocol):
-    """Chooses a legal action from an observation vector and the action mask."""
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int: ...
-
-
-def reset_policy(policy: Policy) -> None:
-    """Call the optional per-game ``reset()``."""
-    reset = getattr(policy, "reset", None)
-    if reset is not None:
-        reset()
-
-
 class CheckpointPolicy:
     """Plays a trained network from its numpy copy (never SB3's ``predict``: see
     docs/performance.md).
@@ -126,8 +121,8 @@ class CheckpointPolicy:
     ``deterministic`` picks the most likely legal action; otherwise actions are sampled from the
     network's distribution with the policy's own seeded generator. ``include_mask`` appends the
     action mask to the network input, as the training view did; ``features`` (an
-    :class:`~players.features.InputFeatures`, from the card's ``policy.features``) appends the
-    derived features computed from the observation after that.
+    :class:`~roundtable.players.features.InputFeatures`, from the card's ``policy.features``)
+    appends the derived features computed from the observation after that.
     """
 
     name = "checkpoint"
@@ -213,12 +208,12 @@ class PolicySpec:
     cut: int | None = None  # pimc: rollouts cut after this many moves (``/K``)
     sure: float | None = None  # pimc: leave the rollout policy's move only when this sure (``~Z``)
     # search with ``+pb``: the checkpoint whose sampled moves model the others in a
-    # envs.core.inference.PolicyBelief (worlds inferred from play, not uniform)
+    # roundtable.players.inference.PolicyBelief (worlds inferred from play, not uniform)
     belief_model: PolicySpec | None = None
-    # search with ``+bn``: a learned belief network (envs.core.belief_net.BeliefNet) whose
-    # prediction from the seat's observation is the proposal of the game's sampler
+    # search with ``+bn``: a learned belief network (roundtable.envs.core.belief_net.BeliefNet)
+    # whose prediction from the seat's observation is the proposal of the game's sampler
     learned_belief: Any = None
-    critic: Any = None  # search: a players.critic.CriticValue for cut worlds / leaves
+    critic: Any = None  # search: a roundtable.players.critic.CriticValue for cut worlds / leaves
 
     def __post_init__(self) -> None:
         self.game = get_game(self.game)  # a name given by a caller is resolved once, here
@@ -230,7 +225,7 @@ class PolicySpec:
         if self.kind in ("pimc", "ismcts") and self.learned_belief is not None:
             from dataclasses import replace
 
-            from envs.core.belief_net import LearnedBeliefSearch
+            from roundtable.players.inference import LearnedBeliefSearch
 
             return LearnedBeliefSearch(replace(self, learned_belief=None).build(seed),
                                        self.learned_belief)
@@ -268,7 +263,7 @@ class PolicySpec:
     def _build_belief_search(self, seed: int | None) -> Policy:
         from dataclasses import replace
 
-        from envs.core.inference import BeliefSearch, PolicyBelief
+        from roundtable.players.inference import BeliefSearch, PolicyBelief
 
         assert self.belief_model is not None
         seats = self.game.max_players
@@ -334,8 +329,6 @@ def parse_spec(spec: str, game: GameLike) -> PolicySpec:
     A checkpoint path may name the ``.zip``, the ``.json`` card, or a folder holding one
     checkpoint (e.g. ``checkpoints/paladin``). Loading checks the card against the game.
     """
-    from players.checkpoint import load_actor
-
     game = get_game(game)
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"a policy spec must be 'random', 'heuristic' or a checkpoint path, "
@@ -352,6 +345,8 @@ def parse_spec(spec: str, game: GameLike) -> PolicySpec:
         return _parse_pimc(text, game)
     if text.startswith(ISMCTS_PREFIX):
         return _parse_ismcts(text, game)
+    if text == SHIPPED:
+        return _shipped_spec(game)
     if text.startswith(STYLE_PREFIX):
         style = text[len(STYLE_PREFIX):]
         known = heuristic_styles(game)
@@ -420,9 +415,9 @@ def _parse_pimc(text: str, game: Game) -> PolicySpec:
     inner = parse_spec(rollout, game)
     critic = None
     if cut is not None and inner.kind == "checkpoint":
-        from players.critic import load_critic
+        from roundtable.players.critic import load_critic
 
-        critic = load_critic(rollout, game)
+        critic = load_critic(checkpoint_path(rollout, game), game)
     model = None
     if infer:
         model = inner if inner.kind == "checkpoint" else _shipped(game, shown)
@@ -437,7 +432,7 @@ SURE_MARK = "~"
 def _split_sure(count: str, shown: str) -> tuple[str, float | None]:
     """``8~1.5`` / ``8~1.5/10`` -> the count field without ``~Z``, and Z (None without one):
     the search leaves its rollout policy's move only when another beats it by Z standard
-    errors (envs.core.search.PimcPlayer ``sure``)."""
+    errors (roundtable.players.search.PimcPlayer ``sure``)."""
     if SURE_MARK not in count:
         return count, None
     head, _, rest = count.partition(SURE_MARK)
@@ -453,7 +448,7 @@ def _split_sure(count: str, shown: str) -> tuple[str, float | None]:
 
 def _parse_ismcts(text: str, game: Game) -> PolicySpec:
     """``ismcts:N[:CHECKPOINT|uniform][@BUDGET]``."""
-    from players.critic import load_critic
+    from roundtable.players.critic import load_critic
 
     shown = repr(text if len(text) <= 40 else text[:37] + "...")
     body, budget_s = _split_budget(text, shown)
@@ -472,13 +467,13 @@ def _parse_ismcts(text: str, game: Game) -> PolicySpec:
         return PolicySpec(text, "ismcts", game, worlds=int(digits), budget_s=budget_s,
                           belief_model=_shipped(game, shown) if infer else None,
                           learned_belief=learned)
-    path = net or str(shipped_checkpoint(game))
+    path = net or SHIPPED
     inner = parse_spec(path, game)
     if inner.kind != "checkpoint":
         raise ValueError(f"bad search spec {shown}: after the iterations comes a checkpoint "
                          f"or 'uniform', not {net!r}; use {ISMCTS_FORMAT}")
     return PolicySpec(text, "ismcts", game, worlds=int(digits), rollout=inner,
-                      budget_s=budget_s, critic=load_critic(path, game),
+                      budget_s=budget_s, critic=load_critic(checkpoint_path(path, game), game),
                       belief_model=inner if infer else None, learned_belief=learned)
 
 
@@ -487,7 +482,7 @@ INFER_SUFFIX = "+pb"
 
 def _split_infer(count: str) -> tuple[str, bool]:
     """``8+pb`` / ``8+pb/20`` / ``8/20+pb`` -> the count field without ``+pb``, and whether it
-    was there: worlds from a policy belief (envs.core.inference)."""
+    was there: worlds from a policy belief (roundtable.players.inference)."""
     if INFER_SUFFIX in count:
         return count.replace(INFER_SUFFIX, "", 1), True
     return count, False
@@ -500,11 +495,6 @@ def learned_belief_games() -> list[str]:
     """The registered games whose sampler takes a learned proposal (``sample_world(...,
     proposal=)``; ``Game.proposal``)."""
     return [name for name, game in GAMES.items() if game.proposal is not None]
-
-
-def shipped_checkpoint(game: GameLike) -> Path:
-    """``checkpoints/<game>`` of this repository: the game's shipped networks."""
-    return SHIPPED_CHECKPOINTS / get_game(game).name
 
 
 def _split_learned(count: str, game: Game, shown: str) -> tuple[str, Any]:
@@ -521,7 +511,7 @@ def _split_learned(count: str, game: Game, shown: str) -> tuple[str, Any]:
     if belief is None:
         raise ValueError(f"bad search spec {shown}: '+bn' needs a learned belief network, and "
                          f"{game} has none (games with one: {', '.join(learned_belief_games())})")
-    from envs.core.belief_net import BeliefNetError, load_belief_net
+    from roundtable.envs.core.belief_net import BeliefNetError, load_belief_net
 
     try:
         net = load_belief_net(shipped_checkpoint(game) / "belief.npz",
@@ -531,12 +521,22 @@ def _split_learned(count: str, game: Game, shown: str) -> tuple[str, Any]:
     return count, net
 
 
+def _shipped_spec(game: Game) -> PolicySpec:
+    """``checkpoint``: the game's shipped network, labelled ``checkpoint`` (not its path)."""
+    folder = shipped_checkpoint(game)
+    if not (folder / f"{game}.zip").is_file():
+        raise ValueError(f"policy spec 'checkpoint': {game} ships no checkpoint (none in "
+                         f"{folder}); name a checkpoint's path instead")
+    actor, card = load_actor(folder, game)
+    return PolicySpec(SHIPPED, "checkpoint", game, actor, card)
+
+
 def _shipped(game: Game, shown: str) -> PolicySpec:
     """The game's shipped checkpoint, as the model of the others for ``+pb``."""
     if not (shipped_checkpoint(game) / f"{game}.zip").is_file():
         raise ValueError(f"bad search spec {shown}: '+pb' infers hands with a policy network, "
                          f"and {game} has no shipped checkpoint; name one as the rollout")
-    return parse_spec(str(shipped_checkpoint(game)), game)
+    return _shipped_spec(game)
 
 
 def resolve_policy(spec: str, game: GameLike, seed: int | None = None) -> Policy:

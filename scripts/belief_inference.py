@@ -4,11 +4,11 @@
 
 Held-out games (seeds from 50,000) at 4 players, every seat played by the shipped checkpoint
 (greedy, as it plays); seat 0 observes. At each of its decisions the uniform sampler
-(``engine.sample_world``) and :class:`envs.core.inference.PolicyBelief` (the same checkpoint,
-sampled, as the model of the others) each give ``particles`` worlds, and so does the learned
-belief network where the game has one (``checkpoints/<game>/belief.npz``, or ``--belief-net``:
-``engine.sample_world(0, rng, proposal=net.probs(observation))``), from which the predicted
-distribution of each other seat's hand follows:
+(``engine.sample_world``) and :class:`roundtable.players.inference.PolicyBelief` (the same
+checkpoint, sampled, as the model of the others) each give ``particles`` worlds, and so does the
+learned belief network where the game has one (``checkpoints/<game>/belief.npz``, or
+``--belief-net``: ``engine.sample_world(0, rng, proposal=net.probs(observation))``), from which the
+predicted distribution of each other seat's hand follows:
 
 - **log-likelihood per hidden card**: for every card in another seat's true hand,
   ``log p(kind)``, where ``p`` is the seat's mean hand composition over the worlds (add-0.5
@@ -33,12 +33,12 @@ import time
 
 import numpy as np
 
-from envs.core.belief_net import load_belief_net
-from envs.core.engine import Setup
-from envs.core.inference import PolicyBelief
-from envs.core.registry import get_game
-from players.numpy_net import limit_blas_threads
-from players.policies import CheckpointPolicy, parse_spec
+from roundtable.envs.core.belief_net import load_belief_net
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.core.registry import get_game
+from roundtable.players.inference import PolicyBelief
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.players.policies import CheckpointPolicy, parse_spec
 
 BINS = np.linspace(0.0, 1.0, 6)
 
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                              for _ in range(args.particles)]
                     score(hand_matrix(drawn, others), truth, learned)
                 if args.game == "paladin":
-                    from envs.paladin.belief import hidden_slots
+                    from roundtable.envs.paladin.belief import hidden_slots
 
                     slots = hidden_slots(engine, 0)
                     kinds = len(engine.paladin_cards.counts)

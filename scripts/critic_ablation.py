@@ -26,8 +26,8 @@ import sys
 import time
 from pathlib import Path
 
-from training.evaluation.curves import COLUMNS, CurvePoint, read_csv
-from training.learner.config import config_from_dict, load_config
+from roundtable.training.evaluation.curves import COLUMNS, CurvePoint, read_csv
+from roundtable.training.learner.config import config_from_dict, load_config
 
 HELD_OUT = ["random", "heuristic"]
 
@@ -46,7 +46,7 @@ def ablation_config(game: str, critic: str, steps: int, seed: int, out: Path,
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from training.learner.train import train
+    from roundtable.training.learner.train import train
 
     cfg = ablation_config(args.game, args.critic, args.steps, args.seed, Path(args.out),
                           args.eval_every, args.eval_games)
@@ -110,7 +110,7 @@ def pooled(points: list[CurvePoint]) -> tuple[float, float, float]:
     """Win rate over the games of several evaluations, with a Wilson 95% interval. The
     evaluations replay the same deals (one ``eval.seed``), so the interval is narrower than
     that many independent deals would give: read it as a smoothing of the curve's end."""
-    from training.evaluation.evaluate import wilson
+    from roundtable.training.evaluation.evaluate import wilson
 
     games = sum(p.games for p in points)
     rate = sum(p.win_rate * p.games for p in points) / games

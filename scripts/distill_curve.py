@@ -3,7 +3,7 @@
 Each ``--point METHOD:CPU_S:CHECKPOINT`` is one network on one method's curve (``distill``,
 ``ppo``; the starting checkpoint goes on every curve at CPU 0). Every network plays one seat
 against N - 1 copies of each ``--opponents`` spec, on the same duplicate, seat-rotated deals
-(``training.evaluation.evaluate.evaluate``), and the script writes ``PREFIX.csv`` and
+(``roundtable.training.evaluation.evaluate.evaluate``), and the script writes ``PREFIX.csv`` and
 ``PREFIX.png``::
 
     python scripts/distill_curve.py paladin --out docs/ablations/distill_paladin \\
@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from envs.core.outputs import check_new_file
-from training.evaluation.evaluate import evaluate
+from roundtable.envs.core.outputs import check_new_file
+from roundtable.training.evaluation.evaluate import evaluate
 
 FIELDS = ["method", "cpu_s", "network", "opponent", "table_size", "games", "win_rate",
           "ci_low", "ci_high"]

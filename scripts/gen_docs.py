@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from envs.core.registry import available_games, get_game
+from roundtable.envs.core.registry import available_games, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 START, END = "<!-- obs-table:start -->", "<!-- obs-table:end -->"
@@ -33,7 +33,7 @@ def expected_table(game: str) -> str:
 def expected_global_table(game: str) -> str:
     return get_game(game).engine.global_layout.doc_table()
 def expected_features_table(game: str) -> str:
-    from players.features import feature_layout
+    from roundtable.players.features import feature_layout
 
     return feature_layout(game, "counting").doc_table()
 

@@ -57,11 +57,11 @@ MODULES: dict[str, tuple[str, ...]] = {
                                "tests/test_training_features.py", "tests/test_cli_errors.py"),
     "envs/core/aec.py": ("tests/test_contract.py", "tests/test_env_misuse.py",
                          "tests/test_events.py", "tests/test_replay_checks.py"),
-    "envs/core/search.py": ("tests/test_search.py",),
+    "players/search.py": ("tests/test_search.py",),
     # the owners of play_match's promises only (rotation, shared wins, records, the lineup's
     # checks); the heuristics' strength tests play thousands of games through it and made
     # mutmut's first pass alone outlast a 5-minute cap
-    "envs/core/arena.py": (*_EVAL, "tests/test_env_misuse.py::"
+    "players/arena.py": (*_EVAL, "tests/test_env_misuse.py::"
                            "test_arena_checks_the_lineup_and_the_agents_answers"),
     "envs/core/rigging.py": ("tests/test_paladin_rules.py", "tests/test_contract.py",
                              "tests/test_env_misuse.py", "tests/test_quests_cards.py"),

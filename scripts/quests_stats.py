@@ -17,11 +17,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from envs.core.agents import RandomAgent
-from envs.core.engine import Setup
-from envs.quests.engine import QuestsEngine
-from envs.quests.heuristic import QuestsHeuristic
-from envs.quests.rules import QuestsRules
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.heuristic import QuestsHeuristic
+from roundtable.envs.quests.rules import QuestsRules
 
 
 def play(num_players: int, games: int, make_agent: Callable[[int], object]) -> dict[str, float]:

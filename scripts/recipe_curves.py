@@ -27,8 +27,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from envs.core.outputs import check_new_file
-from training.evaluation.curves import COLUMNS, CurvePoint, read_csv
+from roundtable.envs.core.outputs import check_new_file
+from roundtable.training.evaluation.curves import COLUMNS, CurvePoint, read_csv
 
 
 def read_recipe(stages: list[Path], cost_s: float = 0.0) -> list[CurvePoint]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from envs.core.record import playthrough
-from envs.core.registry import GAMES, available_games
+from roundtable.envs.core.record import playthrough
+from roundtable.envs.core.registry import GAMES, available_games
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 SEEDS = (0, 1)

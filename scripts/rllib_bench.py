@@ -27,9 +27,9 @@ import numpy as np
 def rllib_figures(game: str, runners: int, iterations: int) -> dict[str, float]:
     import ray
 
-    from training.learner.config import load_config
-    from training.learner.rllib_settings import rllib_settings
-    from training.rllib.train import _timers, build_config, iteration_times
+    from roundtable.training.learner.config import load_config
+    from roundtable.training.learner.rllib_settings import rllib_settings
+    from roundtable.training.rllib.train import _timers, build_config, iteration_times
 
     cfg = load_config(f"configs/{game}_rllib_demo.yaml", {"run_dir": "/tmp/unused"})
     cfg.rllib = dict(cfg.rllib, num_env_runners=runners)
@@ -78,8 +78,8 @@ def rllib_figures(game: str, runners: int, iterations: int) -> dict[str, float]:
 
 def opponent_us(game: str, decisions: int = 3000) -> dict[str, float]:
     """µs per decision of each fixed player on observations from random games."""
-    from envs.core.registry import get_game
-    from players.policies import parse_spec
+    from roundtable.envs.core.registry import get_game
+    from roundtable.players.policies import parse_spec
 
     env = get_game(game).raw_env(num_players=4)
     rng = np.random.default_rng(0)
@@ -108,9 +108,9 @@ def sb3_figures(game: str, steps: int, like_rllib: bool = False) -> dict[str, An
     fixed players: random and heuristic styles). ``like_rllib`` swaps in the RLlib demo's
     table sizes and fixed players (what the RLlib figures sample, before any snapshot; its
     ``self`` entry has no SB3 counterpart and is left out)."""
-    from training.learner.config import load_config
-    from training.learner.throughput import trainer_fps
-    from training.learner.train import make_env
+    from roundtable.training.learner.config import load_config
+    from roundtable.training.learner.throughput import trainer_fps
+    from roundtable.training.learner.train import make_env
 
     cfg = load_config(f"configs/{game}_demo.yaml", {"run_dir": "/tmp/unused"})
     label = f"configs/{game}_demo.yaml"

@@ -14,11 +14,11 @@ import time
 
 import numpy as np
 
-from envs.core.agents import choose_action
-from envs.core.engine import Setup
-from envs.core.registry import get_game
-from players.numpy_net import limit_blas_threads
-from players.policies import parse_spec, reset_policy
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.core.registry import get_game
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.players.policies import parse_spec
+from roundtable.players.table import choose_action, reset_policy
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,7 +9,7 @@ running server, then plays ``--games`` games at once, one thread each: every gam
 legal moves, and a share of its requests (``--bad``) are illegal actions or stale steps. Each
 bad request must be refused with a 4xx and leave the game where it was (the next view has the
 same step and legal moves). At the end every record must replay exactly
-(``envs.core.record.replay``). Prints the move latency (p50, p99: the time of a legal
+(``roundtable.envs.core.record.replay``). Prints the move latency (p50, p99: the time of a legal
 ``POST /moves``, which includes the opponents' replies) and a summary; exits 1 on any server
 error, any bad move accepted or any record that does not replay.
 """
@@ -72,7 +72,7 @@ class LoadResult:
 
 def _play_one(client: Any, index: int, opponents: str, bad: float, seed: int,
               result: LoadResult, tables: tuple[tuple[str, int], ...]) -> None:
-    from envs.core.record import METADATA_KEYS, replay
+    from roundtable.envs.core.record import METADATA_KEYS, replay
 
     game, n = tables[index % len(tables)]
     rng = random.Random(seed + index)
@@ -274,8 +274,8 @@ def main(argv: list[str] | None = None) -> int:
                              "0.5 s")
     args = parser.parse_args(argv)
     if args.probe:
+        from roundtable.ui.live import Catalog, GameStore
         from scripts.serve_support import running_server
-        from ui.live import Catalog, GameStore
 
         if args.url:
             probe = probe_light_client(args.url, args.probe, args.opponents,
@@ -292,8 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.url:
         result = run_load(args.url, args.games, args.opponents, args.bad, args.seed)
     else:
+        from roundtable.ui.live import Catalog, GameStore
         from scripts.serve_support import running_server
-        from ui.live import Catalog, GameStore
 
         store = GameStore(Catalog(max_worlds=args.max_worlds), max_games=args.games + 10)
         with running_server(store) as (url, _):

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from ui.live import Catalog, GameStore
+from roundtable.ui.live import Catalog, GameStore
 
 
 def free_port() -> int:
@@ -24,7 +24,7 @@ def running_server(store: GameStore | None = None) -> Iterator[tuple[str, GameSt
     """``(base URL, store)`` of a uvicorn serving the app in a thread until the block ends."""
     import uvicorn
 
-    from ui.server import create_app, server_settings
+    from roundtable.ui.server import create_app, server_settings
 
     store = GameStore(Catalog(max_worlds=4), max_games=80) if store is None else store
     port = free_port()

@@ -24,19 +24,19 @@ import time
 
 import numpy as np
 
-from envs.core.belief_net import BeliefNet
-from envs.core.engine import Setup
-from envs.core.registry import get_game
-from players.numpy_net import limit_blas_threads
-from players.policies import CheckpointPolicy, parse_spec
+from roundtable.envs.core.belief_net import BeliefNet
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.core.registry import get_game
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.players.policies import CheckpointPolicy, parse_spec
 
 GAMES_WITH_PLACES = ("paladin", "white_knight", "quests")
 
 
 def paladin_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """(places, kinds) targets and a (places,) mask of the places hidden from ``seat``."""
-    from envs.paladin.belief import hidden_slots, num_places, place_index
-    from envs.paladin.cards import NUM_KINDS
+    from roundtable.envs.paladin.belief import hidden_slots, num_places, place_index
+    from roundtable.envs.paladin.cards import NUM_KINDS
 
     n = engine.num_players
     target = np.zeros((num_places(n), NUM_KINDS), np.float32)
@@ -57,8 +57,8 @@ def paladin_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
 
 def white_knight_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """White Knight: the attack cards of every place hidden from ``seat``."""
-    from envs.white_knight.belief import hidden_attack_places, num_places, place_index
-    from envs.white_knight.cards import NUM_ATTACK
+    from roundtable.envs.white_knight.belief import hidden_attack_places, num_places, place_index
+    from roundtable.envs.white_knight.cards import NUM_ATTACK
 
     n = engine.num_players
     target = np.zeros((num_places(n), NUM_ATTACK), np.float32)
@@ -80,8 +80,8 @@ def white_knight_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
 
 def quests_labels(engine, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """Quests: every other seat's hand with its face-down cards (what its place holds)."""
-    from envs.quests.belief import num_places, place_index
-    from envs.quests.cards import NUM_KINDS
+    from roundtable.envs.quests.belief import num_places, place_index
+    from roundtable.envs.quests.cards import NUM_KINDS
 
     n = engine.num_players
     target = np.zeros((num_places(n), NUM_KINDS), np.float32)

@@ -20,11 +20,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # scripts.browser
 
-from envs.core.arena import play_match
-from envs.core.record import save_record
-from players.policies import parse_spec
+from roundtable.envs.core.record import save_record
+from roundtable.players.arena import play_match
+from roundtable.players.policies import parse_spec
+from roundtable.ui.replay_viewer import write_viewer
 from scripts.browser import screenshots_main
-from ui.replay_viewer import write_viewer
 
 #: game, players, deal seed, step as a fraction of the game, "seen by" (0: the whole truth,
 #: k: seat k - 1)

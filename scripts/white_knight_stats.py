@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from envs.core.engine import Setup
-from envs.white_knight.engine import END_REASONS, WhiteKnightEngine
-from envs.white_knight.heuristic import WhiteKnightHeuristic
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.white_knight.engine import END_REASONS, WhiteKnightEngine
+from roundtable.envs.white_knight.heuristic import WhiteKnightHeuristic
 
 README = Path(__file__).resolve().parent.parent / "envs" / "white_knight" / "README.md"
 START, END = "<!-- stats:start -->", "<!-- stats:end -->"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.core.registry import GAMES, available_games
+from roundtable.envs.core.registry import GAMES, available_games
 
 GAME_SIZES = [(g, n) for g in available_games() for n in GAMES[g].players]
 

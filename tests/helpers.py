@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.aec import CardGameEnv
-from envs.core.registry import game_module
+from roundtable.envs.core.aec import CardGameEnv
+from roundtable.envs.core.registry import get_game
 
 # A rigged three-player Paladin round and a full script for it: two tables dealt from
 # PALADIN_TWIN_DEAL and from its twin (player_1's never-played fourth card differs) must
@@ -47,7 +47,7 @@ def paladin_twins() -> tuple[CardGameEnv, CardGameEnv]:
 
 
 def raw(game: str, n: int, **rules: Any) -> CardGameEnv:
-    return game_module(game).raw_env(num_players=n, **rules)
+    return get_game(game).env_module().raw_env(num_players=n, **rules)
 
 
 def random_legal(env: CardGameEnv, chooser: random.Random) -> int:
@@ -103,7 +103,7 @@ def iter_states(env: CardGameEnv, seed: int) -> Iterator[CardGameEnv]:
 def engine_states(engine: Any, seeds: range, every: int = 1) -> Iterator[Any]:
     """Yield a raw engine before every ``every``-th decision of seeded random games (it is
     reset for each seed) and once more at each game's end."""
-    from envs.core.engine import Setup
+    from roundtable.envs.core.engine import Setup
 
     for seed in seeds:
         engine.reset(np.random.default_rng(seed), Setup())
@@ -124,7 +124,7 @@ def move_pairs(engine: Any, seeds: range,
     moves: ``(engine, x, y, first, second)``, two distinct legal moves and copies of the
     engine after each. For "a seat that cannot tell two moves apart must be told the same"
     tests (names, snapshots); the caller must not apply moves to ``engine`` itself."""
-    from envs.core.engine import Setup
+    from roundtable.envs.core.engine import Setup
 
     for seed in seeds:
         engine.reset(np.random.default_rng(seed), Setup())

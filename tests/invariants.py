@@ -81,7 +81,7 @@ class PaladinChecker(Checker):
 
     def end(self, engine: Any) -> None:
         super().end(engine)
-        from envs.paladin.cards import KIND_RED
+        from roundtable.envs.paladin.cards import KIND_RED
 
         assert paladin_census(engine) == self.composition, "paladin census at game end"
         for seat in range(self.n):
@@ -130,7 +130,7 @@ class WhiteKnightChecker(Checker):
 
     def end(self, engine: Any) -> None:
         super().end(engine)
-        from envs.white_knight.engine import END_REASONS
+        from roundtable.envs.white_knight.engine import END_REASONS
 
         e = engine
         assert action_census(e) == self.action_counts and (

@@ -11,9 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.paladin.cards import KIND_RED, KIND_VALUE
-from envs.paladin.engine import CHOOSE_START, LEAD, OVER, PEEK, PLACE, RESOLVE, PaladinEngine
-from envs.paladin.observation import LAYOUT
+from roundtable.envs.paladin.cards import KIND_RED, KIND_VALUE
+from roundtable.envs.paladin.engine import (
+    CHOOSE_START,
+    LEAD,
+    OVER,
+    PEEK,
+    PLACE,
+    RESOLVE,
+    PaladinEngine,
+)
+from roundtable.envs.paladin.observation import LAYOUT
 
 PHASE_INDEX = {CHOOSE_START: 0, LEAD: 1, PEEK: 2, PLACE: 3, RESOLVE: 4}
 

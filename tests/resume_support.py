@@ -15,8 +15,8 @@ from typing import Any
 
 import yaml
 
-from training.learner import resume as resumable
-from training.learner.resume import StateStore
+from roundtable.training.learner import run_state as resumable
+from roundtable.training.learner.run_state import StateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 

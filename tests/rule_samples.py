@@ -11,9 +11,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from envs.core.registry import game_module
-from envs.quests.rules import CHOICES
-from envs.white_knight.rules import PER_KIND, SCALARS
+from roundtable.envs.core.registry import get_game
+from roundtable.envs.quests.rules import CHOICES
+from roundtable.envs.white_knight.rules import PER_KIND, SCALARS
 
 
 def _paladin(rng: random.Random, n: int) -> dict[str, Any]:
@@ -58,7 +58,7 @@ SAMPLERS: dict[str, Callable[[random.Random, int], dict[str, Any]]] = {
 
 def random_rules(game: str, n: int, rng: random.Random, tries: int = 200) -> dict[str, Any]:
     """A random rule-option dict that ``game`` accepts at an ``n``-player table."""
-    rules_cls = game_module(game).raw_env.engine_cls.rules_cls
+    rules_cls = get_game(game).env_module().raw_env.engine_cls.rules_cls
     for _ in range(tries):
         options = SAMPLERS[game](rng, n)
         try:

@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.record import replay
-from envs.core.registry import available_games, get_game
+from roundtable.envs.core.record import replay
+from roundtable.envs.core.registry import available_games, get_game
 from tests.invariants import checker_for
 
 DEFAULT_GAMES = 100_000

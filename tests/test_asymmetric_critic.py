@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 import torch
 
-from envs.core.registry import game_module
-from players import checkpoint
-from players.numpy_net import NumpyActor
+from roundtable.envs.core.registry import get_game
+from roundtable.players import checkpoint
+from roundtable.players.numpy_net import NumpyActor
 from tests.helpers import engine_states
 from tests.training_support import tiny_config
 
@@ -33,7 +33,7 @@ EVERY = {"paladin": 11, "white_knight": 5, "quests": 37}
 
 
 def new_engine(game: str, n: int) -> Any:
-    cls = game_module(game).raw_env.engine_cls
+    cls = get_game(game).env_module().raw_env.engine_cls
     return cls(n, cls.rules_cls.from_kwargs(n, {}))
 
 
@@ -127,7 +127,7 @@ def test_hidden_cards_change_the_global_state_not_the_seat_view(game: str, n: in
 def _global_model(tmp_path: Path, game: str) -> tuple[Any, Any]:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.learner.train import build_model, make_env
+    from roundtable.training.learner.train import build_model, make_env
 
     cfg = tiny_config(tmp_path / "run", game, policy={"net_arch": [32, 32], "critic": "global"})
     env = make_env(cfg, 0)
@@ -187,7 +187,7 @@ def test_the_policy_never_reads_the_global_state(tmp_path: Path, game: str) -> N
 @pytest.mark.slow
 def test_global_critic_run_writes_a_seat_checkpoint_and_inits_across_critics(
         tmp_path: Path) -> None:
-    from training.learner.train import train
+    from roundtable.training.learner.train import train
 
     cfg = tiny_config(tmp_path / "global", "paladin", total_steps=256,
                       policy={"net_arch": [32, 32], "critic": "global"},
@@ -209,7 +209,7 @@ def test_global_critic_run_writes_a_seat_checkpoint_and_inits_across_critics(
     # and back: a global run from a seat checkpoint, starting from exactly its actor
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.learner.train import build_model, load_init_weights, make_env
+    from roundtable.training.learner.train import build_model, load_init_weights, make_env
 
     again = tiny_config(tmp_path / "again", "paladin",
                         policy={"net_arch": [32, 32], "critic": "global"})
@@ -233,9 +233,9 @@ def test_policy_critic_is_validated(tmp_path: Path, change: dict, match: str) ->
 def test_a_global_critic_run_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stopped at its first resumable state (as by SIGTERM), the run resumes into the same
     asymmetric network and finishes with a seat-view checkpoint."""
-    from training.learner.resume import TrainingInterrupted
-    from training.learner.resume_run import resume_run
-    from training.learner.train import SelfPlayCallback, train
+    from roundtable.training.learner.resume import resume_run
+    from roundtable.training.learner.run_state import TrainingInterrupted
+    from roundtable.training.learner.train import SelfPlayCallback, train
 
     write = SelfPlayCallback.write_state
 
@@ -263,8 +263,8 @@ def test_a_global_critic_with_counting_features_acts_on_the_seat_input(tmp_path:
     and the global state; the saved actor takes exactly the card's input size."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from players.features import features_size
-    from training.learner.train import build_model, make_env
+    from roundtable.players.features import features_size
+    from roundtable.training.learner.train import build_model, make_env
 
     cfg = tiny_config(tmp_path / "run", "paladin", env={"include_mask": True,
                                                          "features": ["counting"]},

@@ -24,14 +24,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from envs.core.registry import game_module
-from envs.paladin.cards import NUM_KINDS as PALADIN_KINDS
-from envs.paladin.engine import PaladinEngine
-from envs.quests.belief import hidden_stages
-from envs.quests.cards import KIND_COPIES as QUESTS_COPIES
-from envs.quests.cards import NUM_KINDS as QUESTS_KINDS
-from envs.quests.rules import CHOICES as QUESTS_CHOICES
-from envs.white_knight.cards import FIRST_MONSTER, NUM_ATTACK
+from roundtable.envs.core.registry import get_game
+from roundtable.envs.paladin.cards import NUM_KINDS as PALADIN_KINDS
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.quests.belief import hidden_stages
+from roundtable.envs.quests.cards import KIND_COPIES as QUESTS_COPIES
+from roundtable.envs.quests.cards import NUM_KINDS as QUESTS_KINDS
+from roundtable.envs.quests.rules import CHOICES as QUESTS_CHOICES
+from roundtable.envs.white_knight.cards import FIRST_MONSTER, NUM_ATTACK
 from tests.helpers import engine_states
 from tests.paladin_reference import reference_observation as paladin_reference
 from tests.test_paladin_invariants import census as paladin_census
@@ -47,7 +47,7 @@ EVERY = {"paladin": 9, "white_knight": 4, "quests": 30}
 
 
 def new_engine(game: str, n: int) -> Any:
-    cls = type(game_module(game).raw_env(num_players=n).engine)
+    cls = type(get_game(game).env_module().raw_env(num_players=n).engine)
     return cls(n, cls.rules_cls.from_kwargs(n, {}))
 
 
@@ -95,7 +95,7 @@ def places(game: str, e: Any, observer: int) -> dict[str, list[int]]:
     n = e.num_players
     others = [s for s in range(n) if s != observer]
     if game == "paladin":
-        from envs.paladin.belief import hidden_slots
+        from roundtable.envs.paladin.belief import hidden_slots
 
         up = sum(e.discard_up)
         out = {f"hand {s}": list(e.hands[s]) for s in others}
@@ -107,7 +107,7 @@ def places(game: str, e: Any, observer: int) -> dict[str, list[int]]:
         assert sum(out["discard"]) == len(e.discard) - up
         return out
     if game == "white_knight":
-        from envs.white_knight import engine as E
+        from roundtable.envs.white_knight import engine as E
 
         revealed = e.phase in (E.DAMAGE, E.DRAFT)
         out = {}
@@ -263,7 +263,7 @@ def test_unknown_cards_land_in_each_place_at_the_uniform_frequency(game: str, n:
 def test_hidden_quest_stages_are_redealt_within_the_quests_rules() -> None:
     """Stages the observer has not seen change across samples, keep their size and announced
     type, and always form a legal quest (distinct weapons, rising foe BP, one test at most)."""
-    from envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
+    from roundtable.envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
 
     checked = 0
     for state, observer, stages in quests_hidden_stage_states():
@@ -338,7 +338,7 @@ def test_paladin_redealt_seats_place_only_cards_they_hold_where_they_have_none()
     """The sampler rewrites each re-dealt seat's cached kind flags and place mask: in a sampled
     world, every filling placement offers exactly the kinds the actor now holds, at the
     missions where it has no card yet (the rule, computed here from hands and table)."""
-    from envs.paladin import actions as PA
+    from roundtable.envs.paladin import actions as PA
 
     checked = 0
     for index, state in enumerate(states("paladin", 4, range(2), every=6)):
@@ -386,10 +386,10 @@ def test_paladin_every_face_down_card_the_observer_has_not_seen_is_redealt() -> 
 
 
 def test_the_shared_pool_arithmetic_and_the_cut_into_places() -> None:
-    """``envs.core.belief``: the pool is the composition minus every known count and refuses
-    to go negative (a miscounted place must not pass silently); ``deal`` cuts one shuffle
+    """``roundtable.envs.core.belief``: the pool is the composition minus every known count and
+    refuses to go negative (a miscounted place must not pass silently); ``deal`` cuts one shuffle
     into consecutive places of the given sizes and refuses sizes that miss the pool."""
-    from envs.core.belief import counts_of, deal, unknown_pool
+    from roundtable.envs.core.belief import counts_of, deal, unknown_pool
 
     assert unknown_pool([3, 2, 1], [1, 0, 0], [0, 2, 0]) == [2, 0, 1]
     with pytest.raises(AssertionError, match=r"negative for kinds \[1\]: \[3, -1, 1\]"):
@@ -407,7 +407,7 @@ def test_a_sampled_worlds_chance_source_is_drawn_from_the_generator() -> None:
     """``fresh_rng``: the sampled world's future (reshuffles) follows from the generator given
     to the sampler alone (the same generator state, the same future) and spans the whole
     seed range (a small range would repeat the same few futures)."""
-    from envs.core.belief import fresh_rng
+    from roundtable.envs.core.belief import fresh_rng
 
     a, b = fresh_rng(np.random.default_rng(7)), fresh_rng(np.random.default_rng(7))
     assert a.bit_generator.state == b.bit_generator.state
@@ -434,9 +434,9 @@ def test_sample_world_rejects_a_seat_not_at_the_table() -> None:
 def test_sample_world_before_reset_and_a_bool_seat_are_clear_errors(game: str) -> None:
     """Issue 18: ``sample_world`` before reset raised ``AttributeError: … 'peeks'``, and it
     took ``True`` for seat 1."""
-    from envs.core.errors import EnvNotResetError
+    from roundtable.envs.core.errors import EnvNotResetError
 
-    cls = game_module(game).raw_env.engine_cls
+    cls = get_game(game).env_module().raw_env.engine_cls
     n = SIZES[game][0]
     engine = cls(n, cls.rules_cls.from_kwargs(n, {}))
     with pytest.raises(EnvNotResetError, match=r"sample_world\(\) before reset\(\)"):
@@ -453,9 +453,9 @@ def test_sample_world_before_reset_and_a_bool_seat_are_clear_errors(game: str) -
 def test_quests_sampler_under_every_alternative_rule(option: str) -> None:
     """The Quests flow changes with its rule options (when draws happen, who acts): sampled
     worlds stay consistent and playable under each alternative value."""
-    from envs.core.engine import Setup
-    from envs.quests.engine import QuestsEngine
-    from envs.quests.rules import QuestsRules
+    from roundtable.envs.core.engine import Setup
+    from roundtable.envs.quests.engine import QuestsEngine
+    from roundtable.envs.quests.rules import QuestsRules
 
     engine = QuestsEngine(3, QuestsRules(**{option: QUESTS_CHOICES[option][1]}))
     engine.reset(np.random.default_rng(1), Setup())
@@ -480,7 +480,7 @@ def test_quests_sampler_under_every_alternative_rule(option: str) -> None:
 
 
 def white_knight_states(n: int, seeds: range, keep: Callable[[Any], bool]) -> list[Any]:
-    from envs.white_knight.engine import WhiteKnightEngine
+    from roundtable.envs.white_knight.engine import WhiteKnightEngine
 
     rules = WhiteKnightEngine.rules_cls.from_kwargs(n, {})
     return [copy.deepcopy(s) for s in engine_states(WhiteKnightEngine(n, rules), seeds)
@@ -490,7 +490,7 @@ def white_knight_states(n: int, seeds: range, keep: Callable[[Any], bool]) -> li
 def test_white_knight_a_seats_secret_join_choice_is_redealt_half_and_half() -> None:
     """While seats join a battle one by one, each earlier seat's choice is face down: an
     observer's sampled worlds must give it either choice, at even odds, whatever it was."""
-    from envs.white_knight import engine as E
+    from roundtable.envs.white_knight import engine as E
 
     found = white_knight_states(4, range(6), lambda s: s.phase == E.JOIN and s.join_pos >= 2)
     assert len(found) >= 3
@@ -513,7 +513,7 @@ def test_white_knight_a_seats_secret_join_choice_is_redealt_half_and_half() -> N
 def test_white_knight_a_redealt_packet_keeps_what_each_seat_has_seen_taken_from_it() -> None:
     """A packet the observer has not seen is re-dealt; a seat that saw it earlier sees the
     new packet plus the cards publicly taken from it since (the same difference as before)."""
-    from envs.white_knight import engine as E
+    from roundtable.envs.white_knight import engine as E
 
     def unseen(s: Any) -> bool:
         watchers = [k for k, seen in enumerate(s.seen_packet) if seen is not None]
@@ -541,7 +541,7 @@ def test_quests_hidden_stages_are_drawn_only_from_the_unknown_pool() -> None:
     """The stage draw takes cards out of the pool it is given, down to the last one of a kind,
     and gives up (``None``: the sampler tries again) when the pool lacks a card a stage
     needs, never inventing one."""
-    from envs.quests.belief import _draw_stages
+    from roundtable.envs.quests.belief import _draw_stages
 
     checked = 0
     for state, _, stages in quests_hidden_stage_states():
@@ -572,9 +572,9 @@ def white_knight_expected_mask(world: Any) -> np.ndarray | None:
     """The rule, computed here from the cards (not from the engine's cached kind bits): a
     joining seat may commit any attack kind it holds or stay out, a raising seat add one or
     pass, a drafting seat take any kind left in the packet. ``None`` in other phases."""
-    from envs.white_knight import actions as WA
-    from envs.white_knight import engine as E
-    from envs.white_knight.cards import NUM_TREASURES
+    from roundtable.envs.white_knight import actions as WA
+    from roundtable.envs.white_knight import engine as E
+    from roundtable.envs.white_knight.cards import NUM_TREASURES
 
     seat = world.current_player
     expected = np.zeros(WA.NUM_ACTIONS, dtype=np.int8)
@@ -620,7 +620,7 @@ def test_white_knight_redealt_seats_offer_only_the_cards_they_now_hold() -> None
 
 def white_knight_unseen_packets() -> list[tuple[Any, int]]:
     """Drafts in progress (5 players) with an observer that has not seen the packet."""
-    from envs.white_knight import engine as E
+    from roundtable.envs.white_knight import engine as E
 
     found = white_knight_states(
         5, range(30), lambda s: s.phase == E.DRAFT and any(v is None for v in s.seen_packet))
@@ -673,8 +673,8 @@ def quests_quest_bookkeeping(e: Any) -> None:
     BP once finished (0 for a test and for the foe stage still being built, whose running BP
     and weapon names are ``build_value`` / ``build_on``), whether the test is used, and the
     threshold (the BP of the last foe stage built, the highest since they rise)."""
-    from envs.quests import table as T
-    from envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
+    from roundtable.envs.quests import phases as T
+    from roundtable.envs.quests.cards import FOE_VALUES, KIND_BP, TESTS, WEAPONS
 
     for k, cards in enumerate(e.stages):
         if not cards:
@@ -696,7 +696,7 @@ def test_quests_redealt_stages_keep_the_quest_bookkeeping_the_engine_plays_by() 
     stage's test, a foe stage's BP, the stage still being built, the threshold): stale values
     would make a foe stage of 0 BP that anyone beats, or let a sponsor build a second test.
     Checked in sampled worlds of states with hidden stages, building ones included."""
-    from envs.quests import table as T
+    from roundtable.envs.quests import phases as T
 
     checked, phases = 0, set()
     for state, observer, _ in quests_hidden_stage_states():
@@ -714,8 +714,8 @@ def test_quests_redealt_stages_keep_the_quest_bookkeeping_the_engine_plays_by() 
 
 def _pass_ask(e: Any) -> None:
     """Answer the pending ask with no preview and nothing played face down."""
-    from envs.quests import actions as QA
-    from envs.quests import table as T
+    from roundtable.envs.quests import actions as QA
+    from roundtable.envs.quests import phases as T
 
     if e.phase == T.PREVIEW:
         e.apply(QA.NO_PREVIEW)
@@ -727,7 +727,7 @@ def quests_asked_later(state: Any) -> set[int]:
     """Seats the game will still ask for face-down cards in the current stage or round (a
     seat offered a preview first has not chosen yet): found by playing on in a clone, nothing
     played, until the next stage is announced, a tie round begins or play moves on."""
-    from envs.quests import table as T
+    from roundtable.envs.quests import phases as T
 
     e = state.clone()
     later = {e.current_player} if e.phase == T.PREVIEW and e.after_preview != T.BID else set()
@@ -746,13 +746,13 @@ def quests_face_down_states() -> list[Any]:
     tournaments (every seat one shield short of the Round Table, so several reach it in one
     turn); per phase, states with another seat that has chosen and states with one still to
     be asked; and states in which a seat that has chosen has an Amour in play."""
-    from envs.quests import table as T
+    from roundtable.envs.quests import phases as T
 
     plays = (T.STAGE_PLAY, T.TOURNAMENT_PLAY, T.FINAL_PLAY, T.PREVIEW)
     found: dict[tuple[Any, bool], list[Any]] = {(p, c): [] for p in plays for c in (True, False)}
     found["amour", True] = []  # another seat that has chosen holds an Amour in play
     for seed in range(40):
-        env = game_module("quests").raw_env(num_players=4)
+        env = get_game("quests").env_module().raw_env(num_players=4)
         options = {"progress": {f"player_{s}": 21 for s in range(4)}} if seed % 2 else None
         env.reset(seed=seed, options=options)
         e, chooser = env.engine, random.Random(seed)
@@ -800,7 +800,7 @@ def test_quests_a_remade_face_down_choice_follows_the_play_rules_at_even_odds() 
     distinct names), an Amour (one, and none beside an Amour in play) and allies, with the
     engine's played flags exactly its face-down cards; each card it may play is chosen with
     probability 1/2 (a weapon or Amour held c times: 1 - 2**-c, an ally each copy 1/2)."""
-    from envs.quests.cards import ALLIES, AMOUR_KIND, NUM_PLAYABLE, WEAPONS
+    from roundtable.envs.quests.cards import ALLIES, AMOUR_KIND, NUM_PLAYABLE, WEAPONS
 
     allies, weapons = set(ALLIES), set(WEAPONS)
     expected, observed = {False: 0.0, True: 0.0}, {False: 0.0, True: 0.0}
@@ -882,8 +882,8 @@ def test_quests_sampler_refuses_an_impossible_state_in_one_clear_line(monkeypatc
     """States no game reaches are refused, not sampled from: face-down cards held by a seat
     whose turn to choose has not come, a story deck that does not match its public
     composition, and no consistent world within the sampler's tries."""
-    import envs.quests.belief as QB
-    from envs.quests.cards import STORY_COPIES
+    import roundtable.envs.quests.belief as QB
+    from roundtable.envs.quests.cards import STORY_COPIES
 
     state = next(s for s in states("quests", 3, range(3), every=7)
                  if not s.over and s.phase_name() == "stage_play")
@@ -912,9 +912,9 @@ def quests_unseen_stage_states() -> list[tuple[Any, int, list[int]]]:
     with a quest whose stages a non-sponsor has not all seen, and states under the
     ``quest_draws="each_stage"`` rule in which an announced test stage is not revealed yet
     (a draw's hand limit comes between the two)."""
-    from envs.core.engine import Setup
-    from envs.quests.engine import QuestsEngine
-    from envs.quests.rules import QuestsRules
+    from roundtable.envs.core.engine import Setup
+    from roundtable.envs.quests.engine import QuestsEngine
+    from roundtable.envs.quests.rules import QuestsRules
 
     def unseen(state: Any, observer: int) -> list[int]:
         return [k for k, cards in enumerate(state.stages) if cards
@@ -950,8 +950,8 @@ def test_quests_redealt_stages_form_a_legal_quest_of_the_public_shape() -> None:
     announced a foe or a test, either whatever it truly is; at most one test in the quest, and
     the finished foe stages rising strictly in BP, the stages the observer knows included.
     Every weapon kind the pool holds can be drawn (kind 0 too)."""
-    from envs.quests import table as T
-    from envs.quests.cards import FOE_VALUES, FOES, KIND_BP, TESTS, WEAPONS
+    from roundtable.envs.quests import phases as T
+    from roundtable.envs.quests.cards import FOE_VALUES, FOES, KIND_BP, TESTS, WEAPONS
 
     one_card = {(truth, drawn): 0 for truth in ("foe", "test") for drawn in ("foe", "test")}
     weapons_seen, announced_tests = set(), 0
@@ -993,9 +993,9 @@ def test_quests_redealt_stages_form_a_legal_quest_of_the_public_shape() -> None:
 def _draw_all_then_check(engine, stages, pool, rng):
     """The reference sampler the early checks must equal: every hidden stage drawn first
     (the same slot types), the whole quest checked after."""
-    from envs.quests.belief import _TEST_SET, _draw_stage
-    from envs.quests.cards import FOE_VALUES, KIND_BP
-    from envs.quests.table import BUILD_WEAPONS
+    from roundtable.envs.quests.belief import _TEST_SET, _draw_stage
+    from roundtable.envs.quests.cards import FOE_VALUES, KIND_BP
+    from roundtable.envs.quests.phases import BUILD_WEAPONS
 
     left = list(pool)
     out = {}
@@ -1030,7 +1030,7 @@ def test_quests_early_stage_checks_accept_the_same_draws_as_checking_the_whole_q
     moves these odds far more."""
     from collections import Counter
 
-    from envs.quests.belief import _draw_stages, unknown_adventure_cards
+    from roundtable.envs.quests.belief import _draw_stages, unknown_adventure_cards
 
     compared = 0
     for state, observer, stages in quests_hidden_stage_states():

@@ -13,23 +13,24 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.agents import RandomAgent, choose_action
-from envs.core.belief_net import (
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.belief_net import (
     MAX_BYTES,
     BeliefNet,
     BeliefNetError,
-    LearnedBeliefSearch,
     load_belief_net,
 )
-from envs.paladin import belief as pal_belief
-from envs.paladin.belief import _set_slot, hidden_slots, num_places, place_index
-from envs.paladin.cards import NUM_KINDS
-from envs.quests import belief as q_belief
-from envs.quests.belief import hidden_stages
-from envs.quests.cards import NUM_KINDS as Q_KINDS
-from envs.white_knight import belief as wk_belief
-from envs.white_knight.cards import NUM_ATTACK
-from players.policies import parse_spec
+from roundtable.envs.paladin import belief as pal_belief
+from roundtable.envs.paladin.belief import _set_slot, hidden_slots, num_places, place_index
+from roundtable.envs.paladin.cards import NUM_KINDS
+from roundtable.envs.quests import belief as q_belief
+from roundtable.envs.quests.belief import hidden_stages
+from roundtable.envs.quests.cards import NUM_KINDS as Q_KINDS
+from roundtable.envs.white_knight import belief as wk_belief
+from roundtable.envs.white_knight.cards import NUM_ATTACK
+from roundtable.players.inference import LearnedBeliefSearch
+from roundtable.players.policies import parse_spec
+from roundtable.players.table import choose_action
 from tests.test_belief import REFERENCE, census, places, same_world, states, swap_hidden
 
 #: each game's belief module and card-kind count: what its shipped network predicts
@@ -302,7 +303,7 @@ def test_bn_specs_build_and_bad_ones_are_refused_in_one_line(monkeypatch) -> Non
         assert isinstance(player, LearnedBeliefSearch), text
     from dataclasses import replace
 
-    import players.policies as P
+    import roundtable.players.policies as P
 
     for name in ("quests", "white_knight"):  # as if only Paladin had a learned proposal
         monkeypatch.setitem(P.GAMES, name, replace(P.GAMES[name], proposal=None))

@@ -13,7 +13,7 @@ import pytest
 from pettingzoo import AECEnv
 
 from roundtable.cli import main
-from training.evaluation import bench
+from roundtable.training.evaluation import bench
 
 
 def fake_measure(log: list[tuple[str, bool | None]]) -> Callable[..., float]:

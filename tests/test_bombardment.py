@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from envs.core.registry import game_module
+from roundtable.envs.core.registry import get_game
 from tests.conftest import GAME_SIZES
 
 OTHER_TYPES: list[Any] = [None, 1.0, "0", True, [0], np.float32(0), np.array([0])]
@@ -70,7 +70,7 @@ def _is_legal(env: Any, action: Any) -> bool:
 @pytest.mark.parametrize(("game", "n"), GAME_SIZES)
 def test_raw_env_bombardment_refuses_illegal_actions_and_changes_nothing(game: str,
                                                                          n: int) -> None:
-    env = game_module(game).raw_env(num_players=n)
+    env = get_game(game).env_module().raw_env(num_players=n)
     num_actions = env.action_space("player_0").n
     chooser = random.Random(n)
     refused = 0
@@ -98,7 +98,7 @@ def test_raw_env_bombardment_refuses_illegal_actions_and_changes_nothing(game: s
 @pytest.mark.parametrize(("game", "n"), GAME_SIZES)
 def test_env_bombardment_ends_the_game_on_an_illegal_move_as_pettingzoo_does(game: str,
                                                                             n: int) -> None:
-    env = game_module(game).env(num_players=n)
+    env = get_game(game).env_module().env(num_players=n)
     num_actions = env.action_space("player_0").n
     chooser = random.Random(100 + n)
     ended = {"illegal": 0, "finished": 0}
@@ -144,7 +144,7 @@ def test_env_bombardment_ends_the_game_on_an_illegal_move_as_pettingzoo_does(gam
 
 
 def _in_space(action: Any, num_actions: int) -> bool:
-    from envs.core.errors import integer_action
+    from roundtable.envs.core.errors import integer_action
 
     return integer_action(action, num_actions) is not None
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from players import checkpoint
 from roundtable.cli import main as cli
+from roundtable.players import checkpoint
 from tests.training_support import make_checkpoint
 
 #: members a valid policy keeps in each variant: every member poisoned (nothing can load), all
@@ -170,8 +170,8 @@ def test_no_command_runs_code_from_a_checkpoint(hostile: tuple[str, Path, Path],
 
 def test_serve_runs_no_code_from_its_checkpoint(hostile: tuple[str, Path, Path],
                                                 tmp_path: Path) -> None:
+    from roundtable.ui.live import Catalog, GameStore
     from scripts.serve_support import running_server
-    from ui.live import Catalog, GameStore
 
     variant, zip_path, marker = hostile
     shelf = tmp_path / "checkpoints" / "paladin"
@@ -202,7 +202,7 @@ def test_ship_and_league_run_no_code_from_a_checkpoint(hostile: tuple[str, Path,
                                                      tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from training.league import exploiters
+    from roundtable.training.league import exploiter_league
 
     variant, zip_path, marker = hostile
     rc = cli(["ship", str(zip_path), "--games", "3", "--no-styles", "--sizes", "3",
@@ -211,8 +211,8 @@ def test_ship_and_league_run_no_code_from_a_checkpoint(hostile: tuple[str, Path,
     assert not marker.exists(), "ship ran the checkpoint's code"
     assert (rc == 0) == ("policy.pth" in VARIANTS[variant])
 
-    monkeypatch.setattr(exploiters, "EXPLOIT_GAMES", 3)
-    monkeypatch.setattr(exploiters, "EXPLOIT_PLAYERS", 3)
+    monkeypatch.setattr(exploiter_league, "EXPLOIT_GAMES", 3)
+    monkeypatch.setattr(exploiter_league, "EXPLOIT_PLAYERS", 3)
     config = _config(tmp_path / "league.yaml", tmp_path / "unused", zip_path)
     rc = cli(["league", "--config", str(config), "--init", str(zip_path),
               "--out", str(tmp_path / "league"), "--iterations", "1",

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
-from players import checkpoint
 from roundtable.cli import main
+from roundtable.players import checkpoint
+from roundtable.training.evaluation.leaderboard import END, START
 from tests.training_support import make_checkpoint, tiny_config
-from training.evaluation.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -162,7 +162,7 @@ def test_eval_write_failure_exits_1(capsys: pytest.CaptureFixture, tmp_path: Pat
     def full_disk(fd: int) -> None:  # the data reached no disk: flushing it fails
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("envs.core.outputs.os.fsync", full_disk)
+    monkeypatch.setattr("roundtable.envs.core.outputs.os.fsync", full_disk)
     out = tmp_path / "out.json"
     status = main(["eval", "paladin", "--players", "random", "--games", "3", "--json", str(out)])
     err = capsys.readouterr().err
@@ -467,7 +467,7 @@ def _sleep_job(seconds: float) -> float:
 def test_ctrl_c_while_the_workers_start_still_stops_them(monkeypatch) -> None:
     """A Ctrl-C that arrives while the pool is starting (signals blocked) is raised the moment
     the signal mask is restored: the workers must still be terminated, not left running."""
-    from training.evaluation.evaluate import run_in_workers
+    from roundtable.training.evaluation.evaluate import run_in_workers
 
     restore_mask = signal.pthread_sigmask
     calls = []
@@ -495,7 +495,7 @@ def test_a_hanging_pool_terminate_falls_back_to_killing_the_workers(monkeypatch)
     interrupted evaluation still ends."""
     import threading
 
-    from training.evaluation import evaluate
+    from roundtable.training.evaluation import evaluate
 
     killed = threading.Event()
 

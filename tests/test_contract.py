@@ -14,9 +14,9 @@ import pettingzoo
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from envs.core.record import replay, replay_steps
-from envs.core.registry import GAMES, available_games, game_module
+from roundtable import envs
+from roundtable.envs.core.record import replay, replay_steps
+from roundtable.envs.core.registry import GAMES, available_games, get_game
 from tests.conftest import GAME_SIZES
 from tests.helpers import (
     PALADIN_TWIN_DEAL,
@@ -33,14 +33,14 @@ GAMES_AVAILABLE = available_games()
 # -- item 0/1: construction, registry, pickling ---------------------------------------------------
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_api_test_wrapped_and_raw(game: str, n: int) -> None:
-    module = game_module(game)
+    module = get_game(game).env_module()
     api_test(module.env(num_players=n), num_cycles=1000)
     api_test(module.raw_env(num_players=n), num_cycles=1000)
 
 
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_seed_test(game: str, n: int) -> None:
-    module = game_module(game)
+    module = get_game(game).env_module()
     seed_test(lambda: module.env(num_players=n), num_cycles=500)
 
 
@@ -66,7 +66,7 @@ def test_pickle_of_an_unstarted_env_keeps_its_table_and_rules(game: str) -> None
     n = GAMES[game].players[-1]
     option = _NON_DEFAULT_RULE[game]
     for events in (True, False):
-        env = game_module(game).raw_env(num_players=n, render_mode="ansi", events=events,
+        env = get_game(game).env_module().raw_env(num_players=n, render_mode="ansi", events=events,
                                         **option)
         clone = pickle.loads(pickle.dumps(env))
         assert clone.num_players == n and clone.rules == env.rules
@@ -80,7 +80,7 @@ def test_pickle_of_an_unstarted_env_keeps_its_table_and_rules(game: str) -> None
 
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 def test_pickle_round_trip(game: str, n: int) -> None:
-    module = game_module(game)
+    module = get_game(game).env_module()
     for make in (module.env, module.raw_env):
         env = make(num_players=n)
         env.reset(seed=11)
@@ -96,7 +96,7 @@ def test_pickle_round_trip(game: str, n: int) -> None:
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_spaces_are_the_same_for_every_table_size(game: str) -> None:
-    module = game_module(game)
+    module = get_game(game).env_module()
     shapes = set()
     for n in GAMES[game].players:
         env = module.env(num_players=n)
@@ -112,7 +112,7 @@ def test_spaces_are_the_same_for_every_table_size(game: str) -> None:
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_bad_num_players_and_options_raise(game: str) -> None:
-    module = game_module(game)
+    module = get_game(game).env_module()
     players = GAMES[game].players
     for bad in (players[0] - 1, players[-1] + 1, "4", 2.5, True, -3):
         with pytest.raises(ValueError, match="num_players"):
@@ -231,7 +231,7 @@ def test_illegal_action_message_names_the_action_the_agent_the_phase_and_the_leg
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_illegal_action_wrapped_terminates_with_penalty(game: str) -> None:
-    env = game_module(game).env(num_players=GAMES[game].players[0])
+    env = get_game(game).env_module().env(num_players=GAMES[game].players[0])
     env.reset(seed=0)
     offender = env.agent_selection
     mask = env.observe(offender)["action_mask"]
@@ -257,7 +257,7 @@ def test_illegal_move_end_tells_every_agent_who_did_what(game: str) -> None:
     """PettingZoo's TerminateIllegalWrapper end: every agent terminated *and* truncated, each
     info names the offender and its action, no mask offers a move, the record says why, and
     the offender's penalty is what ``last()`` hands it (not on top of an earlier reward)."""
-    env = game_module(game).env(num_players=GAMES[game].players[0])
+    env = get_game(game).env_module().env(num_players=GAMES[game].players[0])
     env.reset(seed=0)
     offender = env.agent_selection
     illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
@@ -302,7 +302,7 @@ def test_is_legal_refuses_what_is_not_an_action_id_without_raising(game: str) ->
 
 def test_order_enforcing() -> None:
     for game in GAMES_AVAILABLE:
-        env = game_module(game).env()
+        env = get_game(game).env_module().env()
         with pytest.raises(AttributeError):
             _ = env.agent_selection
         with pytest.raises(Exception):  # noqa: B017 - PettingZoo raises its own error type
@@ -326,7 +326,7 @@ def test_terminal_rewards_are_zero_sum_rank_rewards(game: str, n: int) -> None:
 # -- item 7: rendering, records -------------------------------------------------------------------
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_render_modes(game: str, capsys: pytest.CaptureFixture) -> None:
-    module = game_module(game)
+    module = get_game(game).env_module()
     env = module.env(render_mode="ansi")
     env.reset(seed=0)
     text = env.render()
@@ -481,7 +481,7 @@ def test_a_deal_rigged_by_seat_numbers_is_recorded_by_seat_names_and_replays_fro
     ``"player_k"``: the record keys them ``"player_k"``. Kept as given, JSON wrote ``0`` as
     ``"0"``, which the replay refused, and could not write a numpy-int key at all. The game is
     the one the ``"player_k"`` form deals, and its saved record loads and replays it."""
-    from envs.core.record import load_record, save_record
+    from roundtable.envs.core.record import load_record, save_record
 
     deal = SEAT_NUMBER_DEALS[game]
     named = {option: {f"player_{k}": v for k, v in value.items()} for option, value in deal.items()}
@@ -542,7 +542,7 @@ def test_unseeded_resets_draw_game_seeds_from_the_whole_range() -> None:
 def test_render_adds_the_last_moves_public_events_and_nothing_else(game: str) -> None:
     """The text view is the table, then "What happened:" with the public events of the last
     move only; nothing is added before the first move or after a move with no public event."""
-    env = game_module(game).raw_env(render_mode="ansi")
+    env = get_game(game).env_module().raw_env(render_mode="ansi")
     env.reset(seed=1)
     assert env.render() == env.engine.render_text()
     quiet_seen = told_seen = False

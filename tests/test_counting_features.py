@@ -14,21 +14,21 @@ import random
 import numpy as np
 import pytest
 
-from envs.paladin.cards import KIND_NAMES as PALADIN_KINDS
-from envs.paladin.engine import PaladinEngine
-from envs.paladin.features import FEATURES as PALADIN_FEATURES
-from envs.paladin.features import counting_features as paladin_features
-from envs.quests import actions as A
-from envs.quests.cards import KIND, KIND_COPIES, STORY_COPIES
-from envs.quests.engine import QuestsEngine
-from envs.quests.features import FEATURES as QUESTS_FEATURES
-from envs.quests.features import counting_features as quests_features
-from envs.quests.observation import LAYOUT as QUESTS_LAYOUT
-from envs.quests.scenario import start
-from envs.white_knight.engine import WhiteKnightEngine
-from envs.white_knight.features import FEATURES as WK_FEATURES
-from envs.white_knight.features import counting_features as wk_features
-from envs.white_knight.observation import LAYOUT as WK_LAYOUT
+from roundtable.envs.paladin.cards import KIND_NAMES as PALADIN_KINDS
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.paladin.features import FEATURES as PALADIN_FEATURES
+from roundtable.envs.paladin.features import counting_features as paladin_features
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import KIND, KIND_COPIES, STORY_COPIES
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.features import FEATURES as QUESTS_FEATURES
+from roundtable.envs.quests.features import counting_features as quests_features
+from roundtable.envs.quests.observation import LAYOUT as QUESTS_LAYOUT
+from roundtable.envs.quests.scenario import start
+from roundtable.envs.white_knight.engine import WhiteKnightEngine
+from roundtable.envs.white_knight.features import FEATURES as WK_FEATURES
+from roundtable.envs.white_knight.features import counting_features as wk_features
+from roundtable.envs.white_knight.observation import LAYOUT as WK_LAYOUT
 from tests.helpers import PALADIN_TWIN_DEAL, PALADIN_TWIN_SCRIPT, engine_states, paladin_twins, raw
 from tests.test_paladin_observation import perturb_hidden
 from tests.test_quests_leaks import twin_setup
@@ -122,7 +122,7 @@ def test_quests_unseen_adventures_are_where_the_seat_cannot_see(n: int) -> None:
 def test_white_knight_battle_features_follow_the_commitments(n: int) -> None:
     """While raising, the seat counts the others' face-down cards; after the reveal it sees
     the whole team total and what is still needed beyond it."""
-    from envs.white_knight.engine import DAMAGE, RAISE
+    from roundtable.envs.white_knight.engine import DAMAGE, RAISE
 
     engine = WhiteKnightEngine(n, WhiteKnightEngine.rules_cls.from_kwargs(n, {}))
     seen = {RAISE: 0, DAMAGE: 0}

@@ -14,30 +14,31 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from players.checkpoint import game_sizes, sha256_of
-from players.policies import parse_spec
 from roundtable.cli import main
-from training.league import distill
+from roundtable.players.checkpoint import game_sizes, sha256_of
+from roundtable.players.policies import parse_spec
+from roundtable.training.league import cloning, distill, recording
+from roundtable.training.league import dataset as dataset_file
 
 CHECKPOINT = "checkpoints/paladin"
 GAME = "paladin"
 
 
 @pytest.fixture(scope="module")
-def recorded() -> distill.Dataset:
+def recorded() -> dataset_file.Dataset:
     """Two 4-player Paladin games of the heuristic teacher against random players."""
-    dataset, stats = distill.record(GAME, "heuristic", 2, opponents=["random"], seed=3)
+    dataset, stats = recording.record(GAME, "heuristic", 2, opponents=["random"], seed=3)
     assert stats.games == 2 and stats.recorded == len(dataset) > 10
     return dataset
 
 
 @pytest.fixture(scope="module")
-def searched() -> tuple[distill.Dataset, distill.RecordStats]:
+def searched() -> tuple[dataset_file.Dataset, recording.RecordStats]:
     """One game of the search teacher ``pimc:1:random`` (values recorded)."""
-    return distill.record(GAME, "pimc:1:random", 1, opponents=["random"], seed=0)
+    return recording.record(GAME, "pimc:1:random", 1, opponents=["random"], seed=0)
 
 
-def test_record_keeps_teacher_choices_only(recorded: distill.Dataset) -> None:
+def test_record_keeps_teacher_choices_only(recorded: dataset_file.Dataset) -> None:
     obs_size, num_actions, _ = game_sizes(GAME)
     assert recorded.obs.shape == (len(recorded), obs_size)
     assert recorded.mask.shape == (len(recorded), num_actions)
@@ -47,9 +48,9 @@ def test_record_keeps_teacher_choices_only(recorded: distill.Dataset) -> None:
     assert recorded.teacher == "heuristic" and recorded.games == 2
 
 
-def test_record_is_reproducible(recorded: distill.Dataset) -> None:
-    again, _ = distill.record(GAME, "heuristic", 2, opponents=["random"], seed=3)
-    assert distill.dataset_digest(again) == distill.dataset_digest(recorded)
+def test_record_is_reproducible(recorded: dataset_file.Dataset) -> None:
+    again, _ = recording.record(GAME, "heuristic", 2, opponents=["random"], seed=3)
+    assert dataset_file.dataset_digest(again) == dataset_file.dataset_digest(recorded)
 
 
 def test_search_teacher_records_its_values(searched) -> None:
@@ -63,14 +64,14 @@ def test_search_teacher_records_its_values(searched) -> None:
 
 
 def test_recording_is_duplicate_and_seat_rotated() -> None:
-    assert distill.duplicate_schedule(6, (4,)) == [(0, 4, 0), (0, 4, 1), (0, 4, 2), (0, 4, 3),
+    assert recording.duplicate_schedule(6, (4,)) == [(0, 4, 0), (0, 4, 1), (0, 4, 2), (0, 4, 3),
                                                    (1, 4, 0), (1, 4, 1)]
-    assert distill.duplicate_schedule(5, (3, 4)) == [(0, 3, 0), (0, 3, 1), (0, 3, 2),
+    assert recording.duplicate_schedule(5, (3, 4)) == [(0, 3, 0), (0, 3, 1), (0, 3, 2),
                                                      (1, 4, 0), (1, 4, 1)]
 
 
-def test_record_counts_the_teachers_wins(recorded: distill.Dataset) -> None:
-    _, stats = distill.record(GAME, "heuristic", 4, opponents=["random"], seed=3)
+def test_record_counts_the_teachers_wins(recorded: dataset_file.Dataset) -> None:
+    _, stats = recording.record(GAME, "heuristic", 4, opponents=["random"], seed=3)
     assert len(stats.wins) == 4 and stats.teacher_wins == sum(stats.wins)
     low, high = stats.win_ci95()
     assert 0 <= low <= stats.teacher_wins / 4 <= high <= 1
@@ -78,8 +79,8 @@ def test_record_counts_the_teachers_wins(recorded: distill.Dataset) -> None:
 
 
 def test_default_opponent_and_init_are_the_rollout_checkpoint() -> None:
-    assert distill.default_opponent(f"pimc:2:{CHECKPOINT}", GAME) == CHECKPOINT
-    assert distill.default_opponent("heuristic", GAME) == "heuristic"
+    assert recording.default_opponent(f"pimc:2:{CHECKPOINT}", GAME) == CHECKPOINT
+    assert recording.default_opponent("heuristic", GAME) == "heuristic"
     assert distill.default_init(f"pimc:2:{CHECKPOINT}", GAME) == CHECKPOINT
     with pytest.raises(ValueError, match="--init"):
         distill.default_init("pimc:2:random", GAME)
@@ -88,8 +89,8 @@ def test_default_opponent_and_init_are_the_rollout_checkpoint() -> None:
 # -- the dataset file ---------------------------------------------------------------------------
 def test_dataset_round_trip(tmp_path: Path, searched) -> None:
     dataset, _ = searched
-    path = distill.save_dataset(dataset, tmp_path / "d.npz")
-    back = distill.load_dataset(path, GAME)
+    path = dataset_file.save_dataset(dataset, tmp_path / "d.npz")
+    back = dataset_file.load_dataset(path, GAME)
     assert (back.game, back.teacher, back.games) == (GAME, "pimc:1:random", 1)
     for key in ("obs", "mask", "action"):
         assert np.array_equal(getattr(back, key), getattr(dataset, key))
@@ -97,8 +98,8 @@ def test_dataset_round_trip(tmp_path: Path, searched) -> None:
     assert back.obs.dtype == np.float32 and back.mask.dtype == np.bool_
 
 
-def _arrays(dataset: distill.Dataset) -> dict[str, np.ndarray]:
-    return {"format": np.array(distill.DATASET_FORMAT), "game": np.array(dataset.game),
+def _arrays(dataset: dataset_file.Dataset) -> dict[str, np.ndarray]:
+    return {"format": np.array(dataset_file.DATASET_FORMAT), "game": np.array(dataset.game),
             "teacher": np.array(dataset.teacher), "games": np.array(dataset.games),
             "obs": dataset.obs, "mask": dataset.mask, "action": dataset.action,
             "values": dataset.values}
@@ -139,8 +140,8 @@ def test_hostile_dataset_is_refused(tmp_path: Path, searched, change, message) -
     arrays = _arrays(searched[0])
     change(arrays)
     path = _write(tmp_path / "bad.npz", arrays)
-    with pytest.raises(distill.DatasetError, match=message):
-        distill.load_dataset(path, GAME)
+    with pytest.raises(dataset_file.DatasetError, match=message):
+        dataset_file.load_dataset(path, GAME)
 
 
 def test_illegal_action_is_refused(tmp_path: Path, searched) -> None:
@@ -148,8 +149,8 @@ def test_illegal_action_is_refused(tmp_path: Path, searched) -> None:
     action = arrays["action"].copy()
     action[0] = int(np.flatnonzero(~arrays["mask"][0])[0])
     arrays["action"] = action
-    with pytest.raises(distill.DatasetError, match=r"decision 0 records action .* illegal"):
-        distill.load_dataset(_write(tmp_path / "bad.npz", arrays), GAME)
+    with pytest.raises(dataset_file.DatasetError, match=r"decision 0 records action .* illegal"):
+        dataset_file.load_dataset(_write(tmp_path / "bad.npz", arrays), GAME)
 
 
 def test_pickled_objects_are_never_loaded(tmp_path: Path, searched) -> None:
@@ -157,59 +158,59 @@ def test_pickled_objects_are_never_loaded(tmp_path: Path, searched) -> None:
     arrays["teacher"] = np.array([{"evil": 1}], dtype=object)
     with (tmp_path / "bad.npz").open("wb") as handle:
         np.savez(handle, **arrays)
-    with pytest.raises(distill.DatasetError, match="pickled objects"):
-        distill.load_dataset(tmp_path / "bad.npz", GAME)
+    with pytest.raises(dataset_file.DatasetError, match="pickled objects"):
+        dataset_file.load_dataset(tmp_path / "bad.npz", GAME)
 
 
 def test_truncated_missing_and_non_zip_files_are_refused(tmp_path: Path, searched) -> None:
-    good = distill.save_dataset(searched[0], tmp_path / "good.npz").read_bytes()
+    good = dataset_file.save_dataset(searched[0], tmp_path / "good.npz").read_bytes()
     (tmp_path / "cut.npz").write_bytes(good[: len(good) // 2])
-    with pytest.raises(distill.DatasetError, match="truncated or not a zip"):
-        distill.load_dataset(tmp_path / "cut.npz")
+    with pytest.raises(dataset_file.DatasetError, match="truncated or not a zip"):
+        dataset_file.load_dataset(tmp_path / "cut.npz")
     (tmp_path / "text.npz").write_text("not a dataset")
-    with pytest.raises(distill.DatasetError, match=r"not an \.npz dataset"):
-        distill.load_dataset(tmp_path / "text.npz")
-    with pytest.raises(distill.DatasetError, match="no such file"):
-        distill.load_dataset(tmp_path / "none.npz")
-    with pytest.raises(distill.DatasetError, match="not a file"):
-        distill.load_dataset(tmp_path)
+    with pytest.raises(dataset_file.DatasetError, match=r"not an \.npz dataset"):
+        dataset_file.load_dataset(tmp_path / "text.npz")
+    with pytest.raises(dataset_file.DatasetError, match="no such file"):
+        dataset_file.load_dataset(tmp_path / "none.npz")
+    with pytest.raises(dataset_file.DatasetError, match="not a file"):
+        dataset_file.load_dataset(tmp_path)
 
 
 def test_damaged_member_is_refused(tmp_path: Path, searched) -> None:
     """A zip whose member's bytes were flipped fails its CRC: one clear error."""
-    path = distill.save_dataset(searched[0], tmp_path / "d.npz")
+    path = dataset_file.save_dataset(searched[0], tmp_path / "d.npz")
     data = bytearray(path.read_bytes())
     with zipfile.ZipFile(path) as archive:
         info = archive.getinfo("obs.npy")
     start = info.header_offset + 30 + len(info.filename) + len(info.extra) + 20
     data[start:start + 8] = bytes(8)
     path.write_bytes(bytes(data))
-    with pytest.raises(distill.DatasetError, match="damaged"):
-        distill.load_dataset(path, GAME)
+    with pytest.raises(dataset_file.DatasetError, match="damaged"):
+        dataset_file.load_dataset(path, GAME)
 
 
 def test_sizes_are_bounded_before_decompressing(tmp_path: Path, searched,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    path = distill.save_dataset(searched[0], tmp_path / "d.npz")
+    path = dataset_file.save_dataset(searched[0], tmp_path / "d.npz")
     with zipfile.ZipFile(path) as archive:
         declared = sum(i.file_size for i in archive.infolist())
-    monkeypatch.setattr(distill, "MAX_DATASET_BYTES", path.stat().st_size + 1)
-    assert declared > distill.MAX_DATASET_BYTES
-    with pytest.raises(distill.DatasetError, match="would unpack to"):
-        distill.load_dataset(path, GAME)
-    monkeypatch.setattr(distill, "MAX_DATASET_BYTES", path.stat().st_size - 1)
-    with pytest.raises(distill.DatasetError, match="more than the"):
-        distill.load_dataset(path, GAME)
-    monkeypatch.setattr(distill, "MAX_DATASET_BYTES", 2**31)
-    monkeypatch.setattr(distill, "MAX_DATASET_ROWS", len(searched[0]) - 1)
-    with pytest.raises(distill.DatasetError, match="decisions; a dataset holds 1 to"):
-        distill.load_dataset(path, GAME)
+    monkeypatch.setattr(dataset_file, "MAX_DATASET_BYTES", path.stat().st_size + 1)
+    assert declared > dataset_file.MAX_DATASET_BYTES
+    with pytest.raises(dataset_file.DatasetError, match="would unpack to"):
+        dataset_file.load_dataset(path, GAME)
+    monkeypatch.setattr(dataset_file, "MAX_DATASET_BYTES", path.stat().st_size - 1)
+    with pytest.raises(dataset_file.DatasetError, match="more than the"):
+        dataset_file.load_dataset(path, GAME)
+    monkeypatch.setattr(dataset_file, "MAX_DATASET_BYTES", 2**31)
+    monkeypatch.setattr(dataset_file, "MAX_DATASET_ROWS", len(searched[0]) - 1)
+    with pytest.raises(dataset_file.DatasetError, match="decisions; a dataset holds 1 to"):
+        dataset_file.load_dataset(path, GAME)
 
 
 # -- behaviour cloning --------------------------------------------------------------------------
-def test_cloning_moves_the_network_toward_the_teacher(recorded: distill.Dataset) -> None:
+def test_cloning_moves_the_network_toward_the_teacher(recorded: dataset_file.Dataset) -> None:
     """The checkpoint starts far from the heuristic's choices; a few passes bring it closer."""
-    result = distill.behaviour_clone(CHECKPOINT, recorded, epochs=8, learning_rate=1e-3,
+    result = cloning.behaviour_clone(CHECKPOINT, recorded, epochs=8, learning_rate=1e-3,
                                      batch_size=32, holdout=0.0)
     assert result.after["loss"] < 0.7 * result.before["loss"]
     assert result.after["agreement"] > result.before["agreement"]
@@ -218,15 +219,15 @@ def test_cloning_moves_the_network_toward_the_teacher(recorded: distill.Dataset)
     actor = parse_spec(CHECKPOINT, GAME).actor
     assert actor is not None
     x = np.concatenate([recorded.obs, recorded.mask.astype(np.float32)], axis=1)
-    from players.numpy_net import NumpyActor
+    from roundtable.players.numpy_net import NumpyActor
     cloned = NumpyActor.from_sb3(result.model.policy, "tanh")
     agree = float(np.mean(cloned.greedy(x, recorded.mask) == recorded.action))
     assert agree == pytest.approx(result.after["agreement"])
 
 
-def test_cloning_refuses_bad_settings(recorded: distill.Dataset) -> None:
+def test_cloning_refuses_bad_settings(recorded: dataset_file.Dataset) -> None:
     with pytest.raises(ValueError, match="holdout"):
-        distill.behaviour_clone(CHECKPOINT, recorded, holdout=1.0)
+        cloning.behaviour_clone(CHECKPOINT, recorded, holdout=1.0)
 
 
 # -- the command --------------------------------------------------------------------------------
@@ -236,7 +237,7 @@ def test_cli_records_clones_and_writes_the_card(tmp_path: Path,
     argv = ["distill", GAME, "--teacher", "pimc:1:random", "--games", "2", "--init", CHECKPOINT,
             "--opponents", "random", "--out", str(out), "--epochs", "2"]
     assert main(argv) == 0
-    dataset = distill.load_dataset(out / "dataset.npz", GAME)
+    dataset = dataset_file.load_dataset(out / "dataset.npz", GAME)
     card = json.loads((out / "paladin_distilled.json").read_text())
     info = card["distillation"]
     assert info["teacher"] == "pimc:1:random"
@@ -284,8 +285,8 @@ def test_cli_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_checkpoint_opponents_batch_across_envs() -> None:
     """Every env's pool loads its own copy of a checkpoint named in ``opponents.weights``;
     the league still answers their moves in one batch (same weights, same key)."""
-    from training.learner.selfplay import OpponentPool, SelfPlayEnv
-    from training.learner.vec_env import BatchedSelfPlayVecEnv
+    from roundtable.training.learner.selfplay import OpponentPool, SelfPlayEnv
+    from roundtable.training.learner.vec_env import BatchedSelfPlayVecEnv
 
     def make(i: int) -> SelfPlayEnv:
         pool = OpponentPool(GAME, {CHECKPOINT: 1.0}, seed=i)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.core.registry import available_games, game_module
+from roundtable.envs.core.registry import available_games, get_game
 from scripts.gen_docs import (
     END,
     GLOBAL_END,
@@ -34,7 +34,7 @@ def test_readme_global_state_table_matches_the_layout(game: str) -> None:
 
 @pytest.mark.parametrize("game", available_games())
 def test_module_docstring_has_the_index_table(game: str) -> None:
-    doc = game_module(game).__doc__
+    doc = get_game(game).env_module().__doc__
     assert expected_table(game) in doc
     for section in ("Action space", "Observation space", "Rewards", "Version history"):
         assert section in doc

@@ -13,12 +13,12 @@ import gymnasium
 import numpy as np
 import pytest
 
-from envs.core.errors import EnvNotResetError, GameOverError, UnknownAgentError
-from envs.core.registry import GAMES, available_games, game_module
+from roundtable.envs.core.errors import EnvNotResetError, GameOverError, UnknownAgentError
+from roundtable.envs.core.registry import GAMES, available_games, get_game
+from roundtable.training.learner.selfplay import SelfPlayEnv
 from tests.conftest import GAME_SIZES
 from tests.helpers import random_legal
 from tests.rule_samples import random_rules
-from training.learner.selfplay import SelfPlayEnv
 
 GAMES_AVAILABLE = available_games()
 
@@ -31,7 +31,7 @@ def _legal(env) -> int:
 @pytest.mark.parametrize("kind", ["env", "raw_env"])
 def test_integer_like_actions_are_ids(game: str, kind: str) -> None:
     for convert in (np.array, np.int64, np.int32):
-        env = getattr(game_module(game), kind)()
+        env = getattr(get_game(game).env_module(), kind)()
         env.reset(seed=0)
         action = _legal(env)
         with warnings.catch_warnings():
@@ -43,12 +43,12 @@ def test_integer_like_actions_are_ids(game: str, kind: str) -> None:
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_non_integer_actions_are_refused_naming_the_value(game: str) -> None:
-    env = game_module(game).raw_env()
+    env = get_game(game).env_module().raw_env()
     env.reset(seed=0)
     for bad in (1.0, "1", True, np.array([1]), np.array(1.0)):
         with pytest.raises(ValueError, match="not an integer action id"):
             env.step(bad)
-    wrapped = game_module(game).env()
+    wrapped = get_game(game).env_module().env()
     wrapped.reset(seed=0)
     with pytest.raises(AssertionError, match=r"action 1\.5 "):
         wrapped.step(1.5)
@@ -79,7 +79,7 @@ def _advance(env, chooser: random.Random, steps: int) -> None:
 @pytest.mark.parametrize("game,n", GAME_SIZES)
 @pytest.mark.parametrize("kind", ["env", "raw_env"])
 def test_mid_game_copies_continue_the_same_game(game: str, n: int, kind: str) -> None:
-    env = getattr(game_module(game), kind)(num_players=n)
+    env = getattr(get_game(game).env_module(), kind)(num_players=n)
     env.reset(seed=4)
     _advance(env, random.Random(4), 20)
     assert not env.unwrapped.engine.over  # else the copies below would play nothing
@@ -102,7 +102,7 @@ def test_mid_game_copies_continue_the_same_game(game: str, n: int, kind: str) ->
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_lifecycle_misuse_raises_clear_errors(game: str) -> None:
-    env = game_module(game).raw_env()
+    env = get_game(game).env_module().raw_env()
     for call in (lambda: env.step(0), env.last, env.render, env.record,
                  lambda: env.observe("player_0")):
         with pytest.raises(EnvNotResetError, match=r"call reset\(\) first"):
@@ -121,7 +121,7 @@ def test_lifecycle_misuse_raises_clear_errors(game: str) -> None:
         env.step(0)
     with pytest.raises(GameOverError):
         env.last()
-    wrapped = game_module(game).env()
+    wrapped = get_game(game).env_module().env()
     with pytest.raises(AssertionError, match="reset"):
         wrapped.step(0)
     wrapped.reset(seed=0)
@@ -131,7 +131,7 @@ def test_lifecycle_misuse_raises_clear_errors(game: str) -> None:
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_record_says_how_the_game_ended(game: str) -> None:
-    env = game_module(game).env()
+    env = get_game(game).env_module().env()
     env.reset(seed=0)
     assert env.unwrapped.record()["end"] == "in_progress"
     offender = env.agent_selection
@@ -141,14 +141,14 @@ def test_record_says_how_the_game_ended(game: str) -> None:
     record = env.unwrapped.record()
     assert record["end"] == "illegal_move"
     assert record["rewards"][offender] == -1.0 and sum(record["rewards"].values()) == -1.0
-    raw = game_module(game).raw_env()
+    raw = get_game(game).env_module().raw_env()
     raw.reset(seed=1)
     _advance(raw, random.Random(1), 100_000)
     assert raw.record()["end"] in ("finished", "truncated")
 
 
 def test_unknown_reset_option_warning_names_known_keys_and_rule_options() -> None:
-    env = game_module("white_knight").env()
+    env = get_game("white_knight").env_module().env()
     with pytest.warns(UserWarning, match="knows are action_deck.*rule option") as caught:
         env.reset(seed=0, options={"vp_threshold": 3})
     assert caught[0].filename == __file__  # points at the caller, not a wrapper
@@ -159,7 +159,7 @@ def test_observations_stay_inside_the_space_for_random_rule_options(game: str) -
     rng = random.Random(2026)
     for k in range(6):
         n = rng.choice(GAMES[game].players)
-        env = game_module(game).raw_env(num_players=n, **random_rules(game, n, rng))
+        env = get_game(game).env_module().raw_env(num_players=n, **random_rules(game, n, rng))
         space = env.observation_space("player_0")
         env.reset(seed=k)
         chooser = random.Random(k)
@@ -177,7 +177,7 @@ def test_observations_stay_inside_the_space_for_random_rule_options(game: str) -
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 @pytest.mark.parametrize("kind", ["env", "raw_env"])
 def test_seeds_are_non_negative_integers_named_in_the_error(game: str, kind: str) -> None:
-    env = getattr(game_module(game), kind)()
+    env = getattr(get_game(game).env_module(), kind)()
     for bad in (-1, np.int64(-5)):
         with pytest.raises(ValueError, match=r"reset\(seed=\.\.\.\) must be 0 or more"):
             env.reset(seed=bad)
@@ -209,7 +209,7 @@ def test_selfplay_seed_and_table_sizes_and_pool_are_checked() -> None:
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 @pytest.mark.parametrize("kind", ["env", "raw_env"])
 def test_spaces_of_an_unknown_agent_name_the_table(game: str, kind: str) -> None:
-    env = getattr(game_module(game), kind)(num_players=3)
+    env = getattr(get_game(game).env_module(), kind)(num_players=3)
     for call in (env.action_space, env.observation_space):
         with pytest.raises(UnknownAgentError, match=re.escape(
                 f"{game}_v0: no agent 'player_3' at this 3-player table; agents are "
@@ -223,7 +223,7 @@ def test_spaces_of_an_unknown_agent_name_the_table(game: str, kind: str) -> None
 def test_queries_before_reset_raise_instead_of_answering_quietly(game: str) -> None:
     """Before the first reset, legal_actions() and friends used to return [], False or
     "in_progress": answers that read as a real (over, or blocked) game."""
-    env = game_module(game).raw_env()
+    env = get_game(game).env_module().raw_env()
     calls = [
         ("legal_actions()", env.legal_actions),
         ("legal_actions()", env.legal_action_names),  # it reads legal_actions()
@@ -258,7 +258,7 @@ def test_numpy_rule_option_values_mean_the_python_value(game: str) -> None:
     import json
 
     rng = random.Random(7)
-    module = game_module(game)
+    module = get_game(game).env_module()
     options = random_rules(game, 4 if game != "quests" else 3, rng)
     name, value = next((k, v) for k, v in options.items()
                        if isinstance(v, int) and not isinstance(v, bool))
@@ -276,7 +276,7 @@ def test_numpy_rule_option_values_mean_the_python_value(game: str) -> None:
 def test_a_copy_taken_inside_an_agent_iter_loop_starts_its_own_loop(game: str) -> None:
     """Search code copies env() after last() and before step(), then plays the copy out with
     its own agent_iter loop; PettingZoo's order check used to refuse the copy's first loop."""
-    env = game_module(game).env()
+    env = get_game(game).env_module().env()
     env.reset(seed=3)
     chooser = random.Random(3)
     for decisions, _agent in enumerate(env.agent_iter()):
@@ -300,7 +300,7 @@ def test_a_copy_taken_inside_an_agent_iter_loop_starts_its_own_loop(game: str) -
 def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str, caplog) -> None:
     """env() keeps PettingZoo's classic behaviour here (a logged warning, nothing happens);
     raw_env() raises GameOverError (test_lifecycle_misuse_raises_clear_errors)."""
-    env = game_module(game).env()
+    env = get_game(game).env_module().env()
     env.reset(seed=0)
     chooser = random.Random(0)
     for _ in env.agent_iter():
@@ -319,7 +319,7 @@ def test_wrapped_step_after_every_agent_left_warns_like_pettingzoo(game: str, ca
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_action_name_takes_integer_ids_only(game: str) -> None:
     """action_name() used int(): 3.7, "3" and True named action 3 (or 1) without a word."""
-    env = game_module(game).raw_env()
+    env = get_game(game).env_module().raw_env()
     env.reset(seed=0)
     assert env.action_name(np.int64(3)) == env.action_name(np.array(3)) == env.action_name(3)
     for bad in (3.7, "3", True, None):
@@ -330,9 +330,9 @@ def test_action_name_takes_integer_ids_only(game: str) -> None:
 
 
 def test_a_record_whose_actions_are_not_a_list_is_refused() -> None:
-    from envs.core.record import replay
+    from roundtable.envs.core.record import replay
 
-    env = game_module("paladin").raw_env()
+    env = get_game("paladin").env_module().raw_env()
     env.reset(seed=0)
     record = env.record()
     for bad in (None, "012", 3):
@@ -403,8 +403,8 @@ def test_arena_checks_the_lineup_and_the_agents_answers() -> None:
     """play_match used int() on answers: 1.5 played action 1 and the error blamed action 1
     (choose_action, the one helper every table uses, now refuses non-integers). It also took
     None for an agent until its first move, and gave win rates of 0 for no seeds."""
-    from envs.core.agents import RandomAgent
-    from envs.core.arena import play_match
+    from roundtable.envs.core.agents import RandomAgent
+    from roundtable.players.arena import play_match
 
     class Answers:
         def __init__(self, kind) -> None:
@@ -457,9 +457,9 @@ def test_numpy_values_in_reset_options_keep_the_record_json() -> None:
     kept the numpy value and json.dump failed later, far from the cause."""
     import json
 
-    from envs.core.record import replay
+    from roundtable.envs.core.record import replay
 
-    env = game_module("paladin").raw_env()
+    env = get_game("paladin").env_module().raw_env()
     env.reset(seed=3, options={"first_dealer": np.int64(1),
                                "paladin_deck": [np.str_("9"), np.str_("8")]})
     _advance(env, random.Random(3), 30)
@@ -472,7 +472,7 @@ def test_numpy_values_in_reset_options_keep_the_record_json() -> None:
 @pytest.mark.parametrize("kind", ["env", "raw_env"])
 def test_copy_copy_is_independent_too(game: str, kind: str) -> None:
     """copy.copy(env) shared the engine: stepping the copy stepped the original's game."""
-    env = getattr(game_module(game), kind)()
+    env = getattr(get_game(game).env_module(), kind)()
     env.reset(seed=1)
     _advance(env, random.Random(1), 15)
     before = env.unwrapped.record()
@@ -496,7 +496,7 @@ def test_selfplay_reset_options_are_not_silently_dropped() -> None:
 
 def test_load_record_names_the_file_for_every_bad_content(tmp_path) -> None:
     """A binary file raised UnicodeDecodeError, and a JSON list said nothing of which file."""
-    from envs.core.record import load_record
+    from roundtable.envs.core.record import load_record
 
     cases = {"binary.json": b"\x89PNG\x00\xff", "empty.json": b"", "list.json": b"[1, 2]",
              "partial.json": b'{"env": "paladin_v0"}', "actions.json":
@@ -511,7 +511,7 @@ def test_load_record_names_the_file_for_every_bad_content(tmp_path) -> None:
 
 def test_malformed_reset_options_are_refused_in_one_whole_line() -> None:
     """Each malformed reset option says which key was wrong and what it must be."""
-    env = game_module("paladin").raw_env(num_players=3)
+    env = get_game("paladin").env_module().raw_env(num_players=3)
     cases = [
         (["hands"], "reset options must be a dict, got list"),
         ({"hands": ["9"]}, "hands must be a dict {'player_k': [card names]}, got ['9']"),
@@ -538,7 +538,7 @@ def test_a_seat_named_twice_in_a_seat_keyed_option_is_refused() -> None:
     """``{0: ..., "player_0": ...}`` names one seat twice: refused (one entry would be dropped
     silently, and the record could not key both by ``"player_0"``), in Quests' ``allies`` and
     ``progress`` as in ``hands``."""
-    env = game_module("quests").raw_env(num_players=2)
+    env = get_game("quests").env_module().raw_env(num_players=2)
     cases = [
         ({"allies": {"player_1": ["Sir Tristan"], np.int64(1): ["Queen Iseult"]}},
          "allies names player_1 twice ('player_1' and np.int64(1)); name each seat once"),
@@ -552,7 +552,7 @@ def test_a_seat_named_twice_in_a_seat_keyed_option_is_refused() -> None:
 
 
 def test_unknown_reset_option_warning_in_full() -> None:
-    env = game_module("paladin").raw_env(num_players=3)
+    env = get_game("paladin").env_module().raw_env(num_players=3)
     known = "first_dealer, hands, mission_deck, paladin_deck"
     for key, hint in (("no_such_key", ""), ("zeros", " ('zeros' is a rule option: pass it when "
                       "making the env, env(zeros=...) or raw_env(zeros=...))")):

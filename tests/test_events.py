@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs import paladin_v0, quests_v0, white_knight_v0
-from envs.core.engine import Setup
-from envs.core.events import Event, EventLog, narration, seat_list, second_person
-from envs.quests.scenario import act, start
-from envs.white_knight.cards import ACTION_NAMES, TREASURE_NAMES
+from roundtable.envs import paladin_v0, quests_v0, white_knight_v0
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.core.events import Event, EventLog, narration, seat_list, second_person
+from roundtable.envs.quests.scenario import act, start
+from roundtable.envs.white_knight.cards import ACTION_NAMES, TREASURE_NAMES
 from tests.helpers import PALADIN_TWIN_SCRIPT, engine_states, paladin_twins
 
 MODULES = {"paladin": paladin_v0, "white_knight": white_knight_v0, "quests": quests_v0}
@@ -76,7 +76,7 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
     positions; a pickled log reads the same events; ``game_over`` says who won and how."""
     import pickle
 
-    from envs.core.events import Spec, Twin, emit_game_over
+    from roundtable.envs.core.events import Spec, Twin, emit_game_over
 
     pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
                 Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
@@ -121,7 +121,7 @@ def test_a_seats_share_pickling_and_the_end_of_a_game() -> None:
 def test_a_game_over_note_follows_the_result_it_explains() -> None:
     """``note`` explains a score (White Knight's void monsters); it is added after the
     winners and scores, never instead of them."""
-    from envs.core.events import emit_game_over
+    from roundtable.envs.core.events import emit_game_over
 
     log = EventLog()
     emit_game_over(log, [4, 2], [1, 2], unit="VP", note="a rule changed the totals")
@@ -526,7 +526,12 @@ def test_white_knight_items_are_told() -> None:
     """Players who use every healing and damage item they may: ``heal`` reports the HP after
     the heal, ``item_damage`` the team total so far (the reveal's plus every item's), both
     public."""
-    from envs.white_knight.actions import USE_ELIXIR, USE_FIRE_FLASK, USE_HOLY_SWORD, USE_POTION
+    from roundtable.envs.white_knight.actions import (
+        USE_ELIXIR,
+        USE_FIRE_FLASK,
+        USE_HOLY_SWORD,
+        USE_POTION,
+    )
 
     items = (USE_POTION, USE_ELIXIR, USE_FIRE_FLASK, USE_HOLY_SWORD)
     told: dict[str, int] = {"heal": 0, "item_damage": 0}
@@ -673,7 +678,7 @@ def test_events_off_emits_nothing_and_plays_the_same_game(game: str) -> None:
 # -- records and narration -----------------------------------------------------------------------
 @pytest.mark.parametrize("game", sorted(MODULES))
 def test_records_hold_the_events_and_replay_checks_them(game: str) -> None:
-    from envs.core.record import replay
+    from roundtable.envs.core.record import replay
 
     env = MODULES[game].raw_env(num_players=3)
     env.reset(seed=8)
@@ -709,7 +714,7 @@ def test_narration_is_second_person_and_tells_own_moves_once() -> None:
 def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
     import io
 
-    from ui.terminal import play
+    from roundtable.ui.terminal import play
 
     module, made = MODULES[game], []
     original = module.raw_env
@@ -735,7 +740,7 @@ def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
 
 
 def test_positions_count_events_a_twin_is_two() -> None:
-    from envs.core.events import Spec, Twin
+    from roundtable.envs.core.events import Spec, Twin
 
     pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
                 Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
@@ -750,7 +755,8 @@ def test_positions_count_events_a_twin_is_two() -> None:
     assert [e.kind for e in log.visible(0, 1)] == ["raise", "pass"]
     assert [e.kind for e in log.visible(1, 1)] == ["raise", "raise_card", "pass"]
     share = EventLog()
-    share._events.extend(log.visible(0))  # a seat's share as ready events (envs.core.belief)
+    # a seat's share as ready events (roundtable.envs.core.belief)
+    share._events.extend(log.visible(0))
     assert [e.kind for e in share] == ["deal", "raise", "pass"] and len(share) == 3
 
 
@@ -760,7 +766,7 @@ def test_the_hot_path_entry_reads_as_note_and_twin_and_copies_keep_their_own_lis
     a deep copy's or an unpickled log's ``add`` appends to that log, never to the original."""
     import pickle
 
-    from envs.core.events import Spec, Twin
+    from roundtable.envs.core.events import Spec, Twin
 
     pair = Twin(Spec("raise", "player_{player} raised", ("player",)),
                 Spec("raise_card", "player_{player} raised with {card}", ("player", "card")),
@@ -791,7 +797,7 @@ def test_the_hot_path_entry_reads_as_note_and_twin_and_copies_keep_their_own_lis
 @pytest.mark.parametrize("game", ["paladin", "white_knight", "quests"])
 def test_render_tells_what_the_last_move_set_off(game: str) -> None:
     """The text view ends with the last step's public events (render shows public information)."""
-    import envs
+    from roundtable import envs
 
     env = getattr(envs, f"{game}_v0").env(num_players=3, render_mode="ansi")
     env.reset(seed=5)

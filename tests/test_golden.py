@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from envs.core.record import playthrough
-from envs.core.registry import available_games
+from roundtable.envs.core.record import playthrough
+from roundtable.envs.core.registry import available_games
 
 GOLDEN = Path(__file__).parent / "golden"
 FILES = sorted(GOLDEN.glob("*.txt"))

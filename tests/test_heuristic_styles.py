@@ -7,11 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from envs.core.registry import heuristic_class
-from players.policies import heuristic_styles, parse_spec, resolve_policy
+from roundtable.envs.core.registry import get_game
+from roundtable.players.policies import heuristic_styles, parse_spec, resolve_policy
+from roundtable.training.evaluation.evaluate import evaluate
+from roundtable.training.evaluation.styles import decision_states, disagreement
 from tests.training_support import ready_games
-from training.evaluation.evaluate import evaluate
-from training.evaluation.styles import decision_states, disagreement
 
 
 @pytest.mark.parametrize("game", ready_games())
@@ -20,8 +20,8 @@ def test_every_game_has_at_least_three_named_styles(game: str) -> None:
     assert specs[0] == "heuristic" and len(specs) >= 4
     for spec in specs[1:]:
         bot = resolve_policy(spec, game, seed=1)
-        assert bot.name == spec and bot.style == heuristic_class(game).STYLES[spec.split(":")[1]]
-    assert resolve_policy("heuristic", game).style == heuristic_class(game).STYLES["default"]
+        assert bot.name == spec and bot.style == get_game(game).heuristic.STYLES[spec.split(":")[1]]
+    assert resolve_policy("heuristic", game).style == get_game(game).heuristic.STYLES["default"]
 
 
 @pytest.mark.parametrize("game", ready_games())
@@ -44,7 +44,7 @@ def test_every_two_styles_choose_other_actions_on_many_decisions(game: str) -> N
     for a, b in itertools.combinations(acts, 2):
         share = float(np.mean([x != y for x, y in zip(acts[a], acts[b])]))
         assert share >= 0.10, f"{game}: {a} and {b} differ on only {share:.1%} of decisions"
-    styles = list(heuristic_class(game).STYLES.values())
+    styles = list(get_game(game).heuristic.STYLES.values())
     assert all(x != y for x, y in itertools.combinations(styles, 2)), "two styles are equal"
 
 
@@ -61,17 +61,17 @@ def test_bad_styles_name_the_choices() -> None:
                                          r"known: heuristic, heuristic:cautious"):
         parse_spec("heuristic:reckless", "paladin")
     with pytest.raises(ValueError, match="unknown PaladinHeuristic style 'x'; known: default"):
-        heuristic_class("paladin")(style="x")
+        get_game("paladin").heuristic(style="x")
     with pytest.raises(ValueError, match="must be a name or a PaladinStyle"):
-        heuristic_class("paladin")(style=3)
+        get_game("paladin").heuristic(style=3)
 
 
 def test_a_custom_style_instance_is_accepted() -> None:
-    from envs.paladin.heuristic import PaladinStyle
+    from roundtable.envs.paladin.heuristic import PaladinStyle
 
-    bot = heuristic_class("paladin")(style=PaladinStyle(peek=False))
+    bot = get_game("paladin").heuristic(style=PaladinStyle(peek=False))
     assert bot.style_name == "custom" and not bot.style.peek
-    same = heuristic_class("paladin")(style=PaladinStyle(contest_from=9.5, lead_quantile=0.75,
+    same = get_game("paladin").heuristic(style=PaladinStyle(contest_from=9.5, lead_quantile=0.75,
                                                          keep_from=2))
     assert same.style_name == "cautious"
     states = decision_states("paladin", 3, 2)

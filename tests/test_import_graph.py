@@ -4,7 +4,7 @@ import runs up a layer (docs/design.md, "Layout").
 Layers, bottom to top (a module may import its own room and anything below it):
 
 ====  =====================================================================================
-0     ``envs.core``: what every game shares (engine protocol, AEC adapter, search, files)
+0     ``roundtable.envs.core``: what every game shares (engine protocol, AEC adapter, search, files)
 1     ``envs.<game>``: one game's rules, cards, observation, heuristic, descriptor
 2     ``envs`` itself and ``envs.<game>_v0``: the public env modules and the registration
 3     ``players``: what plays a seat (policy specs, checkpoints, the numpy network)
@@ -27,18 +27,33 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("envs", "players", "training", "ui", "roundtable", "scripts", "tests")
+#: package name -> its folder in the repository (pyproject.toml's ``package-dir``, plus the
+#: folders that are not installed)
+FOLDERS = {
+    "roundtable": "src/roundtable",
+    "roundtable.envs": "envs",
+    "roundtable.players": "players",
+    "roundtable.training": "training",
+    "roundtable.ui": "ui",
+    "roundtable.checkpoints": "checkpoints",
+    "roundtable.configs": "configs",
+    "scripts": "scripts",
+    "tests": "tests",
+}
 
 
 def project_modules(root: Path = ROOT) -> dict[str, Path]:
     """Dotted module name -> file, for every ``.py`` file in the project's packages."""
     modules = {}
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            parts = path.relative_to(root).with_suffix("").parts
+    for package, folder in FOLDERS.items():
+        base = root / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*.py")):
+            parts = path.relative_to(base).with_suffix("").parts
             if parts[-1] == "__init__":
                 parts = parts[:-1]
-            modules[".".join(parts)] = path
+            modules[".".join((package, *parts))] = path
     return modules
 
 
@@ -131,19 +146,23 @@ def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
 
 def room(module: str) -> tuple[int, str]:
     """(layer, room) of a module: its layer in the module docstring's table, and the room it
-    shares with its neighbours (one game, ``training``, ``ui``, ...)."""
+    shares with its neighbours (one game, ``roundtable.training``, ``roundtable.ui``, ...)."""
     parts = module.split(".")
-    top = parts[0]
-    if top == "envs":
-        if len(parts) == 1:
-            return 2, "envs"
-        if parts[1] == "core":
-            return 0, "envs.core"
-        if parts[1].endswith("_v0"):
-            return 2, "envs"
-        return 1, f"envs.{parts[1]}"
-    layer = {"players": 3, "training": 4, "ui": 4, "roundtable": 5, "scripts": 6, "tests": 7}[top]
-    return layer, top
+    if parts[0] in ("scripts", "tests"):
+        return {"scripts": 6, "tests": 7}[parts[0]], parts[0]
+    sub = parts[1] if len(parts) > 1 else ""
+    if sub in ("checkpoints", "configs"):
+        return 0, f"roundtable.{sub}"
+    if sub == "envs":
+        if len(parts) == 2 or parts[2].endswith("_v0"):
+            return 2, "roundtable.envs"
+        if parts[2] == "core":
+            return 0, "roundtable.envs.core"
+        return 1, f"roundtable.envs.{parts[2]}"
+    layer = {"players": 3, "training": 4, "ui": 4}.get(sub)
+    if layer is None:  # roundtable itself, roundtable.cli, roundtable.commands...
+        return 5, "roundtable"
+    return layer, f"roundtable.{sub}"
 
 
 def upward_imports(graph: Mapping[str, Iterable[str]]) -> list[str]:
@@ -166,11 +185,12 @@ def graph() -> dict[str, set[str]]:
 def test_the_graph_reads_the_whole_project(graph):
     # A parser that found nothing would pass every test below.
     assert len(graph) > 200
-    assert "players.policies" in graph["ui.live"]
-    assert "envs.core.engine" in graph["envs.paladin.engine"]
-    assert {room(m)[1] for m in graph} >= {"envs.core", "envs.paladin", "envs.quests",
-                                           "envs.white_knight", "envs", "players", "training",
-                                           "ui", "roundtable", "scripts", "tests"}
+    assert "roundtable.players.policies" in graph["roundtable.ui.live"]
+    assert "roundtable.envs.core.engine" in graph["roundtable.envs.paladin.engine"]
+    rooms = {room(m)[1] for m in graph}
+    assert rooms >= {f"roundtable.{r}" for r in (
+        "envs.core", "envs.paladin", "envs.quests", "envs.white_knight", "envs", "players",
+        "training", "ui", "checkpoints", "configs")} | {"roundtable", "scripts", "tests"}
 
 
 def test_no_module_imports_another_in_a_circle(graph):
@@ -183,7 +203,7 @@ def test_no_import_runs_up_a_layer_or_across_a_room(graph):
 
 def test_training_and_ui_stand_side_by_side(graph):
     crossing = [f"{a} -> {b}" for a, targets in graph.items() for b in targets
-                if {room(a)[1], room(b)[1]} == {"training", "ui"}]
+                if {room(a)[1], room(b)[1]} == {"roundtable.training", "roundtable.ui"}]
     assert crossing == []
 
 
@@ -194,16 +214,22 @@ def test_a_planted_cycle_is_found():
 
 
 def test_planted_upward_and_sideways_imports_are_found():
-    planted = {"envs.core.search": {"envs.paladin.engine"},
-               "envs.paladin.engine": {"envs.quests.cards", "envs.core.engine"},
-               "players.policies": {"training.learner.train"},
-               "ui.live": {"training.evaluation.evaluate"},
-               "training.learner.train": {"roundtable.cli", "players.policies"},
+    r = "roundtable."
+    planted = {r + "envs.core.engine": {r + "players.search"},
+               r + "envs.paladin.engine": {r + "envs.quests.cards", r + "envs.core.engine"},
+               r + "players.policies": {r + "training.learner.train"},
+               r + "ui.live": {r + "training.evaluation.evaluate"},
+               r + "training.learner.train": {r + "cli", r + "players.policies"},
+               r + "checkpoints": {r + "envs.core.engine"},
                "scripts.soak": {"tests.invariants"}}
     assert upward_imports(planted) == [
-        "envs.core.search -> envs.paladin.engine", "envs.paladin.engine -> envs.quests.cards",
-        "players.policies -> training.learner.train", "ui.live -> training.evaluation.evaluate",
-        "training.learner.train -> roundtable.cli", "scripts.soak -> tests.invariants"]
+        f"{r}envs.core.engine -> {r}players.search",
+        f"{r}envs.paladin.engine -> {r}envs.quests.cards",
+        f"{r}players.policies -> {r}training.learner.train",
+        f"{r}ui.live -> {r}training.evaluation.evaluate",
+        f"{r}training.learner.train -> {r}cli",
+        f"{r}checkpoints -> {r}envs.core.engine",
+        "scripts.soak -> tests.invariants"]
 
 
 def test_every_kind_of_import_counts(tmp_path):
@@ -214,12 +240,12 @@ def test_every_kind_of_import_counts(tmp_path):
     (tmp_path / "envs" / "paladin" / "engine.py").write_text("")
     (tmp_path / "envs" / "core" / "a.py").write_text(
         "from typing import TYPE_CHECKING\n"
-        "if TYPE_CHECKING:\n    from envs.paladin.engine import PaladinEngine\n")
+        "if TYPE_CHECKING:\n    from roundtable.envs.paladin.engine import PaladinEngine\n")
     (tmp_path / "envs" / "core" / "b.py").write_text(
         "def f():\n    from . import a\n    return a\n")
     (tmp_path / "envs" / "core" / "c.py").write_text(
-        "import importlib\nMOD = importlib.import_module('envs.paladin')\n")
+        "import importlib\nMOD = importlib.import_module('roundtable.envs.paladin')\n")
     found = import_graph(project_modules(tmp_path))
-    assert found["envs.core.a"] == {"envs.paladin.engine"}
-    assert found["envs.core.b"] == {"envs.core.a"}
-    assert found["envs.core.c"] == {"envs.paladin"}
+    assert found["roundtable.envs.core.a"] == {"roundtable.envs.paladin.engine"}
+    assert found["roundtable.envs.core.b"] == {"roundtable.envs.core.a"}
+    assert found["roundtable.envs.core.c"] == {"roundtable.envs.paladin"}

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.registry import GAMES, available_games, game_module
+from roundtable.envs.core.registry import GAMES, available_games, get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "interop.md"
@@ -65,7 +65,7 @@ def test_page_block_runs(need: str, monkeypatch) -> None:
 def _classic_and_ours():
     import pettingzoo
 
-    from envs import paladin_v0
+    from roundtable.envs import paladin_v0
 
     return {"paladin_v0": lambda: paladin_v0.env(num_players=4),
             "connect_four_v3": lambda: pettingzoo.make("aec", "classic/connect_four_v3")}
@@ -97,7 +97,7 @@ def test_supersuit_box_action_wrappers_do_not_apply(wrapper) -> None:
 @pytest.mark.parametrize("wrapper", sorted(SUPERSUIT_WORKING_WRAPPERS))
 def test_supersuit_wrappers_that_leave_observations_alone_work(wrapper) -> None:
     ss = pytest.importorskip("supersuit")
-    from envs import paladin_v0
+    from roundtable.envs import paladin_v0
 
     env = getattr(ss, wrapper)(paladin_v0.env(num_players=4), *SUPERSUIT_WORKING_WRAPPERS[wrapper])
     env.reset(seed=0)
@@ -119,7 +119,7 @@ def test_tianshou_wraps_every_game_at_every_size() -> None:
     from tianshou.env import PettingZooEnv
 
     for game in available_games():
-        module = game_module(game)
+        module = get_game(game).env_module()
         engine = module.raw_env.engine_cls
         for n in range(engine.min_players, engine.max_players + 1):
             env = PettingZooEnv(module.env(num_players=n))
@@ -137,7 +137,7 @@ def test_rllib_wrapper_uses_the_observation_key() -> None:
     pytest.importorskip("ray.rllib")
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from envs import white_knight_v0
+    from roundtable.envs import white_knight_v0
 
     env = PettingZooEnv(white_knight_v0.env(num_players=3))
     obs, _ = env.reset(seed=0)
@@ -150,7 +150,7 @@ def test_rllib_wrapper_uses_the_observation_key() -> None:
 def test_no_parallel_api(game: str) -> None:
     from pettingzoo.utils.conversions import aec_to_parallel
 
-    module = game_module(game)
+    module = get_game(game).env_module()
     assert not hasattr(module, "parallel_env")
     assert module.env().metadata["is_parallelizable"] is False
     with pytest.raises(AssertionError, match="is_parallelizable"):
@@ -168,7 +168,7 @@ def test_no_parallel_api(game: str) -> None:
 def test_one_agent_acts_several_times_in_a_row(game: str) -> None:
     """Why PettingZoo's SB3 tutorial wrapper does not fit (docs/interop.md, Stable-Baselines3):
     the agent to act next is often the one that just acted."""
-    env = game_module(game).raw_env(num_players=3)
+    env = get_game(game).env_module().raw_env(num_players=3)
     chooser = random.Random(0)
     repeats = 0
     for seed in range(10):
@@ -186,6 +186,6 @@ def test_pettingzoo_render_test_passes(game: str, capsys) -> None:
     """PettingZoo's own render check (api_test and seed_test run in test_contract.py)."""
     from pettingzoo.test import render_test
 
-    module = game_module(game)
+    module = get_game(game).env_module()
     render_test(lambda render_mode=None: module.env(render_mode=render_mode))
     assert capsys.readouterr().out  # "human" printed the table

@@ -1,4 +1,4 @@
-"""What a student reads: narration, text views and table snapshots say what they mean.
+"""What a student reads: narration, text views and table pictures say what they mean.
 
 Each test here guards one stumble a new user hit (issue 17, "Fix what a student trips over"):
 a quest stage counter past the last stage, raw phase tags, opponents' hidden moves told as
@@ -14,15 +14,15 @@ import re
 import numpy as np
 import pytest
 
-from envs.core.events import narration
-from envs.core.text import ordinal, phase_text, plural
-from envs.paladin.engine import PHASE_NAMES as PALADIN_PHASES
-from envs.quests.cards import KIND_NAMES as QUEST_CARDS
-from envs.quests.table import PHASE_NAMES as QUESTS_PHASES
-from envs.white_knight.engine import PHASE_NAMES as WHITE_KNIGHT_PHASES
+from roundtable.envs.core.events import narration
+from roundtable.envs.core.text import ordinal, phase_text, plural
+from roundtable.envs.paladin.engine import PHASE_NAMES as PALADIN_PHASES
+from roundtable.envs.quests.cards import KIND_NAMES as QUEST_CARDS
+from roundtable.envs.quests.phases import PHASE_NAMES as QUESTS_PHASES
+from roundtable.envs.white_knight.engine import PHASE_NAMES as WHITE_KNIGHT_PHASES
+from roundtable.ui.replay_viewer import picture_module
+from roundtable.ui.terminal import play
 from tests.helpers import engine_states, move_pairs, play_random, raw
-from ui.replay_viewer import snapshot_module
-from ui.terminal import play
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
 PHASES = {"paladin": PALADIN_PHASES, "white_knight": (*WHITE_KNIGHT_PHASES, "setup"),
@@ -45,14 +45,14 @@ def test_plural_and_ordinal() -> None:
 @pytest.mark.parametrize(("game", "n"), GAMES)
 def test_every_phase_is_explained(game: str, n: int) -> None:
     """Every phase name a game can show has words a newcomer understands, and the text view
-    and the snapshot show them instead of the name."""
+    and the picture show them instead of the name."""
     engine = raw(game, n).engine
     described = engine.phase_descriptions
     for phase in PHASES[game]:
         assert described.get(phase), f"{game}: phase {phase!r} has no description"
         assert described[phase] != phase
     seen = set()
-    module = snapshot_module(game)
+    module = picture_module(game)
     for state in engine_states(engine, range(3), every=3):
         phase = state.phase_name()
         seen.add(phase)
@@ -60,7 +60,7 @@ def test_every_phase_is_explained(game: str, n: int) -> None:
         assert shown in state.render_text(0).splitlines()[0]
         assert f"phase {phase}" not in state.render_text(0).splitlines()[0]
         if not state.over:
-            assert shown in module.snapshot(state, 0)["status"]
+            assert shown in module.picture(state, 0)["status"]
     assert len(seen) >= 4
 
 
@@ -137,7 +137,7 @@ def test_opponents_hidden_moves_say_what_publicly_happened() -> None:
 def test_move_names_leak_nothing(game: str, n: int) -> None:
     """Two moves that leave another seat's observation and events equal get the same name for
     that seat, and a hidden Quests card is never named to another seat."""
-    module = snapshot_module(game)
+    module = picture_module(game)
     checked = 0
     for engine, x, y, first, second in move_pairs(raw(game, n).engine, range(2), 300):
         for other in range(n):
@@ -155,7 +155,7 @@ def test_move_names_leak_nothing(game: str, n: int) -> None:
 
 def test_quests_story_cards_say_what_they_hold() -> None:
     """A quest's stage count and a tournament's prize, as the card is turned over."""
-    from envs.quests.engine import _STORY
+    from roundtable.envs.quests.engine import _STORY
 
     def text(story: str, kind: str) -> str:
         return _STORY.event(1, None, {"player": 2, "turn": 3, "story": story, "type": kind}).text
@@ -168,7 +168,7 @@ def test_quests_story_cards_say_what_they_hold() -> None:
 
 
 def test_quests_bp_without_cards_is_explained() -> None:
-    from envs.quests.table import EV_SHOWN
+    from roundtable.envs.quests.event_kinds import EV_SHOWN
 
     event = EV_SHOWN.event(0, None, EV_SHOWN.data((1, (), 15, True)))
     assert event.text == "player_1 revealed no cards: 15 BP from rank and allies (passed)"
@@ -177,16 +177,16 @@ def test_quests_bp_without_cards_is_explained() -> None:
 # -- plurals everywhere ---------------------------------------------------------------------------
 @pytest.mark.parametrize(("game", "n"), [*GAMES, ("white_knight", 2), ("paladin", 5)])
 def test_no_count_reads_as_a_glitch(game: str, n: int) -> None:
-    """Events, text views and snapshots of random games: "1 card", never "1 cards" or
+    """Events, text views and pictures of random games: "1 card", never "1 cards" or
     "card(s)"."""
-    module = snapshot_module(game)
+    module = picture_module(game)
 
     def check(env) -> None:
         engine = env.engine
         for viewer in (None, 0):
             text = engine.render_text(viewer)
             assert not BAD_PLURAL.search(text), BAD_PLURAL.search(text)
-            snap = repr(module.snapshot(engine, viewer))
+            snap = repr(module.picture(engine, viewer))
             assert not BAD_PLURAL.search(snap), BAD_PLURAL.search(snap)
 
     env = play_random(raw(game, n), seed=1, on_step=check)
@@ -214,15 +214,15 @@ def test_second_person_narration_reads_right(game: str, n: int) -> None:
 # -- Paladin --------------------------------------------------------------------------------------
 def test_paladin_mission_cards_name_their_owner_and_labels_read_as_sentences() -> None:
     """Who placed each card on a mission is public (spec: "every placed card is known to
-    belong to its owner"): the snapshot labels every card, face down or not, with its owner;
+    belong to its owner"): the picture labels every card, face down or not, with its owner;
     the leader, peeks and the resolution order are said in words, with a legend."""
-    module = snapshot_module("paladin")
+    module = picture_module("paladin")
     engine = raw("paladin", 3).engine
     cryptic = re.compile(r"peek \d|to decide|resolves \d|^lead$")
     seen = {"back": 0, "face": 0, "looked": 0, "leading": 0, "decides": 0}
     for state in engine_states(engine, range(2)):
         for viewer in (None, 0, 1):
-            snap = module.snapshot(state, viewer)
+            snap = module.picture(state, viewer)
             assert any("labelled with the player who placed it" in note
                        and "★ marks the card leading the mission" in note
                        for note in snap["notes"])
@@ -294,7 +294,7 @@ def test_white_knight_says_why_vp_drop_when_the_city_falls() -> None:
     table = engine.render_text()
     assert "game over (the city fell)" in table and "city_fell" not in table
     assert "count zero because the city fell" in table
-    snap = snapshot_module("white_knight").snapshot(engine, 0)
+    snap = picture_module("white_knight").picture(engine, 0)
     assert "city_fell" not in snap["status"]
     assert any("monster VP count zero" in note for note in snap["notes"])
 
@@ -311,14 +311,14 @@ def test_white_knight_scores_explained_while_the_city_stands() -> None:
 
 
 def test_white_knight_join_progress_is_a_sentence() -> None:
-    module = snapshot_module("white_knight")
+    module = picture_module("white_knight")
     engine = raw("white_knight", 3).engine
     states = {"nobody": 0, "some": 0}
     for state in engine_states(engine, range(2)):
         if state.phase_name() != "join" or state.over:
             continue
         text = state.render_text(0)
-        sub = module.snapshot(state, 0)["zones"][1]["subtitle"]
+        sub = module.picture(state, 0)["zones"][1]["subtitle"]
         assert "decided —" not in text and "decided nobody" not in sub
         if state.join_pos == 0:
             assert "join: nobody has chosen yet" in text and "nobody has chosen yet" in sub

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.agents import RandomAgent
-from envs.core.arena import play_match
-from envs.core.registry import heuristic_class
-from envs.paladin.heuristic import PaladinHeuristic
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.registry import get_game
+from roundtable.envs.paladin.heuristic import PaladinHeuristic
+from roundtable.players.arena import play_match
 from tests.helpers import play_random, raw, wilson_interval
 
 
@@ -27,7 +27,7 @@ def test_heuristic_beats_random_over_2000_seat_rotated_games(n: int, seeds: int)
 
 
 def test_heuristic_is_registered_and_only_picks_legal_actions() -> None:
-    assert heuristic_class("paladin") is PaladinHeuristic
+    assert get_game("paladin").heuristic is PaladinHeuristic
     agent = PaladinHeuristic()
     for n in (3, 4, 5):
         env = raw("paladin", n)

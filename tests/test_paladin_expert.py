@@ -7,15 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import paladin_v0
-from envs.core.engine import Setup
-from envs.paladin import actions as A
-from envs.paladin.cards import KIND_NAMES, NUM_KINDS
-from envs.paladin.engine import PaladinEngine
-from envs.paladin.expert import BEATS, STRENGTH, ExpertParams, MissionView, PaladinExpert
-from envs.paladin.heuristic import PaladinHeuristic
-from players.policies import parse_spec
-from training.evaluation.evaluate import evaluate
+from roundtable.envs import paladin_v0
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.cards import KIND_NAMES, NUM_KINDS
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.paladin.expert import BEATS, STRENGTH, ExpertParams, MissionView, PaladinExpert
+from roundtable.envs.paladin.heuristic import PaladinHeuristic
+from roundtable.players.policies import parse_spec
+from roundtable.training.evaluation.evaluate import evaluate
 
 KIND = {name: k for k, name in enumerate(KIND_NAMES)}
 

@@ -14,16 +14,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
-from envs.paladin.engine import PaladinEngine
-from envs.paladin.expert import PaladinExpert
-from envs.paladin.expert_features import expert_features
-from players.checkpoint import load_actor
-from players.features import InputFeatures, features_size
-from players.policies import CheckpointPolicy, parse_spec
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.paladin.expert import PaladinExpert
+from roundtable.envs.paladin.expert_features import expert_features
+from roundtable.players.checkpoint import load_actor
+from roundtable.players.features import InputFeatures, features_size
+from roundtable.players.policies import CheckpointPolicy, parse_spec
+from roundtable.training.learner.config import config_from_dict
+from roundtable.training.learner.train import train
 from tests.training_support import tiny_config
-from training.learner.config import config_from_dict
-from training.learner.train import train
 
 
 def decisions(n: int, seeds: range) -> list[tuple[PaladinEngine, int, np.ndarray, np.ndarray]]:
@@ -115,10 +115,10 @@ def test_a_checkpoint_reads_the_experts_move_and_plays_everywhere(trained: Path)
 
 def test_distilling_the_expert_into_a_features_network(trained: Path) -> None:
     """Behaviour cloning builds the same input as play (it once left the features out)."""
-    from training.league import distill
+    from roundtable.training.league import cloning, recording
 
-    dataset, _ = distill.record("paladin", "expert", 4, opponents=["heuristic"], seed=1)
-    result = distill.behaviour_clone(trained, dataset, epochs=30, learning_rate=3e-3,
+    dataset, _ = recording.record("paladin", "expert", 4, opponents=["heuristic"], seed=1)
+    result = cloning.behaviour_clone(trained, dataset, epochs=30, learning_rate=3e-3,
                                      batch_size=64, holdout=0.0)
     # the expert's move is in the input: the clone learns to copy it
     assert result.after["agreement"] > 0.95 > result.before["agreement"]

@@ -14,9 +14,9 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
-from envs.paladin.cards import KIND_RED
-from envs.paladin.engine import PaladinEngine
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.paladin.cards import KIND_RED
+from roundtable.envs.paladin.engine import PaladinEngine
 
 GAMES_PER_SIZE = 2000
 

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from envs.paladin.engine import PaladinEngine
-from envs.paladin.observation import LAYOUT
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.paladin.observation import LAYOUT
 from tests.helpers import (
     PALADIN_TWIN_SCRIPT,
     check_against_reference,

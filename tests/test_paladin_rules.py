@@ -11,11 +11,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs import paladin_v0
-from envs.paladin import actions as A
-from envs.paladin.cards import KIND_NAMES, beats
-from envs.paladin.engine import PaladinEngine
-from envs.paladin.observation import LAYOUT
+from roundtable.envs import paladin_v0
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.cards import KIND_NAMES, beats
+from roundtable.envs.paladin.engine import PaladinEngine
+from roundtable.envs.paladin.observation import LAYOUT
 
 K = {name: i for i, name in enumerate(KIND_NAMES)}
 

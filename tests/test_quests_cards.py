@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.quests.cards import (
+from roundtable.envs.quests.cards import (
     ADVENTURES,
     FOE_VALUES,
     KIND,
@@ -19,7 +19,7 @@ from envs.quests.cards import (
     foe_values,
     story_catalog,
 )
-from envs.quests.scenario import act, act_as, legal_names, start
+from roundtable.envs.quests.scenario import act, act_as, legal_names, start
 
 WEAPONS = {"Excalibur": (30, 2), "Lance": (20, 6), "Battle-ax": (15, 8), "Sword": (10, 16),
            "Horse": (10, 11), "Dagger": (5, 6)}

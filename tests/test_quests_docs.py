@@ -7,17 +7,17 @@ import dataclasses
 
 import pytest
 
-from envs import quests_v0
-from envs.quests import docs
-from envs.quests.observation import LAYOUT
-from envs.quests.rules import QuestsRules
+from roundtable.envs import quests_v0
+from roundtable.envs.quests import docs
+from roundtable.envs.quests.observation import LAYOUT
+from roundtable.envs.quests.rules import QuestsRules
 
 
 @pytest.mark.parametrize("section", docs.SECTIONS)
 def test_readme_generated_sections_match_the_code(section: str) -> None:
     text = docs.README.read_text()
     assert docs.current(text, section) == docs.generated(section), (
-        "run: .venv/bin/python -m envs.quests.docs")
+        "run: .venv/bin/python -m roundtable.envs.quests.docs")
 
 
 def test_readme_observation_size_and_every_rule_option_are_documented() -> None:

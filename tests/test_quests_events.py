@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from envs.quests.cards import KIND
-from envs.quests.scenario import act, act_as, actor, legal_names, start
+from roundtable.envs.quests.cards import KIND
+from roundtable.envs.quests.scenario import act, act_as, actor, legal_names, start
 
 WAIT = "Tournament at York"  # a follow-up story card that waits for a decision (entering)
 FILLER = ["Evil Knight", "Saxon Knight", "Robber Knight", "Evil Knight"]

@@ -17,8 +17,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envs.quests import actions as A
-from envs.quests.cards import (
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import (
     FOE_VALUES,
     FOES,
     KIND_BP,
@@ -31,8 +31,8 @@ from envs.quests.cards import (
     TESTS,
     WEAPONS,
 )
-from envs.quests.feasibility import can_sponsor, clear_caches
-from envs.quests.scenario import start
+from roundtable.envs.quests.feasibility import can_sponsor, clear_caches
+from roundtable.envs.quests.scenario import start
 
 QUEST_NAMES = [name for name, i in STORY.items() if STORY_STAGES[i]]
 BUILD_KINDS = [*WEAPONS, *FOES, *TESTS]

@@ -1,7 +1,7 @@
 """The heuristic agent: legal, deterministic, and far stronger than random play.
 
 The margin test plays seeded, seat-rotated (duplicate) matches with
-:func:`envs.core.arena.play_match`: one heuristic against random agents, every deal played
+:func:`roundtable.players.arena.play_match`: one heuristic against random agents, every deal played
 once from every seat, 2,000 games at 4 players (and 600 at 2 and at 3). The unit of the
 confidence bound is the deal (its win share averaged over the rotations, so deal luck
 cancels); the bound is 5 standard errors below the mean (one-sided p ≈ 3·10⁻⁷) and must lie
@@ -13,15 +13,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.agents import RandomAgent
-from envs.core.arena import play_match
-from envs.core.registry import heuristic_class
-from envs.quests.heuristic import QuestsHeuristic
-from envs.quests.scenario import start
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.registry import get_game
+from roundtable.envs.quests.heuristic import QuestsHeuristic
+from roundtable.envs.quests.scenario import start
+from roundtable.players.arena import play_match
 
 
 def test_the_registry_names_the_heuristic() -> None:
-    assert heuristic_class("quests") is QuestsHeuristic
+    assert get_game("quests").heuristic is QuestsHeuristic
     agent = QuestsHeuristic(seed=3)
     agent.reset()
 
@@ -70,7 +70,7 @@ def test_sponsors_unless_an_opponent_could_win_by_completing_the_quest() -> None
 
 
 def test_builds_tests_first_then_weak_foes_and_a_strong_last_stage() -> None:
-    from envs.quests.scenario import act
+    from roundtable.envs.quests.scenario import act
 
     game = start(2, story_deck=["Slay the Dragon"], start_player="player_0",
                  hands={"player_0": ["Thieves", "Saxons", "Giant", "Test of Valor", "Sword"]})
@@ -85,7 +85,7 @@ def test_builds_tests_first_then_weak_foes_and_a_strong_last_stage() -> None:
 
 
 def stage_play(hand: list[str], allies: dict | None = None):
-    from envs.quests.scenario import act
+    from roundtable.envs.quests.scenario import act
 
     game = start(2, story_deck=["Boar Hunt"], start_player="player_0",
                  hands={"player_0": ["Thieves", "Boar"], "player_1": hand},
@@ -110,7 +110,7 @@ def test_puts_allies_into_play_first() -> None:
 
 
 def test_bids_only_what_free_bids_and_junk_can_pay() -> None:
-    from envs.quests.scenario import act
+    from roundtable.envs.quests.scenario import act
 
     for hand, expected in ((["Thieves", "Sword"], "drop out"),
                            (["Thieves", "Boar", "Sword"], "bid 3")):

@@ -28,11 +28,11 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
-from envs.quests.cards import AMOUR_KIND, FIRST_ALLY, KIND_COPIES, NUM_KINDS
-from envs.quests.engine import QuestsEngine
-from envs.quests.observation import LAYOUT
-from envs.quests.rules import CHOICES, QuestsRules
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.quests.cards import AMOUR_KIND, FIRST_ALLY, KIND_COPIES, NUM_KINDS
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.observation import LAYOUT
+from roundtable.envs.quests.rules import CHOICES, QuestsRules
 
 GAMES, CHUNKS = 2000, 4
 SAMPLE = 199

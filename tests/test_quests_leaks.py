@@ -13,13 +13,13 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
-from envs.quests import actions as A
-from envs.quests.cards import KIND_COPIES, KIND_NAMES, STORY_NAMES
-from envs.quests.engine import QuestsEngine
-from envs.quests.observation import LAYOUT
-from envs.quests.rules import QuestsRules
-from envs.quests.scenario import act, start
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import KIND_COPIES, KIND_NAMES, STORY_NAMES
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.observation import LAYOUT
+from roundtable.envs.quests.rules import QuestsRules
+from roundtable.envs.quests.scenario import act, start
 
 SECRET_PHASES = ("stage_play", "tournament_play", "final_play")
 
@@ -202,7 +202,7 @@ def test_copies_of_each_kind_match_the_deck() -> None:
 
 def test_other_hands_and_deck_order_do_not_leak_through_the_env() -> None:
     """The same twin games through the public AEC env: ``observe`` shows player_0 the same."""
-    from envs import quests_v0
+    from roundtable.envs import quests_v0
 
     twins = []
     for seed, variant in ((21, 0), (22, 1)):

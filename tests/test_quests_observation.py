@@ -17,7 +17,7 @@ import random
 import numpy as np
 import pytest
 
-from envs.quests.cards import (
+from roundtable.envs.quests.cards import (
     FOES,
     KIND_COPIES,
     NUM_KINDS,
@@ -27,9 +27,9 @@ from envs.quests.cards import (
     TESTS,
     WEAPONS,
 )
-from envs.quests.engine import QuestsEngine
-from envs.quests.observation import LAYOUT, PHASES
-from envs.quests.rules import QuestsRules
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.observation import LAYOUT, PHASES
+from roundtable.envs.quests.rules import QuestsRules
 from tests.helpers import check_against_reference, engine_states
 
 HAND_LIMIT, TEST_DISCARD, CALL_TO_ARMS = (PHASES.index(p) for p in

@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from envs.quests.cards import KIND
-from envs.quests.rules import CHOICES, QuestsRules
-from envs.quests.scenario import act, act_as, actor, legal_names, start
+from roundtable.envs.quests.cards import KIND
+from roundtable.envs.quests.rules import CHOICES, QuestsRules
+from roundtable.envs.quests.scenario import act, act_as, actor, legal_names, start
 
 WAIT = "Tournament at York"
 FILLER = ["Evil Knight", "Saxon Knight", "Robber Knight", "Evil Knight"]
@@ -162,7 +162,7 @@ def test_call_to_arms_single_foe_keep_it() -> None:
 
 
 def test_max_turns_truncation_is_reported_by_the_aec_env() -> None:
-    from envs import quests_v0
+    from roundtable.envs import quests_v0
 
     env = quests_v0.raw_env(num_players=2, max_turns=2)
     env.reset(seed=0, options={"story_deck": ["Pox", "Plague"], "start_player": "player_0",

@@ -2,7 +2,7 @@
 Mordred, Merlin and winning. Events, tournaments and rule options have their own files.
 
 Each test names the spec line it checks. Scenarios run on the raw engine through
-:mod:`envs.quests.scenario` (actions by name, each checked legal first).
+:mod:`roundtable.envs.quests.scenario` (actions by name, each checked legal first).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.quests.cards import KIND, RANK_NAMES, STAGE_INDEX
-from envs.quests.observation import LAYOUT
-from envs.quests.scenario import act, act_as, actor, decline_all, legal_names, start
+from roundtable.envs.quests.cards import KIND, RANK_NAMES, STAGE_INDEX
+from roundtable.envs.quests.observation import LAYOUT
+from roundtable.envs.quests.scenario import act, act_as, actor, decline_all, legal_names, start
 
 NEXT = "Tournament at York"  # a follow-up story card that waits for a decision
 FILLER = ["Evil Knight", "Saxon Knight", "Robber Knight", "Evil Knight"]  # harmless draws

@@ -3,8 +3,8 @@ tie-break and what is discarded. The final tournament is in ``test_quests_rules.
 
 from __future__ import annotations
 
-from envs.quests.cards import KIND
-from envs.quests.scenario import act, act_as, actor, legal_names, start
+from roundtable.envs.quests.cards import KIND
+from roundtable.envs.quests.scenario import act, act_as, actor, legal_names, start
 
 WAIT = "Tournament at York"  # the follow-up story card: waits for entries
 FILLER = ["Evil Knight", "Saxon Knight", "Robber Knight", "Evil Knight"]

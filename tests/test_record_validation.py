@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from envs.core import record as record_module
-from envs.core.record import check_record, load_record, replay
 from roundtable.cli import main
+from roundtable.envs.core import record as record_module
+from roundtable.envs.core.record import check_record, load_record, replay
 from tests.helpers import fifo_and_device, play_random, raw
 
 
@@ -183,7 +183,7 @@ def test_a_page_that_cannot_be_written_leaves_no_file(paladin_record: dict, tmp_
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever fails while the page is written (here: text that is not Unicode), the page is
     written to a temporary file and renamed, so no empty or partial page is left."""
-    from ui import replay_viewer
+    from roundtable.ui import replay_viewer
 
     source = tmp_path / "game.json"
     source.write_text(json.dumps(paladin_record))

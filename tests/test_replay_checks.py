@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from envs.core.errors import ReplayMismatchError, UnknownAgentError
-from envs.core.record import replay, replay_steps
-from envs.core.registry import GAMES, available_games, game_module
+from roundtable.envs.core.errors import ReplayMismatchError, UnknownAgentError
+from roundtable.envs.core.record import replay, replay_steps
+from roundtable.envs.core.registry import GAMES, available_games, get_game
 from tests.helpers import play_random, raw
 
 GAMES_AVAILABLE = available_games()
@@ -60,7 +60,7 @@ def test_an_illegal_recorded_action_is_refused_naming_its_index(game: str) -> No
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_a_game_ended_by_an_illegal_move_replays_to_that_end(game: str) -> None:
-    env = game_module(game).env()
+    env = get_game(game).env_module().env()
     env.reset(seed=2)
     for _ in range(3):
         env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
@@ -224,7 +224,7 @@ def test_replay_steps_leaves_the_events_to_its_reader_and_replay_checks_them() -
 
 
 def test_a_saved_record_loads_and_replays(tmp_path) -> None:
-    from envs.core.record import load_record, save_record
+    from roundtable.envs.core.record import load_record, save_record
 
     record = _finished_record("paladin")
     record["options"] = {"first_dealer": "player_1"}  # a rigged reset is part of the game
@@ -242,7 +242,7 @@ def test_a_saved_record_loads_and_replays(tmp_path) -> None:
 
 @pytest.mark.parametrize("game", GAMES_AVAILABLE)
 def test_event_queries_for_an_unknown_agent_name_the_table(game: str) -> None:
-    env = game_module(game).env()
+    env = get_game(game).env_module().env()
     env.reset(seed=0)
     for query in (env.unwrapped.events_since, env.unwrapped.events):
         with pytest.raises(UnknownAgentError, match="no agent 'player_9' at this"):

@@ -1,4 +1,4 @@
-"""Replay viewer: snapshots show a seat only what its observation allows; the page builds."""
+"""Replay viewer: pictures show a seat only what its observation allows; the page builds."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from roundtable.cli import main
+from roundtable.ui.replay_viewer import build_replay, picture_module
 from tests.helpers import move_pairs, play_random, raw
-from ui.replay_viewer import build_replay, snapshot_module
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
 
@@ -17,14 +17,14 @@ GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
 @pytest.mark.parametrize(("game", "n"), GAMES)
 def test_snapshot_follows_the_observation(game: str, n: int) -> None:
     """Two different moves of the actor that leave another seat's observation equal must leave
-    that seat's snapshot equal too (face-down choices, hidden stage cards, hands)."""
-    module = snapshot_module(game)
+    that seat's picture equal too (face-down choices, hidden stage cards, hands)."""
+    module = picture_module(game)
     checked = 0
     for engine, _, _, first, second in move_pairs(raw(game, n).engine, range(3), 400):
         for other in range(n):
             if other != engine.current_player and np.array_equal(
                     first.observation(other), second.observation(other)):
-                assert module.snapshot(first, other) == module.snapshot(second, other)
+                assert module.picture(first, other) == module.picture(second, other)
                 checked += 1
     assert checked > 20
 
@@ -32,13 +32,13 @@ def test_snapshot_follows_the_observation(game: str, n: int) -> None:
 @pytest.mark.parametrize(("game", "n"), GAMES)
 def test_a_seat_never_sees_another_hand(game: str, n: int) -> None:
     """At every state of a random game (not only its end, where hands may be empty)."""
-    module = snapshot_module(game)
+    module = picture_module(game)
     hidden = 0
 
     def check(env) -> None:
         nonlocal hidden
         for viewer in range(n):
-            for panel in module.snapshot(env.engine, viewer)["players"]:
+            for panel in module.picture(env.engine, viewer)["players"]:
                 if panel["seat"] != viewer:
                     assert all(c.get("back") for c in panel["hand"]["cards"])
                     hidden += len(panel["hand"]["cards"])
@@ -150,7 +150,7 @@ def test_a_record_without_events_narrates_what_the_replayed_engine_emits() -> No
 def test_a_game_without_events_is_not_narrated(monkeypatch) -> None:
     """A record without events replayed on an engine that emits none (one from before events):
     the page shows the moves only."""
-    from envs.core.events import EventLog
+    from roundtable.envs.core.events import EventLog
 
     record = play_random(raw("white_knight", 3), seed=3).record()
     record.pop("events")
@@ -208,7 +208,7 @@ def test_record_strings_stay_data_in_the_page(tmp_path) -> None:
     the replay data, however a record's strings try to end or comment out a script."""
     from html.parser import HTMLParser
 
-    from ui.replay_page import render_page
+    from roundtable.ui.replay_page import render_page
 
     nasty = "<!--<script> </script><script>x()</script> &amp; </SCRIPT -->"
     record = play_random(raw("paladin", 3), seed=2**64 + 1).record()

@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from roundtable.ui.replay_viewer import build_replay, write_viewer
 from scripts.browser import browser_missing, console_errors, make_driver, requested_urls
 from tests.helpers import play_random, raw
-from ui.replay_viewer import build_replay, write_viewer
 
 pytestmark = pytest.mark.skipif(browser_missing() is not None,
                                 reason=f"no headless browser: {browser_missing()}")

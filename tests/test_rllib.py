@@ -17,15 +17,15 @@ pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (the [rllib]
 
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
-from training.learner.config import config_from_dict  # noqa: E402
-from training.rllib.adapter import (  # noqa: E402
+from roundtable.training.learner.config import config_from_dict  # noqa: E402
+from roundtable.training.rllib.adapter import (  # noqa: E402
     MASK_KEY,
     OBS_KEY,
     MaskedPettingZooEnv,
     legal_sample,
 )
-from training.rllib.league import LEARNER_AGENT, LeagueMapping, LeagueTableEnv  # noqa: E402
-from training.rllib.modules import LEARNER  # noqa: E402
+from roundtable.training.rllib.league import LEARNER_AGENT, LeagueMapping, LeagueTableEnv  # noqa: E402
+from roundtable.training.rllib.modules import LEARNER  # noqa: E402
 
 GAMES = ["paladin", "white_knight", "quests"]
 
@@ -72,8 +72,8 @@ def test_every_seat_gets_its_terminal_reward(game: str) -> None:
 
 
 def test_env_checker_is_off_in_training_and_harmless_when_run() -> None:
-    from training.learner.rllib_settings import rllib_settings
-    from training.rllib.train import build_config
+    from roundtable.training.learner.rllib_settings import rllib_settings
+    from roundtable.training.rllib.train import build_config
 
     cfg = tiny_config(Path("unused"))
     assert build_config(cfg, rllib_settings(cfg)).disable_env_checking
@@ -152,7 +152,7 @@ def tiny_config(run_dir: Path, **rllib):
 @pytest.mark.slow
 def test_end_to_end_two_runners_checkpoint_and_eval(tmp_path: Path, capsys) -> None:
     from roundtable.cli import main
-    from training.rllib.train import train
+    from roundtable.training.rllib.train import train
 
     result = train(tiny_config(tmp_path / "run"), progress=False)
     card = json.loads(result.final.with_suffix(".json").read_text())
@@ -198,7 +198,7 @@ def two_node_cluster():
 def test_multi_node_env_runners_run_on_the_worker_node(tmp_path: Path, two_node_cluster) -> None:
     import ray
 
-    from training.rllib.train import RLlibRun
+    from roundtable.training.rllib.train import RLlibRun
 
     cluster, worker = two_node_cluster
     cfg = tiny_config(tmp_path / "run", address=cluster.address,
@@ -219,7 +219,7 @@ def test_multi_node_env_runners_run_on_the_worker_node(tmp_path: Path, two_node_
 def test_random_module_forward_picks_legal_actions() -> None:
     import torch
 
-    from training.rllib.modules import fixed_spec
+    from roundtable.training.rllib.modules import fixed_spec
 
     env = LeagueTableEnv({"game": "quests", "table_sizes": [4], "seed": 2})
     space = env.observation_spaces[LEARNER_AGENT]
@@ -237,7 +237,7 @@ def test_random_module_forward_picks_legal_actions() -> None:
 def test_quiet_ray_logs_drops_only_the_known_noise() -> None:
     import logging
 
-    from training.rllib.train import _QuietRay, quiet_ray_logs
+    from roundtable.training.rllib.train import _QuietRay, quiet_ray_logs
 
     quiet_ray_logs()
     quiet_ray_logs()  # idempotent: one filter per handler

@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from players import checkpoint
-from players.policies import parse_spec
-from training.evaluation.leaderboard import leaderboard_table
-from training.learner.config import config_from_dict
-from training.rllib import export
-from ui.terminal import play
+from roundtable.players import checkpoint
+from roundtable.players.policies import parse_spec
+from roundtable.training.evaluation.leaderboard import leaderboard_table
+from roundtable.training.learner.config import config_from_dict
+from roundtable.training.rllib import export
+from roundtable.ui.terminal import play
 
 ROOT = Path(__file__).resolve().parent.parent
 HIDDEN = [16, 8]
@@ -56,7 +56,7 @@ def expected_logits(state: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
 
 
 def save_rllib_checkpoint(folder: Path, game: str = "paladin") -> tuple[Path, dict]:
-    from training.rllib.train import policy_card
+    from roundtable.training.rllib.train import policy_card
 
     cfg = config_from_dict({"game": game, "run_dir": str(folder / "run"), "backend": "rllib",
                             "policy": {"net_arch": HIDDEN}})
@@ -113,8 +113,8 @@ def test_eval_and_play_never_import_ray(rllib_ckpt) -> None:
         "from roundtable.cli import main\n"
         f"assert main(['eval', 'paladin', '--players', {str(path)!r}, 'random', '--games', '4',"
         " '--table-sizes', '3', '--workers', '1']) == 0\n"
-        "from players.policies import resolve_policy\n"
-        "import ui.terminal, training.evaluation.leaderboard\n"
+        "from roundtable.players.policies import resolve_policy\n"
+        "import roundtable.ui.terminal, roundtable.training.evaluation.leaderboard\n"
         f"resolve_policy({str(path)!r}, 'paladin')\n"
         "loaded = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
         "assert not loaded, loaded\n"
@@ -142,7 +142,7 @@ def test_rllib_config_checks_without_ray() -> None:
 
 
 def test_iteration_times_undo_rllibs_run_long_moving_average() -> None:
-    from training.rllib.train import TIMER_EMA, iteration_times
+    from roundtable.training.rllib.train import TIMER_EMA, iteration_times
 
     own = [30.0, 5.0, 6.5, 4.0]  # a slow first iteration (actors starting), then steady ones
     previous: dict[str, float] = {}

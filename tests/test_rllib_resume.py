@@ -22,6 +22,10 @@ pytestmark = pytest.mark.rllib
 pytest.importorskip("ray.rllib", reason="Ray RLlib is not installed (the [rllib] extra; "
                     "run `make test-rllib`)")
 
+from roundtable.training.evaluation.curves import read_csv  # noqa: E402
+from roundtable.training.learner.config import config_from_dict  # noqa: E402
+from roundtable.training.learner.resume import resume_run  # noqa: E402
+from roundtable.training.learner.run_state import StateStore  # noqa: E402
 from tests.resume_support import (  # noqa: E402
     assert_steps_increase,
     failing_state_write,
@@ -30,10 +34,6 @@ from tests.resume_support import (  # noqa: E402
     wait_for_state,
     write_config,
 )
-from training.evaluation.curves import read_csv  # noqa: E402
-from training.learner.config import config_from_dict  # noqa: E402
-from training.learner.resume import StateStore  # noqa: E402
-from training.learner.resume_run import resume_run  # noqa: E402
 
 TOTAL = 1200
 EVERY = 400

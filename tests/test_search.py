@@ -10,13 +10,13 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from envs.core.agents import choose_action
-from envs.core.events import EventLog
-from envs.core.search import NeedsWorldSampler, PimcPlayer
-from players.policies import parse_spec
+from roundtable.envs.core.events import EventLog
+from roundtable.players.policies import parse_spec
+from roundtable.players.search import NeedsWorldSampler, PimcPlayer
+from roundtable.players.table import choose_action
+from roundtable.training.evaluation.evaluate import evaluate
+from roundtable.training.learner.selfplay import SelfPlayEnv
 from tests.test_belief import states, swap_hidden
-from training.evaluation.evaluate import evaluate
-from training.learner.selfplay import SelfPlayEnv
 
 GAMES = ("paladin", "white_knight", "quests")
 
@@ -156,7 +156,7 @@ def test_bad_search_specs_are_refused(spec: str) -> None:
 @pytest.mark.parametrize("spec", ["pimc:999999999", "pimc:257", "pimc:" + "9" * 5000])
 def test_a_search_budget_above_the_cap_is_refused_and_the_cap_named(spec: str) -> None:
     """Issue 18: ``pimc:999999999`` was accepted and ran silently."""
-    from players.policies import MAX_PIMC_WORLDS
+    from roundtable.players.policies import MAX_PIMC_WORLDS
 
     with pytest.raises(ValueError, match=f"more than the {MAX_PIMC_WORLDS} allowed"):
         parse_spec(spec, "paladin")
@@ -225,7 +225,7 @@ def test_roundtable_eval_takes_a_search_baseline(capsys: pytest.CaptureFixture[s
 def test_a_human_can_play_against_the_search_player() -> None:
     import io
 
-    from ui.terminal import play
+    from roundtable.ui.terminal import play
 
     out = io.StringIO()
     assert play("white_knight", ["pimc:1:random"], num_players=3, seed=2,
@@ -301,7 +301,7 @@ def test_one_legal_action_is_played_without_searching_and_misuse_is_explained() 
     assert str(err.value) == (
         "pimc:2 searches sampled worlds: it needs a world sampler, so call "
         "act_with_sampler(functools.partial(engine.sample_world, seat), observation, mask) "
-        "or envs.core.agents.choose_action(policy, observation, mask, engine, seat)")
+        "or roundtable.players.table.choose_action(policy, observation, mask, engine, seat)")
 
 
 def test_a_pimc_player_is_refused_without_worlds_or_rollouts_and_named_pimc_by_default() -> None:
@@ -504,7 +504,7 @@ def test_search_is_reproducible_under_a_seed_when_no_budget_binds(spec: str) -> 
 def test_a_cut_rollout_is_valued_at_the_seats_next_decision() -> None:
     """``cut_play_out`` plays the cut moves, then on until the seat is to act, and values it
     there; a game that ends first gives its true reward."""
-    from envs.core.search import cut_play_out
+    from roundtable.players.search import cut_play_out
 
     seen = []
 
@@ -536,7 +536,7 @@ def test_a_cut_rollout_is_valued_at_the_seats_next_decision() -> None:
 
 
 def test_the_checkpoint_critic_values_sampled_worlds_in_range() -> None:
-    from players.critic import load_critic
+    from roundtable.players.critic import load_critic
 
     for game in GAMES:
         critic = load_critic(f"checkpoints/{game}", game)
@@ -570,7 +570,7 @@ def test_new_search_decisions_do_not_change_when_hidden_cards_are_swapped(game: 
 
 
 def test_ismcts_prefers_the_better_move_and_plays_full_games() -> None:
-    from envs.core.ismcts import IsmctsPlayer
+    from roundtable.players.ismcts import IsmctsPlayer
 
     mask = np.array([1, 1, 1], dtype=np.int8)
     player = IsmctsPlayer(60, [Fixed(0)] * 3, [Fixed(0)] * 3, seed=0)
@@ -582,13 +582,13 @@ def test_ismcts_prefers_the_better_move_and_plays_full_games() -> None:
     assert result.games >= 3
 
 
-# -- beliefs from play (envs/core/inference.py) --------------------------------------------------
+# -- beliefs from play (players/inference.py) --------------------------------------------------
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_every_inferred_world_agrees_with_the_observers_information(game: str) -> None:
     """A policy belief carried through a real game: at each of the observer's decisions every
     particle shows it the very observation and mask the true game does, and plays on legally."""
-    from envs.core.inference import PolicyBelief
+    from roundtable.players.inference import PolicyBelief
 
     spec = parse_spec(f"checkpoints/{game}", game)
     models = [spec.build(s) for s in range(4)]
@@ -639,12 +639,12 @@ def test_belief_search_is_reproducible_and_plays_legal_moves() -> None:
 
 
 def test_the_numpy_critic_equals_sb3s_value_head() -> None:
-    """players.critic reads the value network exactly as SB3 computes it."""
+    """roundtable.players.critic reads the value network exactly as SB3 computes it."""
     pytest.importorskip("sb3_contrib")
     import torch
     from sb3_contrib import MaskablePPO
 
-    from players.critic import load_critic
+    from roundtable.players.critic import load_critic
 
     game = "white_knight"
     model = MaskablePPO.load(f"checkpoints/{game}/{game}.zip", device="cpu")
@@ -667,8 +667,8 @@ def test_a_spent_move_budget_plays_the_fallback_move_without_searching() -> None
     search runs no world and plays its rollout policy's (PIMC) or network's (ISMCTS) move."""
     import time
 
-    from envs.core.ismcts import IsmctsPlayer
-    from envs.core.search import move_budget
+    from roundtable.players.ismcts import IsmctsPlayer
+    from roundtable.players.search import move_budget
 
     mask = np.array([1, 1, 1], dtype=np.int8)
     world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
@@ -692,8 +692,8 @@ def test_a_spent_move_budget_without_prior_or_rollout_agents_plays_a_legal_move(
     legal one, instead of asking a rollout agent it does not have (an IndexError)."""
     import time
 
-    from envs.core.ismcts import IsmctsPlayer
-    from envs.core.search import move_budget, score_value
+    from roundtable.players.ismcts import IsmctsPlayer
+    from roundtable.players.search import move_budget, score_value
 
     mask = np.array([0, 1, 1], dtype=np.int8)
     world = lambda rng: OneMoveWorld({1: 1.0, 2: -1.0})  # noqa: E731
@@ -710,7 +710,7 @@ def test_a_move_budget_bounds_only_the_thread_that_set_it() -> None:
     import threading
     import time
 
-    from envs.core.search import move_budget
+    from roundtable.players.search import move_budget
 
     mask = np.array([1, 1, 1], dtype=np.int8)
     world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
@@ -748,8 +748,8 @@ def test_a_belief_search_copies_and_pickles() -> None:
     AttributeError, not a KeyError that breaks ``copy`` and ``pickle``."""
     import pickle
 
-    from envs.core.agents import RandomAgent
-    from envs.core.inference import BeliefSearch, PolicyBelief
+    from roundtable.envs.core.agents import RandomAgent
+    from roundtable.players.inference import BeliefSearch, PolicyBelief
 
     player = BeliefSearch(PimcPlayer(2, [RandomAgent(seed=0)], seed=0),
                           PolicyBelief([RandomAgent(seed=1)], seed=2))
@@ -763,11 +763,11 @@ def test_a_belief_searchs_filter_keeps_to_the_decisions_clock() -> None:
     """``+pb``: the particle filter runs before the search and is part of the decision, so a
     time budget (``@…``) or a spent ``move_budget`` bounds it too (it ran up to particles ×
     tries simulations first: ``pimc:2+pb@50ms`` took 0.29 s a decision in Paladin)."""
-    from envs.core.engine import Setup
-    from envs.core.registry import game_module
-    from envs.core.search import move_budget
+    from roundtable.envs.core.engine import Setup
+    from roundtable.envs.core.registry import get_game
+    from roundtable.players.search import move_budget
 
-    cls = type(game_module("paladin").raw_env(num_players=4).engine)
+    cls = type(get_game("paladin").env_module().raw_env(num_players=4).engine)
     engine = cls(4, cls.rules_cls.from_kwargs(4, {}))
     engine.reset(np.random.default_rng(3), Setup())
     player = parse_spec("pimc:2+pb", "paladin").build(0)

@@ -20,11 +20,11 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
-from envs.core.record import METADATA_KEYS, replay
-from envs.core.snapshot import seen_by
-from ui.live import Catalog, GameStore
-from ui.replay_viewer import snapshot_module
-from ui.server import create_app
+from roundtable.envs.core.picture import seen_by
+from roundtable.envs.core.record import METADATA_KEYS, replay
+from roundtable.ui.live import Catalog, GameStore
+from roundtable.ui.replay_viewer import picture_module
+from roundtable.ui.server import create_app
 
 JSON = {"content-type": "application/json"}
 
@@ -225,9 +225,9 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
     how many cards a seat already chose face down (and which), a secret until the reveal, and
     the test goes on until it has checked views and moves at such states.
     """
-    from envs.core.events import second_person
-    from envs.core.snapshot import move_hidden
-    from ui.live import LiveGame
+    from roundtable.envs.core.events import second_person
+    from roundtable.envs.core.picture import move_hidden
+    from roundtable.ui.live import LiveGame
 
     sampler = np.random.default_rng(0)
     apply = LiveGame._apply
@@ -255,10 +255,10 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
         assert entry["events"] == [second_person(e.text, self.seat)
                                    for e in after.events.visible(self.seat)[seen:]]
         # the seat's table, in the second person as its events are
-        assert entry["table"] == json.loads(json.dumps(seen_by(module.snapshot(after, self.seat),
+        assert entry["table"] == json.loads(json.dumps(seen_by(module.picture(after, self.seat),
                                                                self.seat)))
         counts["moves"] += 1
-        counts["changed"] += module.snapshot(after, None) != module.snapshot(self.engine, None)
+        counts["changed"] += module.picture(after, None) != module.picture(self.engine, None)
 
     monkeypatch.setattr(LiveGame, "_apply", checked_apply)
     c = client()
@@ -337,11 +337,11 @@ def test_serve_prints_a_url_that_opens(host: str, url: str, monkeypatch, capsys)
     """An IPv6 address goes in brackets (``http://::1:8123/`` is no URL). The port check is
     stubbed: this test is about the URL, and binding 8123 on ``::`` would fail on a machine
     without IPv6 or while anything else holds the port (tests/test_serve_port.py binds)."""
-    import ui.server
+    import roundtable.ui.server
 
-    monkeypatch.setattr(ui.server.uvicorn, "run", lambda app, **kw: None)
-    monkeypatch.setattr(ui.server, "usable_port", lambda host, port: port)
-    assert ui.server.serve(host, 8123) == 0
+    monkeypatch.setattr(roundtable.ui.server.uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(roundtable.ui.server, "usable_port", lambda host, port: port)
+    assert roundtable.ui.server.serve(host, 8123) == 0
     assert capsys.readouterr().out.split()[2] == url
 
 
@@ -358,7 +358,7 @@ def test_roundtable_serve_refuses_bad_options(args, says: str, capsys) -> None:
 def test_a_loopback_server_answers_only_to_loopback_names() -> None:
     """DNS rebinding: a page elsewhere naming its own host gets a 421, the game list is not
     reached."""
-    from ui.server import LOOPBACK
+    from roundtable.ui.server import LOOPBACK
 
     c = TestClient(create_app(GameStore(Catalog()), LOOPBACK), base_url="http://127.0.0.1:8000")
     assert c.get("/api/catalog").status_code == 200
@@ -374,7 +374,7 @@ class _Stop(Exception):
 def _human_still_to_choose(engine, seat: int) -> bool:
     """Whether ``seat``'s face-down choice of the stage or round being played is still to come
     (so the next view it gets is before the reveal)."""
-    from envs.quests.table import FINAL_PLAY, TOURNAMENT_PLAY
+    from roundtable.envs.quests.phases import FINAL_PLAY, TOURNAMENT_PLAY
 
     return any((fn.__name__ == "_ask_stage_play" and args[0] == seat)
                or (fn.__name__ == "_ask" and args[0] in (TOURNAMENT_PLAY, FINAL_PLAY)
@@ -394,9 +394,9 @@ def test_how_many_cards_an_opponent_chose_face_down_is_secret(monkeypatch) -> No
     or one before its ``done``, give the human every response byte for byte the same (view,
     hint) at its next decision, which comes before the reveal: no report per card in
     ``moves``, no ``step`` counting them, no face-down backs on the table."""
-    from envs.quests import actions as A
-    from envs.quests.snapshot import FACE_DOWN_PHASES
-    from ui.live import LiveGame
+    from roundtable.envs.quests import actions as A
+    from roundtable.envs.quests.picture import FACE_DOWN_PHASES
+    from roundtable.ui.live import LiveGame
 
     apply = LiveGame._apply
 
@@ -411,7 +411,7 @@ def test_how_many_cards_an_opponent_chose_face_down_is_secret(monkeypatch) -> No
     c = client()
     store = c.app.state.store
     rng = random.Random(1)
-    module = snapshot_module("quests")
+    module = picture_module("quests")
     compared = 0
     for seed in range(40):
         monkeypatch.setattr(LiveGame, "_apply", stop_there)

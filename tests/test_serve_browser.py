@@ -20,7 +20,7 @@ httpx = pytest.importorskip("httpx")
 
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from envs.core.record import METADATA_KEYS, replay  # noqa: E402
+from roundtable.envs.core.record import METADATA_KEYS, replay  # noqa: E402
 from scripts.browser import browser_missing, console_errors, make_driver, requested_urls  # noqa: E402
 from scripts.serve_support import running_server  # noqa: E402
 
@@ -146,7 +146,7 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
 def test_a_chosen_seed_is_noted_on_the_table(server, driver) -> None:
     """A seed typed on the start page deals a game whose every hidden card its chooser can
     know: the table says so."""
-    from ui.live import SEED_NOTE
+    from roundtable.ui.live import SEED_NOTE
 
     url, _ = server
     driver.get(url + "/")

@@ -19,10 +19,10 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
-from envs.core.record import check_record
+from roundtable.envs.core.record import check_record
+from roundtable.ui.live import SEED_NOTE, Catalog, GameStore
+from roundtable.ui.server import SECURITY_HEADERS, create_app
 from tests.test_serve_api import JSON, client, one_line_error, raw, start
-from ui.live import SEED_NOTE, Catalog, GameStore
-from ui.server import SECURITY_HEADERS, create_app
 
 NEW = {"game": "paladin", "num_players": 3, "seat": 0, "opponents": "random"}
 
@@ -81,7 +81,7 @@ def test_requests_from_other_sites_are_refused(headers: dict, status: int) -> No
 
 
 def test_every_response_forbids_framing_and_sniffing() -> None:
-    from ui.server import LOOPBACK
+    from roundtable.ui.server import LOOPBACK
 
     c = client()
     gid = start(c)["id"]
@@ -233,10 +233,10 @@ def test_a_busy_game_refuses_at_once_and_delays_no_other() -> None:
 
 @pytest.mark.parametrize("sent", [b"", b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\n"])
 def test_idle_and_half_sent_connections_are_closed(sent: bytes, monkeypatch) -> None:
-    import ui.server
+    import roundtable.ui.server
     from scripts.serve_support import running_server
 
-    monkeypatch.setattr(ui.server, "IDLE_S", 0.5)
+    monkeypatch.setattr(roundtable.ui.server, "IDLE_S", 0.5)
     with running_server() as (url, _):
         port = int(url.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
@@ -257,10 +257,10 @@ def test_idle_and_half_sent_connections_are_closed(sent: bytes, monkeypatch) -> 
 
 
 def test_a_body_that_never_arrives_is_a_408(monkeypatch) -> None:
-    import ui.server
+    import roundtable.ui.server
     from scripts.serve_support import running_server
 
-    monkeypatch.setattr(ui.server, "BODY_S", 0.5)
+    monkeypatch.setattr(roundtable.ui.server, "BODY_S", 0.5)
     with running_server() as (url, _):
         port = int(url.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
@@ -276,8 +276,8 @@ def test_a_body_that_never_arrives_is_a_408(monkeypatch) -> None:
 def test_a_request_head_over_the_limit_is_refused() -> None:
     """h11 buffers at most MAX_HEADER_BYTES of a request head still incomplete (uvicorn's own
     400 beyond): a client that sends header bytes without end holds no more memory."""
+    from roundtable.ui.server import MAX_HEADER_BYTES
     from scripts.serve_support import running_server
-    from ui.server import MAX_HEADER_BYTES
 
     with running_server() as (url, _):
         port = int(url.rsplit(":", 1)[1])
@@ -291,7 +291,7 @@ def test_a_request_head_over_the_limit_is_refused() -> None:
 def test_a_new_game_whose_opponents_fail_leaves_no_game_behind(monkeypatch) -> None:
     """A bug in an opponent's first moves is a one-line 500, and the half-made game (its id
     never given to anyone) does not stay in the store taking a place under the cap."""
-    from ui.live import LiveGame
+    from roundtable.ui.live import LiveGame
 
     c = client(max_games=1)
 
@@ -312,7 +312,7 @@ def test_the_strongest_search_uses_the_servers_own_network(tmp_path) -> None:
     whatever the repository ships: no label promising a network over a uniform search."""
     import shutil
 
-    from ui.live import CHECKPOINTS, STRONGEST_SEARCH
+    from roundtable.ui.live import CHECKPOINTS, STRONGEST_SEARCH
 
     bare = Catalog(checkpoints=tmp_path)
     assert STRONGEST_SEARCH not in [o["id"] for o in bare.opponents("paladin")]

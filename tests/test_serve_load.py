@@ -13,9 +13,9 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 
+from roundtable.ui.live import Catalog, GameStore
 from scripts.serve_load import probe_light_client, run_load
 from scripts.serve_support import running_server
-from ui.live import Catalog, GameStore
 
 #: every game, the short ones more often (a Quests game takes a human ~140 moves): CI time
 TABLES = (("white_knight", 3), ("paladin", 3), ("white_knight", 4), ("paladin", 4),

@@ -63,7 +63,7 @@ def test_the_exact_census_is_checked_when_a_round_or_battle_ends(game, n, counts
 
     import numpy as np
 
-    from envs.core.engine import Setup
+    from roundtable.envs.core.engine import Setup
     from tests.helpers import raw
 
     engine = raw(game, n).engine

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-from envs.core.engine import GameEngine
-from envs.core.record import METADATA_KEYS, replay
-from envs.core.registry import GAMES, available_games, get_game, register, unregister
+from roundtable.envs.core.engine import GameEngine
+from roundtable.envs.core.record import METADATA_KEYS, replay
+from roundtable.envs.core.registry import GAMES, available_games, get_game, register, unregister
 from tests.toy_game.engine import DuelEngine
 from tests.toy_game.game import GAME
 
@@ -56,7 +56,7 @@ def test_the_descriptor_is_the_registry_entry() -> None:
 def test_a_fresh_process_finds_the_game_by_unpickling_it() -> None:
     """A spawned worker knows nothing of the test's registration: the pickled descriptor names
     its module, which the worker imports (and registers from)."""
-    code = ("import pickle, sys; from envs.core.registry import get_game; "
+    code = ("import pickle, sys; from roundtable.envs.core.registry import get_game; "
             "g = pickle.loads(sys.stdin.buffer.read()); print(get_game('toy') is g, g.title)")
     out = subprocess.run([sys.executable, "-c", code], input=pickle.dumps(GAME), cwd=ROOT,
                          capture_output=True, check=True, timeout=120)
@@ -84,9 +84,9 @@ def test_pettingzoo_make_and_records_replay() -> None:
 
 
 def test_heuristic_search_and_features_come_from_the_descriptor() -> None:
-    from envs.core.arena import play_match
-    from players.features import InputFeatures
-    from players.policies import heuristic_styles, parse_spec
+    from roundtable.players.arena import play_match
+    from roundtable.players.features import InputFeatures
+    from roundtable.players.policies import heuristic_styles, parse_spec
 
     assert heuristic_styles(GAME) == ["heuristic"]
     lineup = [parse_spec(s, "toy").build(k) for k, s in enumerate(["pimc:4:heuristic",
@@ -103,9 +103,9 @@ def test_heuristic_search_and_features_come_from_the_descriptor() -> None:
 
 
 def test_trains_for_one_rollout_and_its_checkpoint_plays(tmp_path: Path) -> None:
-    from players.checkpoint import load_actor
+    from roundtable.players.checkpoint import load_actor
+    from roundtable.training.learner.train import train
     from tests.training_support import tiny_config
-    from training.learner.train import train
 
     cfg = tiny_config(tmp_path / "run", "toy", total_steps=256, env={"features": ["counting"]},
                       eval={"every": 256, "games": 4, "table_sizes": [2, 3]})
@@ -117,7 +117,7 @@ def test_trains_for_one_rollout_and_its_checkpoint_plays(tmp_path: Path) -> None
 
 
 def test_evaluates_in_worker_processes() -> None:
-    from training.evaluation.evaluate import evaluate
+    from roundtable.training.evaluation.evaluate import evaluate
 
     result = evaluate("toy", ["heuristic", "random"], games=24, table_size=2, workers=2)
     assert result.game == "toy" and result.games == 24
@@ -130,8 +130,8 @@ def test_a_whole_game_through_the_serve_api() -> None:
     pytest.importorskip("httpx")
     from fastapi.testclient import TestClient
 
-    from ui.live import Catalog, GameStore
-    from ui.server import create_app
+    from roundtable.ui.live import Catalog, GameStore
+    from roundtable.ui.server import create_app
 
     c = TestClient(create_app(GameStore(Catalog(max_worlds=4))))
     offered = {g["game"]: g for g in c.get("/api/catalog").json()["games"]}
@@ -160,7 +160,7 @@ def test_a_whole_game_through_the_serve_api() -> None:
 def test_the_registry_driven_suites_run_on_it() -> None:
     """docs/design.md's contract (tests/test_contract.py) and the words tests iterate the
     registry: with the toy registered before they are collected, they run on it too."""
-    code = ("import sys, pytest; from envs.core.registry import register; "
+    code = ("import sys, pytest; from roundtable.envs.core.registry import register; "
             "from tests.toy_game.game import GAME; register(GAME); sys.exit(pytest.main(["
             "'-q', '-p', 'no:xdist', '-p', 'no:cacheprovider', '-k', 'toy', "
             "'tests/test_contract.py', 'tests/test_words.py']))")

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.registry import GAMES
-from players import checkpoint
-from players.checkpoint import CheckpointError, load_actor
-from players.policies import parse_spec
+from roundtable.envs.core.registry import GAMES
+from roundtable.players import checkpoint
+from roundtable.players.checkpoint import CheckpointError, load_actor
+from roundtable.players.policies import parse_spec
+from roundtable.training.learner.selfplay import SelfPlayEnv
 from tests.training_support import make_checkpoint
-from training.learner.selfplay import SelfPlayEnv
 
 
 @pytest.fixture(scope="module")
@@ -363,8 +363,8 @@ def test_non_finite_weights_are_never_saved(tmp_path: Path) -> None:
     import torch
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from roundtable.training.learner.train import build_model, make_env, policy_card
     from tests.training_support import tiny_config
-    from training.learner.train import build_model, make_env, policy_card
 
     cfg = tiny_config(tmp_path / "run")
     model = build_model(cfg, DummyVecEnv([lambda: make_env(cfg, 0)]), None)
@@ -706,7 +706,7 @@ def test_a_policy_file_without_a_state_dict_is_refused(ckpt: Path, tmp_path: Pat
 
 
 def test_the_input_holds_the_observation_the_mask_and_the_features(ckpt: Path) -> None:
-    from players.features import features_size
+    from roundtable.players.features import features_size
 
     card = _card(ckpt)
     counting = features_size("paladin", ["counting"])
@@ -724,7 +724,7 @@ def test_a_new_card_names_the_installed_game_and_leaves_the_stamp_to_save(
         monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    import envs.paladin_v0
+    import roundtable.envs.paladin_v0
 
     obs_size, num_actions, version = checkpoint.game_sizes("paladin")
     card = checkpoint.make_card("paladin_v0", {"net_arch": [8]}, {"seed": 1}, {"steps": 0})
@@ -740,7 +740,7 @@ def test_a_new_card_names_the_installed_game_and_leaves_the_stamp_to_save(
     assert checkpoint.make_card("paladin", {}, {}, {}, {"win_rate": 0.5})["evaluation"] == {
         "win_rate": 0.5}
     # a game whose module sits deeper than envs.<name>: the env is the module's last part
-    monkeypatch.setitem(sys.modules, "plugins.games.paladin_v0", envs.paladin_v0)
+    monkeypatch.setitem(sys.modules, "plugins.games.paladin_v0", roundtable.envs.paladin_v0)
     monkeypatch.setitem(GAMES, "other", replace(GAMES["paladin"], name="other",
                                                 module="plugins.games.paladin_v0",
                                                 env_id="roundtable/other"))

@@ -1,5 +1,5 @@
-"""``training.evaluation.curves.read_csv``: a curve.csv is a file a user may hand over, so every
-way it can
+"""``roundtable.training.evaluation.curves.read_csv``: a curve.csv is a file a user may hand over,
+so every way it can
 be wrong is one ``ValueError`` naming the file (and the line and column), never a traceback."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from training.evaluation import curves
-from training.evaluation.curves import COLUMNS, CurvePoint, read_csv, write_csv
+from roundtable.training.evaluation import curves
+from roundtable.training.evaluation.curves import COLUMNS, CurvePoint, read_csv, write_csv
 
 HEADER = ",".join(COLUMNS) + "\n"
 ROW = "100,1.5,heuristic,4,200,0.5,0.4,0.6,10.0,2.1\n"

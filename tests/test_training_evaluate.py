@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from envs.core.arena import MatchResult, play_game, play_match
-from envs.core.registry import game_module
-from players.policies import PolicySpec
 from roundtable.cli import main
-from tests.training_support import ready_games
-from training.evaluation import evaluate as evaluate_module
-from training.evaluation.evaluate import (
+from roundtable.envs.core.registry import get_game
+from roundtable.players.arena import MatchResult, play_match
+from roundtable.players.policies import PolicySpec
+from roundtable.players.table import play_game
+from roundtable.training.evaluation import evaluate as evaluate_module
+from roundtable.training.evaluation.evaluate import (
     RATING_NOTE,
     EvalResult,
     PlayerStats,
@@ -40,6 +40,7 @@ from training.evaluation.evaluate import (
     saved_game_names,
     wilson,
 )
+from tests.training_support import ready_games
 
 
 class FirstLegal:
@@ -133,7 +134,7 @@ def test_play_match_keeps_the_first_records_and_reports_each_game_in_lineup_orde
                                          r"e\.g\. seeds=range\(100\)$"):
         play_match("paladin", 3, lineup, seeds=[])
     # play_game hands its reset options to the env (an unknown one is named in a warning)
-    env = game_module("paladin").raw_env(num_players=3)
+    env = get_game("paladin").env_module().raw_env(num_players=3)
     with pytest.warns(UserWarning, match="no_such_option"):
         play_game(env, lineup, 5, options={"no_such_option": 1})
 
@@ -177,7 +178,7 @@ def test_results_do_not_depend_on_workers() -> None:
 
 
 def test_policy_specs_and_prebuilt_policies_mix() -> None:
-    from players.policies import PolicySpec
+    from roundtable.players.policies import PolicySpec
 
     class Spec(PolicySpec):
         def build(self, seed: int | None = None) -> FirstLegal:  # type: ignore[override]
@@ -256,13 +257,13 @@ def test_cli_eval_errors(capsys: pytest.CaptureFixture) -> None:
 def test_eval_shows_progress_on_a_terminal_only(capsys: pytest.CaptureFixture,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 18: ``roundtable eval`` printed nothing for a 71 s run."""
-    import roundtable.cli
+    import roundtable.commands.evaluate
     from roundtable.cli import main
 
     argv = ["eval", "paladin", "--players", "random", "--games", "6", "--workers", "1"]
     assert main(argv) == 0  # stderr is not a terminal here: no bar in a log
     assert "game" not in capsys.readouterr().err
-    monkeypatch.setattr(roundtable.cli, "stderr_is_terminal", lambda: True)
+    monkeypatch.setattr(roundtable.commands.evaluate, "stderr_is_terminal", lambda: True)
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "eval paladin 3p" in err and "6/6" in err and "game" in err, err

@@ -8,15 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.registry import GAMES, game_module
-from players import checkpoint
-from players.checkpoint import CheckpointError, load_actor
-from players.features import InputFeatures, check_features, features_size
-from players.policies import CheckpointPolicy, parse_spec
+from roundtable.envs.core.registry import GAMES, get_game
+from roundtable.players import checkpoint
+from roundtable.players.checkpoint import CheckpointError, load_actor
+from roundtable.players.features import InputFeatures, check_features, features_size
+from roundtable.players.policies import CheckpointPolicy, parse_spec
+from roundtable.training.learner.config import config_from_dict
+from roundtable.training.learner.selfplay import SelfPlayEnv
+from roundtable.training.learner.train import train
 from tests.training_support import tiny_config
-from training.learner.config import config_from_dict
-from training.learner.selfplay import SelfPlayEnv
-from training.learner.train import train
 
 
 def counting(game: str):
@@ -72,7 +72,7 @@ def test_bad_feature_names_are_refused_with_the_allowed_ones(tmp_path: Path) -> 
 def test_the_card_records_the_features_and_the_network_reads_them(trained: Path) -> None:
     actor, card = load_actor(trained, "paladin")
     assert card["policy"]["features"] == ["counting"]
-    engine = game_module("paladin").raw_env.engine_cls
+    engine = get_game("paladin").env_module().raw_env.engine_cls
     assert actor.input_size == (engine.layout.size + engine.num_actions
                                 + features_size("paladin", ["counting"]))
 
@@ -82,7 +82,7 @@ def test_a_features_checkpoint_plays_at_every_table_size_and_as_rollout(trained:
     policy = spec.build(seed=0)
     assert isinstance(policy, CheckpointPolicy) and policy.features is not None
     for n in GAMES["paladin"].players:
-        env = game_module("paladin").env(num_players=n)
+        env = get_game("paladin").env_module().env(num_players=n)
         env.reset(seed=n)
         for _ in range(3 * n):
             agent = env.agent_selection
@@ -93,14 +93,16 @@ def test_a_features_checkpoint_plays_at_every_table_size_and_as_rollout(trained:
             assert step["action_mask"][action]
             env.step(action)
     # a batch of rows acts like row by row (the league's batched opponents)
-    e = game_module("paladin").raw_env.engine_cls(4, game_module(
-        "paladin").raw_env.engine_cls.rules_cls.from_kwargs(4, {}))
-    e.reset(np.random.default_rng(0), __import__("envs.core.engine", fromlist=["Setup"]).Setup())
+    e = get_game("paladin").env_module().raw_env.engine_cls(4, get_game(
+        "paladin").env_module().raw_env.engine_cls.rules_cls.from_kwargs(4, {}))
+    from roundtable.envs.core.engine import Setup
+
+    e.reset(np.random.default_rng(0), Setup())
     obs = np.stack([e.observation(e.current_player)] * 3)
     masks = np.stack([e.legal_mask()] * 3)
     assert list(policy.act_batch(obs, masks)) == [policy.act(obs[0], masks[0])] * 3
     search = parse_spec(f"pimc:1:{trained}", "paladin").build(seed=1)
-    from envs.core.agents import choose_action
+    from roundtable.players.table import choose_action
     assert masks[0][choose_action(search, obs[0], masks[0].copy(), e, e.current_player)]
 
 
@@ -144,9 +146,9 @@ def test_init_without_features_widens_into_a_features_run(tmp_path: Path, init_c
     reads ``[seat input, features, global state]``, so its global-state columns move right."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from players.numpy_net import NumpyActor
+    from roundtable.players.numpy_net import NumpyActor
+    from roundtable.training.learner.train import build_model, load_init_weights, make_env
     from tests.training_support import make_checkpoint
-    from training.learner.train import build_model, load_init_weights, make_env
 
     plain = make_checkpoint(tmp_path / "plain", critic=init_critic)
     old_actor, old_card = load_actor(plain, "paladin")

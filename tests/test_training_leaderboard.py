@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from players.policies import heuristic_styles, parse_spec
 from roundtable.cli import main
+from roundtable.players.policies import heuristic_styles, parse_spec
+from roundtable.training.evaluation.leaderboard import END, START, leaderboard_table, update_readme
 from tests.training_support import make_checkpoint
-from training.evaluation.leaderboard import END, START, leaderboard_table, update_readme
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,8 +94,8 @@ def test_project_readme_has_the_markers() -> None:
 
 def test_ship_evaluates_copies_and_feeds_the_leaderboard(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from training.evaluation import ship
-    from training.evaluation.curves import CurvePoint, read_csv, write_csv
+    from roundtable.training.evaluation import ship
+    from roundtable.training.evaluation.curves import CurvePoint, read_csv, write_csv
 
     model = make_checkpoint(tmp_path / "run", "best")
     card_path = model.with_suffix(".json")
@@ -153,8 +153,8 @@ def test_ship_evaluates_copies_and_feeds_the_leaderboard(
 
 
 def test_ship_curve_follows_the_init_chain(tmp_path: Path) -> None:
-    from training.evaluation import ship
-    from training.evaluation.curves import CurvePoint, write_csv
+    from roundtable.training.evaluation import ship
+    from roundtable.training.evaluation.curves import CurvePoint, write_csv
 
     cards = {}
     for run, steps, init in (("a", 200, None), ("b", 300, str(tmp_path / "a" / "best.zip"))):
@@ -173,8 +173,8 @@ def test_ship_curve_survives_replacing_the_checkpoint_it_started_from(tmp_path: 
     """A run initialised from the shipped checkpoint, shipped over it: its card's ``init`` now
     names itself. The curve takes the old shipped history from the folder's curve.csv (the old
     run folder is gone) and the chain stops instead of recursing forever."""
-    from training.evaluation import ship
-    from training.evaluation.curves import CurvePoint, read_csv, write_csv
+    from roundtable.training.evaluation import ship
+    from roundtable.training.evaluation.curves import CurvePoint, read_csv, write_csv
 
 
     def point(step: int) -> CurvePoint:

@@ -9,11 +9,17 @@ import numpy as np
 import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv
 
-from players.numpy_net import NumpyActor
+from roundtable.players.numpy_net import NumpyActor
+from roundtable.training.learner.config import config_from_dict
+from roundtable.training.learner.selfplay import (
+    OpponentPool,
+    SelfPlayEnv,
+    choice_cdf,
+    draw_index,
+    pfsp_factor,
+)
+from roundtable.training.learner.vec_env import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
 from tests.training_support import tiny_config
-from training.learner.config import config_from_dict
-from training.learner.selfplay import OpponentPool, SelfPlayEnv, choice_cdf, draw_index, pfsp_factor
-from training.learner.vec_env import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
 
 
 def small_actor(game_obs: int, actions: int, seed: int = 0) -> NumpyActor:
@@ -205,7 +211,7 @@ def test_league_config_is_validated() -> None:
 
 
 def test_a_tiny_league_run_trains_and_feeds_pfsp(tmp_path, monkeypatch) -> None:
-    from training.learner.train import train
+    from roundtable.training.learner.train import train
 
     fed: list[dict] = []
     original = OpponentPool.set_win_rates

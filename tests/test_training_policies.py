@@ -7,11 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from envs.core.agents import RandomAgent
-from envs.core.registry import GAMES, heuristic_class
-from players.checkpoint import CheckpointError
-from players.numpy_net import NumpyActor
-from players.policies import ISMCTS_FORMAT, CheckpointPolicy, Policy, parse_spec, resolve_policy
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.registry import GAMES, get_game
+from roundtable.players.checkpoint import CheckpointError
+from roundtable.players.numpy_net import NumpyActor
+from roundtable.players.policies import ISMCTS_FORMAT, CheckpointPolicy, parse_spec, resolve_policy
+from roundtable.players.table import Policy
 from tests.helpers import iter_states, raw
 from tests.training_support import make_checkpoint, ready_games
 
@@ -24,7 +25,7 @@ def ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("game", ready_games())
 def test_builtin_specs(game: str) -> None:
     assert isinstance(resolve_policy("random", game, seed=1), RandomAgent)
-    assert isinstance(resolve_policy(" heuristic ", game), heuristic_class(game))
+    assert isinstance(resolve_policy(" heuristic ", game), get_game(game).heuristic)
     for spec in ("random", "heuristic"):
         assert isinstance(resolve_policy(spec, game), Policy)
 
@@ -193,7 +194,7 @@ def _flat_actor(inputs: int, actions: int, favourite: int | None = None) -> Nump
 
 
 def test_card_features_are_built_only_when_the_card_names_some() -> None:
-    from players.policies import card_features
+    from roundtable.players.policies import card_features
 
     features = card_features("white_knight", {"features": ["counting"]})
     assert features is not None and features.game == "white_knight"
@@ -206,20 +207,20 @@ def test_a_heuristic_without_styles_has_only_the_plain_spec(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from dataclasses import replace
 
-    from envs.core.agents import RandomAgent
-    from players.policies import heuristic_styles
+    from roundtable.envs.core.agents import RandomAgent
+    from roundtable.players.policies import heuristic_styles
 
     monkeypatch.setitem(GAMES, "plain", replace(GAMES["paladin"], name="plain",
                                                 env_id="roundtable/plain", heuristic=RandomAgent))
     assert heuristic_styles("plain") == ["heuristic"]
     styles = heuristic_styles("paladin")
     assert styles[0] == "heuristic" and "heuristic:default" not in styles
-    assert styles[1:] == [f"heuristic:{name}" for name in heuristic_class("paladin").STYLES
+    assert styles[1:] == [f"heuristic:{name}" for name in get_game("paladin").heuristic.STYLES
                           if name != "default"]
 
 
 def test_reset_policy_calls_reset_when_there_is_one() -> None:
-    from players.policies import reset_policy
+    from roundtable.players.table import reset_policy
 
     class Counting:
         resets = 0
@@ -244,8 +245,8 @@ def test_reset_policy_calls_reset_when_there_is_one() -> None:
 def test_a_checkpoint_policy_built_from_a_card(monkeypatch: pytest.MonkeyPatch) -> None:
     """``PolicySpec.build``: the card's mask, act and features, the spec as the label, the
     build's seed for sampling; a spec with no card policy plays greedy on the observation."""
-    from players.features import InputFeatures
-    from players.policies import PolicySpec
+    from roundtable.players.features import InputFeatures
+    from roundtable.players.policies import PolicySpec
 
     counting = InputFeatures("white_knight", ["counting"])
     obs_size, actions = 237, 27
@@ -281,7 +282,7 @@ def test_a_checkpoint_policy_built_from_a_card(monkeypatch: pytest.MonkeyPatch) 
 def test_a_checkpoint_policy_defaults_and_its_own_seed() -> None:
     actor = _flat_actor(5, 6)
     assert CheckpointPolicy(actor).label == "checkpoint"
-    from players.features import InputFeatures
+    from roundtable.players.features import InputFeatures
 
     assert CheckpointPolicy(actor, features=InputFeatures("paladin", [])).features is None
     obs = np.zeros(5, np.float32)

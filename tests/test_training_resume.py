@@ -20,8 +20,13 @@ import pytest
 import torch
 import yaml
 
-from players.checkpoint import read_policy_state
 from roundtable.cli import main
+from roundtable.players.checkpoint import read_policy_state
+from roundtable.training.evaluation.curves import read_csv
+from roundtable.training.learner import run_state as resumable
+from roundtable.training.learner.resume import resume_run
+from roundtable.training.learner.run_state import StateStore
+from roundtable.training.learner.train import train
 from tests.resume_support import (
     assert_steps_increase,
     failing_state_write,
@@ -31,11 +36,6 @@ from tests.resume_support import (
     write_config,
 )
 from tests.training_support import tiny_config
-from training.evaluation.curves import read_csv
-from training.learner import resume as resumable
-from training.learner.resume import StateStore
-from training.learner.resume_run import resume_run
-from training.learner.train import train
 
 TOTAL = 1024
 
@@ -70,7 +70,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The uninterrupted run, with the league view of every state it wrote (by step), and of
     every rollout boundary (``boundaries``: where a stop asked by a signal writes its state,
     which may fall between the run's own states)."""
-    from training.learner.train import SelfPlayCallback
+    from roundtable.training.learner.train import SelfPlayCallback
 
     base = tmp_path_factory.mktemp("resume")
     data = resume_config_data(base / "reference")
@@ -96,7 +96,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     mp.setattr(StateStore, "write", recording_write)
     mp.setattr(SelfPlayCallback, "_on_rollout_start", recording_rollout_start)
     try:
-        from training.learner.config import config_from_dict
+        from roundtable.training.learner.config import config_from_dict
 
         result = train(config_from_dict(data), progress=False)
     finally:
@@ -175,7 +175,7 @@ def test_a_resume_within_the_second_of_the_killed_runs_event_file_writes_after_i
     second each file was opened, then host and pid. Resumed in that same second (the clock
     set back to it) on a host whose name sorts first, the resumed run must still put its
     steps after the killed run's: none out of order, none twice."""
-    from training.learner.config import config_from_dict
+    from roundtable.training.learner.config import config_from_dict
 
     run_dir = reference["base"] / "same_second"
     cfg = config_from_dict({**reference["data"], "run_dir": str(run_dir)})
@@ -220,7 +220,7 @@ def test_a_signal_writes_a_final_state_and_exits_128_plus_signal(
 
 def test_a_fault_inside_the_state_write_leaves_the_previous_state_resumable(
         reference: dict[str, Any]) -> None:
-    from training.learner.config import config_from_dict
+    from roundtable.training.learner.config import config_from_dict
 
     run_dir = reference["base"] / "fault"
     cfg = config_from_dict({**reference["data"], "run_dir": str(run_dir)})
@@ -326,7 +326,7 @@ def test_changed_key_names_the_first_difference() -> None:
 def test_several_envs_resume_bit_for_bit_too(tmp_path: Path, batched: bool) -> None:
     """Two envs, in either vec env (the shipped configs step them one by one): stopped by a
     fault after the second state, resumed, the same weights and curve as uninterrupted."""
-    from training.learner.config import config_from_dict
+    from roundtable.training.learner.config import config_from_dict
 
     data = {**resume_config_data(tmp_path / "whole"), "n_envs": 2, "total_steps": 768}
     data["league"] = {**data["league"], "batched": batched}

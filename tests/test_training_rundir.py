@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from training.learner.rundir import check_run_dir, fresh_run_dir
+from roundtable.training.learner.rundir import check_run_dir, fresh_run_dir
 
 
 def old_run(tmp_path: Path) -> Path:

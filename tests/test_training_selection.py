@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.training_support import tiny_config
-from training.evaluation.evaluate import EvalResult, PlayerStats
-from training.learner.config import config_from_dict
-from training.learner.selection import (
+from roundtable.training.evaluation.evaluate import EvalResult, PlayerStats
+from roundtable.training.learner.config import config_from_dict
+from roundtable.training.learner.selection import (
     WORST,
     selection_card,
     selection_rule,
     selection_score,
     worst_line,
 )
+from tests.training_support import tiny_config
 
 
 def _result(n: int, win_rate: float) -> EvalResult:

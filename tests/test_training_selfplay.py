@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from envs.core.errors import GameOverError
-from envs.core.registry import GAMES
-from players.numpy_net import NumpyActor
+from roundtable.envs.core.errors import GameOverError
+from roundtable.envs.core.registry import GAMES
+from roundtable.players.numpy_net import NumpyActor
+from roundtable.training.learner.selfplay import OpponentPool, SelfPlayEnv
 from tests.training_support import ready_games
-from training.learner.selfplay import OpponentPool, SelfPlayEnv
 
 
 def play_episode(env: SelfPlayEnv, rng: np.random.Generator) -> tuple[float, dict, int]:
@@ -326,7 +326,7 @@ def test_snapshot_players_read_what_the_learner_read_and_are_seeded() -> None:
     """A snapshot plays each seat with its own reproducibly seeded instance, labelled
     ``snapshot``, greedy or sampling as the pool says, with the learner's mask and
     features; ``SelfPlayEnv.add_snapshot`` passes the env's own."""
-    from players.features import InputFeatures
+    from roundtable.players.features import InputFeatures
 
     rng = np.random.default_rng(0)
     features = InputFeatures("paladin", ["counting"])
@@ -374,7 +374,7 @@ def test_the_observation_is_seat_view_mask_features_then_global_state(
         include_mask: bool, features: tuple, critic: str) -> None:
     """In that order, float32, inside the space whose bounds are the parts' bounds (made
     without a warning); ``seat_size`` is what the actor reads (all but the global state)."""
-    from players.features import InputFeatures
+    from roundtable.players.features import InputFeatures
 
     with warnings.catch_warnings():  # (gymnasium warns of bounds of another dtype)
         warnings.simplefilter("error")
@@ -514,7 +514,7 @@ def test_every_policy_instance_gets_its_own_seed() -> None:
 def test_reseeded_snapshots_keep_what_their_network_reads() -> None:
     """``reseed`` rebuilds snapshot players with their mask and features flags; a pool state
     from before features (3-tuples) still reseeds, without features."""
-    from players.features import InputFeatures
+    from roundtable.players.features import InputFeatures
 
     features = InputFeatures("paladin", ["counting"])
     actor = NumpyActor([np.zeros((124, 10), np.float32)], [np.zeros(124, np.float32)])

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from envs.core.registry import available_games
-from players.checkpoint import load_actor
-from players.policies import heuristic_styles, parse_spec
-from training.evaluation.evaluate import evaluate
+from roundtable.envs.core.registry import available_games
+from roundtable.players.checkpoint import load_actor
+from roundtable.players.policies import heuristic_styles, parse_spec
+from roundtable.training.evaluation.evaluate import evaluate
 
 CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 SHIPPED = sorted(p.parent.name for p in CHECKPOINTS.glob("*/*.zip"))

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from players.checkpoint import load_actor
-from players.policies import parse_spec
 from roundtable.cli import main
+from roundtable.players.checkpoint import load_actor
+from roundtable.players.policies import parse_spec
+from roundtable.training.evaluation.curves import read_csv
+from roundtable.training.learner.config import config_from_dict, load_config
+from roundtable.training.learner.selfplay import SNAPSHOTS
+from roundtable.training.learner.train import train
 from tests.training_support import tiny_config
-from training.evaluation.curves import read_csv
-from training.learner.config import config_from_dict, load_config
-from training.learner.selfplay import SNAPSHOTS
-from training.learner.train import train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 
@@ -138,7 +138,7 @@ def test_config_file_errors(tmp_path: Path) -> None:
 
 
 def test_demo_trains_evaluates_and_prints(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from roundtable.demo import training_demo
+    from roundtable.commands.demo import training_demo
 
     cfg = tiny_config(tmp_path / "demo_run", total_steps=256,
                       eval={"every": 1000, "games": 6, "table_sizes": [3, 4]})
@@ -160,7 +160,7 @@ def test_train_bench_measures_the_game_against_a_trivial_env(
         capsys: pytest.CaptureFixture) -> None:
     from gymnasium.utils.env_checker import check_env
 
-    from training.learner.throughput import TrivialEnv
+    from roundtable.training.learner.throughput import TrivialEnv
 
     check_env(TrivialEnv(10, 4, length=5), skip_render_check=True)
     assert main(["train-bench", "--games", "paladin", "--steps", "256", "--repeats", "1",
@@ -236,12 +236,12 @@ def test_config_mistakes_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
     """Issue 18 item 6: each of these was a traceback, a misleading message or silent."""
     import importlib.util
 
-    import training.learner.train
+    import roundtable.training.learner.train
 
     def no_run(*args: object, **kwargs: object) -> None:
         raise ValueError("the run started: the config was not refused")
 
-    monkeypatch.setattr(training.learner.train, "check_run_dir", no_run)
+    monkeypatch.setattr(roundtable.training.learner.train, "check_run_dir", no_run)
 
     if "rllib" in text and importlib.util.find_spec("ray") is not None:
         pytest.skip("Ray is installed here")
@@ -260,7 +260,7 @@ def test_the_progress_bar_keeps_its_total() -> None:
 
     from tqdm import tqdm
 
-    from training.learner.train import bar_total
+    from roundtable.training.learner.train import bar_total
 
     assert bar_total(160_000, 2048 * 4) == 163_840
     assert bar_total(8192, 8192) == 8192 and bar_total(5, 0) == 5

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from roundtable.cli import main
+from roundtable.ui.terminal import choose, play
 from tests.training_support import ready_games
-from ui.terminal import choose, play
 
 
 def scripted(answers: Iterator[str]):

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from envs.core.untrusted_json import json_depth
-from training.learner.untrusted_yaml import flow_depth
+from roundtable.envs.core.untrusted_json import json_depth
+from roundtable.training.learner.untrusted_yaml import flow_depth
 
 
 @pytest.mark.parametrize(("text", "depth"), [
@@ -52,13 +52,13 @@ def test_json_depth_carries_its_state_across_chunks(monkeypatch: pytest.MonkeyPa
                                                     chunk: int) -> None:
     """The scan works a chunk at a time: a string, an escape or a run of backslashes cut by a
     chunk boundary counts as in one piece."""
-    from envs.core import untrusted_json
+    from roundtable.envs.core import untrusted_json
 
     texts = ['[[1], {"a": [2]}]', '["[[[", "\\"[[["]', '"[[[', '[["a\\\\"], [[]]]',
              '["\\\\\\\\\\"[", [[["\\\\\\\\"]]]]', '[{"k\\u00e9[": "é]"}, [[]]]']
     expected = [json_depth(text) for text in texts]
     assert expected == [3, 1, 0, 3, 4, 3]
-    monkeypatch.setattr("envs.core.untrusted_json.DEPTH_CHUNK", chunk)
+    monkeypatch.setattr("roundtable.envs.core.untrusted_json.DEPTH_CHUNK", chunk)
     assert [untrusted_json.json_depth(text) for text in texts] == expected
 
 
@@ -69,7 +69,7 @@ def test_reading_a_record_costs_memory_linear_in_its_size(tmp_path) -> None:
     import json
     import tracemalloc
 
-    from envs.core.untrusted_json import read_json_file
+    from roundtable.envs.core.untrusted_json import read_json_file
 
     path = tmp_path / "long.json"
     label = "x" * 1_000_000 + '\\"[' * 200_000

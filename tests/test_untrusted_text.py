@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from envs.core.untrusted_json import read_json_file
-from training.learner.untrusted_yaml import load_yaml_file
+from roundtable.envs.core.untrusted_json import read_json_file
+from roundtable.training.learner.untrusted_yaml import load_yaml_file
 
 
 def test_a_file_at_the_limit_reads_and_one_byte_more_is_refused(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
-from envs.core.agents import RandomAgent
-from envs.core.arena import play_match
-from envs.core.registry import heuristic_class
-from envs.white_knight.heuristic import WhiteKnightHeuristic
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.registry import get_game
+from roundtable.envs.white_knight.heuristic import WhiteKnightHeuristic
+from roundtable.players.arena import play_match
 from tests.test_white_knight_rules import healing_table, play, table
 
 
@@ -30,14 +30,14 @@ def wilson_lower(wins: float, games: int, z: float = 3.29) -> float:
 
 
 def test_registry_names_the_heuristic() -> None:
-    agent = heuristic_class("white_knight")(seed=3)
+    agent = get_game("white_knight").heuristic(seed=3)
     assert isinstance(agent, WhiteKnightHeuristic)
     agent.reset()
 
 
 @pytest.mark.parametrize("n", [2, 5])
 def test_heuristic_is_legal_and_deterministic_from_observation_and_mask(n: int) -> None:
-    from envs import white_knight_v0
+    from roundtable.envs import white_knight_v0
 
     env = white_knight_v0.raw_env(num_players=n)
     a, b = WhiteKnightHeuristic(seed=1), WhiteKnightHeuristic(seed=2)

@@ -6,11 +6,11 @@ import dataclasses
 import re
 from pathlib import Path
 
-from envs import white_knight_v0
-from envs.white_knight import actions as A
-from envs.white_knight.engine import END_REASONS
-from envs.white_knight.observation import LAYOUT
-from envs.white_knight.rules import WhiteKnightRules
+from roundtable.envs import white_knight_v0
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.engine import END_REASONS
+from roundtable.envs.white_knight.observation import LAYOUT
+from roundtable.envs.white_knight.rules import WhiteKnightRules
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "envs" / "white_knight" / "README.md").read_text()

@@ -1,8 +1,8 @@
 """The White Knight heuristic's fast observation reading picks the same actions as before.
 
-:class:`~envs.white_knight.heuristic.WhiteKnightHeuristic` reads its cells as Python numbers
-(it runs per opponent move in training); ``tests/white_knight_heuristic_reference.py`` is the
-agent as it read them before, through numpy slices in float32. On every decision of seeded
+:class:`~roundtable.envs.white_knight.heuristic.WhiteKnightHeuristic` reads its cells as Python
+numbers (it runs per opponent move in training); ``tests/white_knight_heuristic_reference.py`` is
+the agent as it read them before, through numpy slices in float32. On every decision of seeded
 games at every table size, mixing the styles' own moves with random ones so that every phase
 and rare states (lethal battles, duels, damage items, low-HP drafts) come up, every style of
 both must choose the same action.
@@ -16,11 +16,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.core.engine import Setup
-from envs.white_knight.engine import WhiteKnightEngine
-from envs.white_knight.heuristic import STYLES, WhiteKnightHeuristic, WhiteKnightStyle
-from envs.white_knight.observation import LAYOUT, PHASES
-from envs.white_knight.rules import WhiteKnightRules
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.white_knight.engine import WhiteKnightEngine
+from roundtable.envs.white_knight.heuristic import STYLES, WhiteKnightHeuristic, WhiteKnightStyle
+from roundtable.envs.white_knight.observation import LAYOUT, PHASES
+from roundtable.envs.white_knight.rules import WhiteKnightRules
 from tests.white_knight_heuristic_reference import ReferenceWhiteKnightHeuristic
 
 #: named styles plus custom ones whose partner credit is not exact in float32 (3.3, 2.7) or

@@ -15,9 +15,9 @@ import random
 
 import pytest
 
-from envs import white_knight_v0
-from envs.white_knight.cards import FIRST_MONSTER, NUM_ATTACK
-from envs.white_knight.engine import DAMAGE, END_REASONS, JOIN, RAISE
+from roundtable.envs import white_knight_v0
+from roundtable.envs.white_knight.cards import FIRST_MONSTER, NUM_ATTACK
+from roundtable.envs.white_knight.engine import DAMAGE, END_REASONS, JOIN, RAISE
 
 GAMES_PER_SIZE = 2000
 ON_TABLE = (JOIN, RAISE, DAMAGE)  # phases in which the monster has not yet been taken

@@ -21,9 +21,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from envs.white_knight import actions as A
-from envs.white_knight.cards import ATTACK_VALUES, NUM_ATTACK, NUM_TREASURES
-from envs.white_knight.engine import (
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.cards import ATTACK_VALUES, NUM_ATTACK, NUM_TREASURES
+from roundtable.envs.white_knight.engine import (
     DAMAGE,
     DRAFT,
     JOIN,
@@ -31,8 +31,8 @@ from envs.white_knight.engine import (
     RAISE,
     WhiteKnightEngine,
 )
-from envs.white_knight.masks import DAMAGE_BITS
-from envs.white_knight.observation import LAYOUT
+from roundtable.envs.white_knight.masks import DAMAGE_BITS
+from roundtable.envs.white_knight.observation import LAYOUT
 from tests.helpers import check_against_reference, engine_states
 
 

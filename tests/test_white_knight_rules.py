@@ -13,11 +13,11 @@ import random
 import numpy as np
 import pytest
 
-from envs import white_knight_v0
-from envs.core.engine import Setup
-from envs.white_knight.cards import ACTION_NAMES, ATTACK_NAMES, TREASURE_NAMES
-from envs.white_knight.engine import WhiteKnightEngine
-from envs.white_knight.rules import WhiteKnightRules
+from roundtable.envs import white_knight_v0
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.white_knight.cards import ACTION_NAMES, ATTACK_NAMES, TREASURE_NAMES
+from roundtable.envs.white_knight.engine import WhiteKnightEngine
+from roundtable.envs.white_knight.rules import WhiteKnightRules
 
 N_MONSTER_KINDS = 9
 

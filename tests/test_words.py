@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from envs.core.events import second_person
-from envs.core.registry import available_games, game_entry
-from envs.core.text import explain_move
-from ui.live import Catalog, GameStore
-from ui.replay_viewer import build_replay, move_explanation, words_module
-from ui.terminal import play, wrapped
+from roundtable.envs.core.events import second_person
+from roundtable.envs.core.registry import available_games, get_game
+from roundtable.envs.core.text import explain_move
+from roundtable.ui.live import Catalog, GameStore
+from roundtable.ui.replay_viewer import build_replay, move_explanation, words_module
+from roundtable.ui.terminal import play, wrapped
 
 ROOT = Path(__file__).resolve().parent.parent
 #: an identifier as code writes it: lower-case words joined by underscores
@@ -35,7 +35,7 @@ DOUBLED = re.compile(r"\b(player_\d+) \(\1\b|\(you \(you\)")
 THIRD_PERSON = re.compile(r"\byou (was|is|has|does|[a-z]+[^s\W]s)\b")
 #: keys whose values are for programs (ids, kinds, CSS classes), never shown as text
 PROGRAM_KEYS = {"id", "game", "env", "kind", "k", "c", "i", "seed"}
-TABLES = [(game, n) for game in available_games() for n in game_entry(game).players]
+TABLES = [(game, n) for game in available_games() for n in get_game(game).players]
 
 
 def texts(value: Any, key: str = "") -> list[str]:
@@ -169,9 +169,9 @@ def test_move_words_live_in_the_game_packages() -> None:
     """``ui/`` keeps no per-game table of words: titles, move explanations and scoring texts
     come from ``envs/<game>/words.py``, which imports neither gymnasium nor ui."""
     for game in available_games():
-        path = ROOT / "envs" / game_entry(game).game / "words.py"
+        path = ROOT / "envs" / get_game(game).game / "words.py"
         source = path.read_text()
-        assert "import gymnasium" not in source and "from ui" not in source
+        assert "import gymnasium" not in source and "roundtable.ui" not in source
         words = words_module(game)
         assert words.TITLE and words.SCORING and words.PHASE_DESCRIPTIONS
     ui = "\n".join(p.read_text() for p in (ROOT / "ui").glob("*.py"))
@@ -207,7 +207,7 @@ def test_observation_tables_read_as_sentences() -> None:
     its sentence before the seat-axis note, and an axis is named by its ordinal, not by an index
     that reads like seat 0."""
     for game in available_games():
-        readme = (ROOT / "envs" / game_entry(game).game / "README.md").read_text()
+        readme = (ROOT / "envs" / get_game(game).game / "README.md").read_text()
         assert re.search(r"[a-z] (Seat axes|Its \d)", readme) is None, game
         assert "(relative to the observer): 0" not in readme
         assert "Its 1st axis counts seats from the observer" in readme

@@ -22,9 +22,9 @@ import pytest
 import yaml
 
 from roundtable.cli import COMMANDS, main
+from roundtable.training.evaluation.leaderboard import END, START
 from tests.helpers import play_random, raw
 from tests.training_support import make_checkpoint, tiny_config
-from training.evaluation.leaderboard import END, START
 
 ROOT = Path(__file__).resolve().parent.parent
 #: ``roundtable`` commands that write no file (they print only).
@@ -85,46 +85,51 @@ def _save_games_record(path: Path) -> None:
 
 WRITERS = [
     Writer("train", _train_config, lambda base: base / "run",
-           ("training.learner.train", "build_run"), _run_folder),
+           ("roundtable.training.learner.train", "build_run"), _run_folder),
     Writer("demo", _demo_config, lambda base: base / "demo",
-           ("training.learner.train", "build_run")),
+           ("roundtable.training.learner.train", "build_run")),
     Writer("eval --json", lambda i, out: ["eval", "paladin", "--players", "random",
                                           "--games", "3", "--json", str(out)],
-           lambda base: base / "results.json", ("training.evaluation.evaluate", "evaluate"), _file),
+           lambda base: base / "results.json",
+           ("roundtable.training.evaluation.evaluate", "evaluate"), _file),
     Writer("eval --save-games", lambda i, out: ["eval", "paladin", "--players", "random",
                                                 "--games", "3", "--save-games", str(out)],
-           lambda base: base / "games", ("training.evaluation.evaluate", "evaluate"),
+           lambda base: base / "games", ("roundtable.training.evaluation.evaluate", "evaluate"),
            _save_games_record),
     Writer("exploit --json", lambda i, out: ["exploit", str(i["checkpoint"]), "--steps", "10",
                                              "--players", "3", "--no-progress",
                                              "--json", str(out)],
-           lambda base: base / "exploit.json", ("training.learner.train", "build_model"), _file),
+           lambda base: base / "exploit.json",
+           ("roundtable.training.learner.train", "build_model"), _file),
     Writer("exploit --save", lambda i, out: ["exploit", str(i["checkpoint"]), "--steps", "10",
                                              "--players", "3", "--no-progress",
                                              "--save", str(out)],
-           lambda base: base / "exploiter.zip", ("training.learner.train", "build_model"), _file),
+           lambda base: base / "exploiter.zip",
+           ("roundtable.training.learner.train", "build_model"), _file),
     Writer("distill", lambda i, out: ["distill", "paladin", "--teacher", "heuristic", "--games",
                                       "1", "--init", str(i["checkpoint"]), "--out", str(out)],
-           lambda base: base / "distilled", ("training.league.distill", "record"),
+           lambda base: base / "distilled", ("roundtable.training.league.distill", "record"),
            lambda path: _file(path / "paladin_distilled.json")),
     Writer("replay --html", lambda i, out: ["replay", str(i["record"]), "--html", str(out)],
-           lambda base: base / "replay.html", ("ui.replay_viewer", "write_viewer"), _file),
+           lambda base: base / "replay.html",
+           ("roundtable.ui.replay_viewer", "write_viewer"), _file),
     Writer("leaderboard", lambda i, out: ["leaderboard", "--checkpoints", str(i["shipped"]),
                                           "--readme", str(out)],
            lambda base: base / "README.md",
-           ("training.evaluation.leaderboard", "leaderboard_table"),
+           ("roundtable.training.evaluation.leaderboard", "leaderboard_table"),
            edits=True),
     Writer("ship", lambda i, out: ["ship", str(i["checkpoint"]), "--games", "3", "--workers",
                                    "1", "--dest", str(out.parent)],
            lambda base: base / "dest" / "paladin",
-           ("training.evaluation.ship", "evaluate_baselines"),
+           ("roundtable.training.evaluation.ship", "evaluate_baselines"),
            lambda path: _file(path / "paladin.zip")),
     # a league never replaces anything (no --overwrite): a stopped one continues, a finished one
     # is refused (test_a_finished_league_is_refused_before_the_work)
     Writer("league", lambda i, out: ["league", "--config", _config(i, out.parent / "unused"),
                                      "--init", str(i["checkpoint"]), "--out", str(out),
                                      "--iterations", "1", "--no-progress"],
-           lambda base: base / "league", ("training.league.exploiters", "exploit")),
+           lambda base: base / "league",
+           ("roundtable.training.league.exploiter_league", "exploit")),
 ]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from players import checkpoint
-from training.learner.config import TrainConfig, config_from_dict
+from roundtable.players import checkpoint
+from roundtable.training.learner.config import TrainConfig, config_from_dict
 
 
 def tiny_config(run_dir: Path, game: str = "paladin", **overrides: Any) -> TrainConfig:
@@ -30,7 +30,7 @@ def make_checkpoint(folder: Path, name: str = "model", game: str = "paladin",
     """An untrained MaskablePPO model saved as a checkpoint pair; returns the zip."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.learner.train import build_model, make_env, policy_card
+    from roundtable.training.learner.train import build_model, make_env, policy_card
 
     cfg = tiny_config(folder / "run", game, env={"include_mask": include_mask},
                       policy={"net_arch": [32, 32], "critic": critic})
@@ -43,10 +43,10 @@ def make_checkpoint(folder: Path, name: str = "model", game: str = "paladin",
 def ready_games() -> list[str]:
     """Every game of the registry, each checked to have an importable heuristic: a game whose
     heuristic (or module) fails to import must fail the tests, not drop out of them."""
-    from envs.core.registry import GAMES, available_games, heuristic_class
+    from roundtable.envs.core.registry import GAMES, available_games, get_game
 
     games = available_games()
     assert games == list(GAMES), f"games missing from this installation: {set(GAMES) - set(games)}"
     for game in games:
-        heuristic_class(game)  # raises if the heuristic does not import
+        assert get_game(game).heuristic is not None  # raises if the heuristic does not import
     return games

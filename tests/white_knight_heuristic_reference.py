@@ -1,8 +1,8 @@
 """The White Knight heuristic as it read before its hot path was rewritten, used only by tests.
 
 ``tests/test_white_knight_heuristic_reference.py`` checks that the shipped
-:class:`~envs.white_knight.heuristic.WhiteKnightHeuristic` picks the same action as this copy
-(numpy slices of the observation, float32 arithmetic) in every style on many seeded decisions,
+:class:`~roundtable.envs.white_knight.heuristic.WhiteKnightHeuristic` picks the same action as this
+copy (numpy slices of the observation, float32 arithmetic) in every style on many seeded decisions,
 so a faster reading of the observation cannot change a single choice.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.agents import StyledAgent
-from envs.white_knight import actions as A
-from envs.white_knight.cards import (
+from roundtable.envs.core.agents import StyledAgent
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.cards import (
     ATTACK_VALUES,
     DAMAGE_ITEMS,
     ELIXIR,
@@ -25,8 +25,8 @@ from envs.white_knight.cards import (
     TREASURE_EFFECT,
     TREASURE_VP,
 )
-from envs.white_knight.heuristic import STYLES, WhiteKnightStyle
-from envs.white_knight.observation import LAYOUT, PHASES
+from roundtable.envs.white_knight.heuristic import STYLES, WhiteKnightStyle
+from roundtable.envs.white_knight.observation import LAYOUT, PHASES
 
 _PHASE = {name: i for i, name in enumerate(PHASES)}
 _VALUES = np.array(ATTACK_VALUES, dtype=np.float64)

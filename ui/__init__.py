@@ -2,6 +2,6 @@
 ``roundtable serve`` web app and the front end they share (``ui/static/``).
 
 It stands on ``players`` (policy specs, checkpoints, the numpy network) and on ``envs``
-(engines, snapshots, events, words), beside ``training`` — neither imports the other — and
+(engines, pictures, events, words), beside ``training`` — neither imports the other — and
 under the ``roundtable`` command line.
 """

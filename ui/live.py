@@ -2,7 +2,7 @@
 
 A :class:`LiveGame` holds the env, the opponents' policies and what the human has been shown.
 Everything it hands out (:meth:`LiveGame.view`, :meth:`LiveGame.hint`) is made from what the
-human's seat may know: the table snapshot for that seat (``envs/<game>/snapshot.py``), the
+human's seat may know: the table picture for that seat (``envs/<game>/picture.py``), the
 events that seat may see (``EventLog.visible``), the moves as that seat may know them
 (``action_text``, ``move_name``), the legal moves of that seat, and the observation that
 seat's policy would get. The seed and the record (which hold the whole deal) are given out only
@@ -25,31 +25,33 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.agents import choose_action
-from envs.core.events import second_person
-from envs.core.registry import Game, GameLike, available_games, get_game
-from envs.core.search import move_budget
-from envs.core.snapshot import move_hidden
-from players.policies import (
+from roundtable.envs.core.events import second_person
+from roundtable.envs.core.picture import move_hidden
+from roundtable.envs.core.registry import Game, GameLike, available_games, get_game
+from roundtable.players.policies import (
     EXPERT,
     PIMC_PREFIX,
+    SHIPPED,
+    SHIPPED_CHECKPOINTS,
     PolicySpec,
     expert_class,
     heuristic_styles,
     parse_spec,
-    reset_policy,
 )
-from ui.replay_viewer import move_explanation, table
+from roundtable.players.search import move_budget
+from roundtable.players.table import choose_action, reset_policy
+from roundtable.ui.replay_viewer import move_explanation, table
 
-#: the shipped checkpoints, one folder per game (``checkpoints/<game>``)
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
-CHECKPOINT = "checkpoint"
+#: the shipped checkpoints, one folder per game (the package data ``roundtable.checkpoints``)
+CHECKPOINTS = SHIPPED_CHECKPOINTS
+CHECKPOINT = SHIPPED
 #: search budgets (sampled worlds per decision) the start page offers, up to the server's cap
 SEARCH_BUDGETS = (2, 4, 8, 16, 32)
 #: the strongest search the start page offers: ISMCTS with the shipped network, 250 ms a decision
 STRONGEST_SEARCH = "ismcts:300@250ms"
 #: all the opponents' searches between two of the person's decisions share this many seconds
-#: (envs.core.search.move_budget; then they play the network's move): docs/search.md, "Serving"
+#: (roundtable.players.search.move_budget; then they play the network's move): docs/search.md,
+#: "Serving"
 MOVE_BUDGET_S = 0.6
 HINT_MOVES = 5
 
@@ -186,7 +188,9 @@ class LiveGame:
     # -- playing -----------------------------------------------------------------------------
     def run_opponents(self) -> None:
         """The opponents move until it is the human's turn or the game is over."""
-        engine, module = self.engine, self.game.snapshot
+        # not players.table.play_game: the game stops at the person's seat and waits for a
+        # request; the moves are still asked through the table's choose_action
+        engine, module = self.engine, self.game.picture
         with move_budget(MOVE_BUDGET_S):
             while not engine.over and engine.current_player != self.seat:
                 actor = engine.current_player
@@ -224,13 +228,13 @@ class LiveGame:
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             raise ApiError(422, f"action {_short(action)} is not legal now; legal action ids: "
                                 f"{', '.join(map(str, legal))}")
-        self._apply(self.game.snapshot, self.seat, action)
+        self._apply(self.game.picture, self.seat, action)
         self.run_opponents()
 
     # -- what the human sees -----------------------------------------------------------------
     def view(self) -> dict[str, Any]:
         """What the human's seat knows now, and what happened since the last view."""
-        engine, module = self.engine, self.game.snapshot
+        engine, module = self.engine, self.game.picture
         seen = engine.events.visible(self.seat)
         news, self._told = seen[self._told:], len(seen)
         moves, self._moves = self._moves, []
@@ -442,5 +446,5 @@ def _new_game(game_id: str, game: Game, n: int, seat: int, specs: list[PolicySpe
     deal = env.engine.events.visible(seat, 0)
     live._moves.append({"player": None, "text": "the deal", "name": "the deal",
                         "events": [_person(e.text, seat) for e in deal],
-                        "table": table(game.snapshot, env.engine, seat)})
+                        "table": table(game.picture, env.engine, seat)})
     return live

@@ -2,8 +2,8 @@
 
 The front end is kept as real files in ``ui/static/`` (``table.css`` and ``table.js`` draw a
 table for the replay viewer and the live game page alike, ``replay.js`` steps through a
-record). :func:`render_page` puts them and the replay data (see :mod:`ui.replay_viewer`) into one
-self-contained HTML file: nothing is fetched, no fonts, images, scripts or styles from
+record). :func:`render_page` puts them and the replay data (see :mod:`roundtable.ui.replay_viewer`)
+into one self-contained HTML file: nothing is fetched, no fonts, images, scripts or styles from
 elsewhere (the favicon link is an empty data URL so the browser does not ask for one). Text from
 the data is inserted with ``textContent`` only, never as HTML.
 """

@@ -1,11 +1,11 @@
 """The replay viewer: one self-contained HTML file that plays a recorded game back.
 
 ``roundtable replay RECORD.json --html OUT.html`` replays the record step by step
-(:func:`envs.core.record.replay_steps`) and, at every step and for every point of view (the
-whole truth, then each seat), takes the game's table snapshot (``envs/<game>/snapshot.py``),
+(:func:`roundtable.envs.core.record.replay_steps`) and, at every step and for every point of view
+(the whole truth, then each seat), takes the game's table picture (``envs/<game>/picture.py``),
 the move as that viewer may know it, and the events it may see. Everything goes as JSON into
-one page with its CSS, JavaScript and SVG icons inlined (:mod:`ui.replay_page`, from the files
-in ``ui/static/``): it makes no network request, so it opens from disk, a mail attachment or a
+one page with its CSS, JavaScript and SVG icons inlined (:mod:`roundtable.ui.replay_page`, from the
+files in ``ui/static/``): it makes no network request, so it opens from disk, a mail attachment or a
 CI artifact.
 
 The page data is compact: equal cards and equal table pieces (a zone, a pile, a player panel)
@@ -19,23 +19,23 @@ import json
 from pathlib import Path
 from typing import Any
 
-from envs.core.events import Event, second_person
-from envs.core.game import Snapshot, Words
-from envs.core.outputs import write_text_atomic
-from envs.core.record import check_record, load_record, replay, replay_steps
-from envs.core.registry import GameLike, get_game
-from envs.core.snapshot import seen_by
-from envs.core.text import explain_move
-from ui.replay_page import render_page
+from roundtable.envs.core.events import Event, second_person
+from roundtable.envs.core.game import Picture, Words
+from roundtable.envs.core.outputs import write_text_atomic
+from roundtable.envs.core.picture import seen_by
+from roundtable.envs.core.record import check_record, load_record, replay, replay_steps
+from roundtable.envs.core.registry import GameLike, get_game
+from roundtable.envs.core.text import explain_move
+from roundtable.ui.replay_page import render_page
 
-__all__ = ["build_replay", "check_viewer_target", "move_explanation", "snapshot_module", "table",
+__all__ = ["build_replay", "check_viewer_target", "move_explanation", "picture_module", "table",
            "words_module", "write_viewer"]
 
 
-def snapshot_module(game: GameLike) -> Snapshot:
-    """The game's table snapshot (``Game.snapshot``: ``snapshot(engine, viewer)``,
+def picture_module(game: GameLike) -> Picture:
+    """The game's table picture (``Game.picture``: ``picture(engine, viewer)``,
     ``action_text(...)``)."""
-    return get_game(game).snapshot
+    return get_game(game).picture
 
 
 def words_module(game: GameLike) -> Words:
@@ -44,9 +44,9 @@ def words_module(game: GameLike) -> Words:
     return get_game(game).words
 
 
-def table(module: Snapshot, engine: Any, viewer: int | None) -> dict[str, Any]:
-    """The table snapshot as ``viewer`` reads it: what it may see, in the second person."""
-    return seen_by(module.snapshot(engine, viewer), viewer)
+def table(module: Picture, engine: Any, viewer: int | None) -> dict[str, Any]:
+    """The table picture as ``viewer`` reads it: what it may see, in the second person."""
+    return seen_by(module.picture(engine, viewer), viewer)
 
 
 def move_explanation(game: GameLike, engine: Any, action: int) -> str:
@@ -73,7 +73,7 @@ class _Interner:
 
 
 class _Packer:
-    """Turns snapshots into compact views: cards and table pieces by index."""
+    """Turns pictures into compact views: cards and table pieces by index."""
 
     def __init__(self) -> None:
         self.cards = _Interner()
@@ -98,7 +98,7 @@ class _Packer:
 def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     """The page data of one game record (see the module docstring)."""
     check_record(record)
-    module = get_game(record.get("game") or record["env"]).snapshot
+    module = get_game(record.get("game") or record["env"]).picture
     n = int(record["num_players"])
     viewers: list[int | None] = [None, *range(n)]
     packer = _Packer()
@@ -122,7 +122,7 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
         final = {"scores": engine.scores(), "ranks": engine.ranks(), "rewards": engine.rewards(),
                  "truncated": bool(engine.truncated),
                  "explained": [engine.score_text(s) for s in range(n)]}  # how each score is made
-    first = module.snapshot(engine, None)
+    first = module.picture(engine, None)
     return {
         "meta": {"title": first["title"], "game": first["game"], "env": record["env"],
                  "num_players": n, "seed": _seed_text(record.get("seed")),
@@ -136,7 +136,7 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _add_frame(frames: list, packer: _Packer, module: Snapshot, engine: Any,
+def _add_frame(frames: list, packer: _Packer, module: Picture, engine: Any,
                viewers: list[int | None], pending: dict, cursor: int) -> int:
     """Append the frame of the current state; returns the new event cursor."""
     end = len(engine.events)

@@ -14,8 +14,8 @@ JSON API that scripts can use too (docs/serve.md):
 
 Every refusal is a 4xx with ``{"error": "<one line>"}`` and leaves the game unchanged. Bodies
 are JSON (``Content-Type: application/json``), bounded (:data:`MAX_BODY`), without duplicate
-keys or lone surrogates, and checked field by field (:class:`ui.live.GameStore`). A request
-from another site (``Origin``, ``Sec-Fetch-Site``) is refused, and every response forbids
+keys or lone surrogates, and checked field by field (:class:`roundtable.ui.live.GameStore`). A
+request from another site (``Origin``, ``Sec-Fetch-Site``) is refused, and every response forbids
 framing and sniffing (:data:`SECURITY_HEADERS`).
 
 Concurrency: a game takes one request at a time; another request for a game that is busy is
@@ -37,18 +37,18 @@ from typing import Any
 
 # no ``from __future__ import annotations``: FastAPI reads the handlers' annotations at runtime
 import uvicorn
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from envs.core.untrusted_json import parse_json
-from players.numpy_net import limit_blas_threads
-from ui.listen import usable_port
-from ui.live import ApiError, Catalog, GameStore, LiveGame
-from ui.replay_page import render_page
-from ui.replay_viewer import build_replay
+from roundtable.envs.core.untrusted_json import parse_json
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.ui.live import ApiError, Catalog, GameStore, LiveGame
+from roundtable.ui.port import usable_port
+from roundtable.ui.replay_page import render_page
+from roundtable.ui.replay_viewer import build_replay
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096  # bytes: the largest request body the API reads
@@ -82,7 +82,7 @@ def error(status: int, message: str) -> JSONResponse:
 def parse_body(raw: bytes) -> Any:
     """A request body's JSON value, or a 400: UTF-8, JSON, nested at most
     :data:`MAX_BODY_DEPTH`, no ``NaN``, no key twice in an object, no lone surrogate
-    (``envs.core.untrusted_json.parse_json``)."""
+    (``roundtable.envs.core.untrusted_json.parse_json``)."""
     try:
         return parse_json(raw.decode("utf-8"), "the body", max_depth=MAX_BODY_DEPTH)
     except UnicodeDecodeError:
@@ -111,28 +111,137 @@ def _guarded(request: Request) -> bool:
     return request.method not in ("GET", "HEAD") or not (path == "/" or path.startswith("/static/"))
 
 
-def create_app(store: GameStore | None = None,
-               allowed_hosts: tuple[str, ...] | None = None,
-               search_threads: int = SEARCH_THREADS) -> FastAPI:
-    """The FastAPI app over ``store`` (a :class:`ui.live.GameStore`; a default one if None).
+async def body_of(request: Request) -> Any:
+    """The request's JSON body: declared as JSON, bounded, on time and parsed, or a 4xx."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise ApiError(415, "a body must be JSON, sent with Content-Type: application/json")
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
 
-    ``allowed_hosts``: the host names a request's ``Host`` header may carry (any port); None
-    takes any. A server on the loopback address takes only loopback names, so that a web page
-    elsewhere cannot reach it through a DNS name rebound to 127.0.0.1. ``search_threads``:
-    threads for new games and moves (the opponents' searches).
-    """
-    limit_blas_threads()  # the networks are small: threads only add waits (numpy_net)
-    store = GameStore(Catalog()) if store is None else store
-    app = FastAPI(title="RoundTable Gym", docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.store = store
-    search = concurrent.futures.ThreadPoolExecutor(search_threads, "roundtable-search")
-    light = concurrent.futures.ThreadPoolExecutor(LIGHT_THREADS, "roundtable-light")
-    app.state.pools = (search, light)
-    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    async def read() -> bytes:
+        raw = b""
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
+        return raw
 
-    @app.middleware("http")
+    try:
+        raw = await asyncio.wait_for(read(), BODY_S)
+    except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
+        raise ApiError(408, f"the body did not arrive within {BODY_S:g} s") from None
+    return parse_body(raw)
+
+
+class GameWorkers:
+    """Where a game's work runs: ``search`` threads for what may make the opponents think (a
+    new game, a move), ``light`` threads for views, hints and records, one request per game
+    at a time."""
+
+    def __init__(self, store: GameStore, search_threads: int) -> None:
+        self.store = store
+        self.search = concurrent.futures.ThreadPoolExecutor(search_threads, "roundtable-search")
+        self.light = concurrent.futures.ThreadPoolExecutor(LIGHT_THREADS, "roundtable-light")
+
+    async def on_game(self, game: LiveGame, work: Callable[[LiveGame], Any], pool: Any,
+                      claimed: bool = False) -> Any:
+        """``work(game)`` on ``pool``, the game's only request until it is done: a request
+        for a busy game is a 409 at once (it never waits on a thread). The worker releases the
+        game even when the client hangs up (the await is shielded, the work runs to its end)."""
+        if not claimed and not game.lock.acquire(blocking=False):
+            raise ApiError(409, "this game is answering another request (its opponents may be "
+                                "thinking); send this one again when that one has answered")
+        store = self.store
+
+        def run() -> Any:
+            try:
+                result = work(game)
+                store.settle(game)
+                return result
+            finally:
+                game.lock.release()
+
+        try:
+            future = pool.submit(run)
+        except BaseException:
+            game.lock.release()
+            raise
+        return await asyncio.shield(asyncio.wrap_future(future))
+
+    def on_id(self, game_id: str, work: Callable[[LiveGame], Any], pool: Any = None) -> Any:
+        return self.on_game(self.store.get(game_id), work, pool or self.light)
+
+
+def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
+    """The pages and the JSON API (docs/serve.md): the start page, the catalog, new games,
+    views, moves, hints, records and replays."""
+    router = APIRouter()
+
+    @router.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "play.html", media_type="text/html")
+
+    @router.get("/api/catalog")
+    async def catalog() -> dict:
+        return store.catalog.describe()
+
+    @router.post("/api/games", status_code=201)
+    async def create(request: Request) -> JSONResponse:
+        body = await body_of(request)
+        game = await asyncio.wrap_future(workers.light.submit(store.create, body))
+        game.lock.acquire()  # nobody else knows its id yet
+
+        def first_view(g: LiveGame) -> dict:
+            g.run_opponents()  # the seats before the human's move first
+            return g.view()
+
+        try:
+            view = await workers.on_game(game, first_view, workers.search, claimed=True)
+        except Exception:  # (not a hang-up: the shielded work goes on and the game stays)
+            store.discard(game)  # nobody has its id: it would only take a place under the cap
+            raise
+        return JSONResponse({"id": game.id, "view": view}, status_code=201)
+
+    @router.get("/api/games/{game_id}")
+    async def view(game_id: str) -> dict:
+        return await workers.on_id(game_id, lambda g: g.view())
+
+    @router.post("/api/games/{game_id}/moves")
+    async def move(game_id: str, request: Request) -> dict:
+        store.get(game_id)  # an unknown id is a 404 before the body is looked at
+        body = await body_of(request)
+        if not isinstance(body, dict) or set(body) != {"step", "action"}:
+            raise ApiError(400, 'a move is a JSON object {"step": <int>, "action": <int>}')
+
+        def play(game: Any) -> dict:
+            game.move(body["step"], body["action"])
+            return game.view()
+
+        return await workers.on_id(game_id, play, workers.search)
+
+    @router.get("/api/games/{game_id}/hint")
+    async def hint(game_id: str) -> dict:
+        return await workers.on_id(game_id, lambda g: g.hint())
+
+    @router.get("/api/games/{game_id}/record")
+    async def record(game_id: str) -> dict:
+        return await workers.on_id(game_id, lambda g: g.record())
+
+    @router.get("/games/{game_id}/replay", include_in_schema=False)
+    async def replay(game_id: str) -> HTMLResponse:
+        return HTMLResponse(await workers.on_id(
+            game_id, lambda g: render_page(build_replay(g.record()))))
+
+    return router
+
+
+def guard(allowed_hosts: tuple[str, ...] | None) -> Callable[..., Any]:
+    """The middleware every request passes: its host (DNS rebinding: 421), another site (403),
+    a bug logged as one JSON line (500), and the security headers of every answer."""
+
     async def _guard(request: Request, call_next: Any) -> Any:
-        """Host (DNS rebinding: 421), another site (403), and the headers of every answer."""
         response = None
         if allowed_hosts is not None:
             host = request.headers.get("host", "")
@@ -151,119 +260,39 @@ def create_app(store: GameStore | None = None,
         response.headers.update(SECURITY_HEADERS)
         return response
 
-    @app.exception_handler(ApiError)
-    async def _api_error(_: Request, err: ApiError) -> JSONResponse:
-        return error(err.status, err.message)
+    return _guard
 
-    @app.exception_handler(HTTPException)
-    async def _http_error(_: Request, err: HTTPException) -> JSONResponse:
-        return error(err.status_code, str(err.detail))
 
-    async def body_of(request: Request) -> Any:
-        """The request's JSON body: declared as JSON, bounded, on time and parsed, or a 4xx."""
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            raise ApiError(415, "a body must be JSON, sent with Content-Type: application/json")
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-            raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
+async def _api_error(_: Request, err: ApiError) -> JSONResponse:
+    return error(err.status, err.message)
 
-        async def read() -> bytes:
-            raw = b""
-            async for chunk in request.stream():
-                raw += chunk
-                if len(raw) > MAX_BODY:
-                    raise ApiError(413, f"the body may hold at most {MAX_BODY} bytes")
-            return raw
 
-        try:
-            raw = await asyncio.wait_for(read(), BODY_S)
-        except asyncio.TimeoutError:  # (not the builtin TimeoutError before Python 3.11)
-            raise ApiError(408, f"the body did not arrive within {BODY_S:g} s") from None
-        return parse_body(raw)
+async def _http_error(_: Request, err: HTTPException) -> JSONResponse:
+    return error(err.status_code, str(err.detail))
 
-    async def on_game(game: LiveGame, work: Callable[[LiveGame], Any], pool: Any,
-                      claimed: bool = False) -> Any:
-        """``work(game)`` on ``pool``, the game's only request until it is done: a request
-        for a busy game is a 409 at once (it never waits on a thread). The worker releases the
-        game even when the client hangs up (the await is shielded, the work runs to its end)."""
-        if not claimed and not game.lock.acquire(blocking=False):
-            raise ApiError(409, "this game is answering another request (its opponents may be "
-                                "thinking); send this one again when that one has answered")
 
-        def run() -> Any:
-            try:
-                result = work(game)
-                store.settle(game)
-                return result
-            finally:
-                game.lock.release()
+def create_app(store: GameStore | None = None,
+               allowed_hosts: tuple[str, ...] | None = None,
+               search_threads: int = SEARCH_THREADS) -> FastAPI:
+    """The FastAPI app over ``store`` (a :class:`roundtable.ui.live.GameStore`; a default one if
+    None): the routes of :func:`game_routes` behind the :func:`guard` middleware.
 
-        try:
-            future = pool.submit(run)
-        except BaseException:
-            game.lock.release()
-            raise
-        return await asyncio.shield(asyncio.wrap_future(future))
-
-    def on_id(game_id: str, work: Callable[[LiveGame], Any], pool: Any = light) -> Any:
-        return on_game(store.get(game_id), work, pool)
-
-    @app.get("/", include_in_schema=False)
-    async def index() -> FileResponse:
-        return FileResponse(STATIC / "play.html", media_type="text/html")
-
-    @app.get("/api/catalog")
-    async def catalog() -> dict:
-        return store.catalog.describe()
-
-    @app.post("/api/games", status_code=201)
-    async def create(request: Request) -> JSONResponse:
-        body = await body_of(request)
-        game = await asyncio.wrap_future(light.submit(store.create, body))
-        game.lock.acquire()  # nobody else knows its id yet
-
-        def first_view(g: LiveGame) -> dict:
-            g.run_opponents()  # the seats before the human's move first
-            return g.view()
-
-        try:
-            view = await on_game(game, first_view, search, claimed=True)
-        except Exception:  # (not a hang-up: the shielded work goes on and the game stays)
-            store.discard(game)  # nobody has its id: it would only take a place under the cap
-            raise
-        return JSONResponse({"id": game.id, "view": view}, status_code=201)
-
-    @app.get("/api/games/{game_id}")
-    async def view(game_id: str) -> dict:
-        return await on_id(game_id, lambda g: g.view())
-
-    @app.post("/api/games/{game_id}/moves")
-    async def move(game_id: str, request: Request) -> dict:
-        store.get(game_id)  # an unknown id is a 404 before the body is looked at
-        body = await body_of(request)
-        if not isinstance(body, dict) or set(body) != {"step", "action"}:
-            raise ApiError(400, 'a move is a JSON object {"step": <int>, "action": <int>}')
-
-        def play(game: Any) -> dict:
-            game.move(body["step"], body["action"])
-            return game.view()
-
-        return await on_id(game_id, play, search)
-
-    @app.get("/api/games/{game_id}/hint")
-    async def hint(game_id: str) -> dict:
-        return await on_id(game_id, lambda g: g.hint())
-
-    @app.get("/api/games/{game_id}/record")
-    async def record(game_id: str) -> dict:
-        return await on_id(game_id, lambda g: g.record())
-
-    @app.get("/games/{game_id}/replay", include_in_schema=False)
-    async def replay(game_id: str) -> HTMLResponse:
-        return HTMLResponse(await on_id(game_id,
-                                        lambda g: render_page(build_replay(g.record()))))
-
+    ``allowed_hosts``: the host names a request's ``Host`` header may carry (any port); None
+    takes any. A server on the loopback address takes only loopback names, so that a web page
+    elsewhere cannot reach it through a DNS name rebound to 127.0.0.1. ``search_threads``:
+    threads for new games and moves (the opponents' searches).
+    """
+    limit_blas_threads()  # the networks are small: threads only add waits (numpy_net)
+    store = GameStore(Catalog()) if store is None else store
+    app = FastAPI(title="RoundTable Gym", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store = store
+    workers = GameWorkers(store, search_threads)
+    app.state.pools = (workers.search, workers.light)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.middleware("http")(guard(allowed_hosts))
+    app.add_exception_handler(ApiError, _api_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.include_router(game_routes(store, workers))
     return app
 
 

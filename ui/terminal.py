@@ -9,7 +9,7 @@ the game politely. What happens is narrated from the game's events (``docs/event
 human's seat may see, in the second person ("you", "your"): a move's full name could reveal a
 face-down card, its events cannot. A move whose events tell the human nothing yet (a card
 added face down to a quest stage) is told as the human's seat may know it
-(``envs.<game>.snapshot.move_name``: "add a card face down to stage 2"); a move the seat may
+(``envs.<game>.picture.move_name``: "add a card face down to stage 2"); a move the seat may
 not even learn of (another seat's card chosen face down in Quests: how many is secret) is not
 told at all.
 """
@@ -23,13 +23,13 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from envs.core.agents import choose_action
-from envs.core.events import narration
-from envs.core.registry import GameLike, get_game
-from envs.core.snapshot import move_hidden
-from players.numpy_net import limit_blas_threads
-from players.policies import parse_spec, reset_policy
-from ui.replay_viewer import move_explanation
+from roundtable.envs.core.events import narration
+from roundtable.envs.core.picture import move_hidden
+from roundtable.envs.core.registry import GameLike, get_game
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.players.policies import parse_spec
+from roundtable.players.table import choose_action, reset_policy
+from roundtable.ui.replay_viewer import move_explanation
 
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
@@ -105,7 +105,7 @@ def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: 
         labels[s] = spec.spec
         reset_policy(players[s])
     # what an opponent's move shows the human's seat (its card hidden, where it went not)
-    shown = entry.snapshot
+    shown = entry.picture
 
     # a terminal's own width (piped output, a file, is not wrapped unless ``width`` says so)
     columns = width or (shutil.get_terminal_size().columns if out.isatty() else None)
@@ -133,6 +133,7 @@ def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: 
         f"you are player_{seat}")
     say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
     narrate()
+    # not players.table.play_game: a person's move arrives between the machines' moves
     while not engine.over:
         p = engine.current_player
         if p != seat:

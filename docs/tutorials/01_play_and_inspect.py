@@ -44,7 +44,7 @@ if not Path("envs").is_dir() and Path("../../envs").is_dir():
 # %%
 import numpy as np
 
-from envs import paladin_v0
+from roundtable.envs import paladin_v0
 
 env = paladin_v0.env(num_players=4)
 env.reset(seed=42)
@@ -113,7 +113,7 @@ print(layout.describe(mine["observation"]))
 # kind `'0'…'9','1r'…'9r'` divided by 4:
 
 # %%
-from envs.paladin.cards import KIND_NAMES
+from roundtable.envs.paladin.cards import KIND_NAMES
 
 hand = layout.view(mine["observation"], "hand")
 print({KIND_NAMES[k]: round(float(c) * 4) for k, c in enumerate(hand) if c > 0})
@@ -153,7 +153,7 @@ except ValueError as err:
 # Say the dealer makes `player_1` start: what does the built-in heuristic lead with?
 
 # %%
-from envs.paladin.heuristic import PaladinHeuristic
+from roundtable.envs.paladin.heuristic import PaladinHeuristic
 
 env = paladin_v0.env(num_players=4, render_mode="ansi")
 env.reset(seed=0, options={
@@ -187,7 +187,7 @@ print("the heuristic plays:", env.unwrapped.action_name(choice))
 # %%
 import tempfile
 
-from envs.core.record import load_record, replay, replay_steps, save_record
+from roundtable.envs.core.record import load_record, replay, replay_steps, save_record
 
 bots = {a: PaladinHeuristic() for a in env.possible_agents}
 for agent in env.agent_iter():

@@ -56,8 +56,8 @@ DEALS = 60  # deals per evaluation; each is played 4 times (seats rotated). Try 
 # %%
 import numpy as np
 
-from envs import white_knight_v0
-from envs.white_knight.observation import PHASES
+from roundtable.envs import white_knight_v0
+from roundtable.envs.white_knight.observation import PHASES
 
 names_env = white_knight_v0.raw_env(num_players=4)  # only to translate action names to ids
 LAYOUT = names_env.layout
@@ -158,8 +158,8 @@ print("games with an illegal move:", illegal, "of 200")
 # at a 4-player table is 0.25.
 
 # %%
-from envs.core.arena import play_match
-from players.policies import resolve_policy
+from roundtable.players.arena import play_match
+from roundtable.players.policies import resolve_policy
 
 N = 4
 
@@ -182,8 +182,8 @@ for opp, m in matches.items():
 #
 # 1. **The independent unit is the deal, not the game.** The four rotations of one deal share
 #    its cards, so they are not four independent samples.
-#    `training.evaluation.evaluate.mean_ci` (what `roundtable eval` reports) averages each
-#    deal's games first and builds a normal interval over those per-deal means. Treating the
+#    `roundtable.training.evaluation.evaluate.mean_ci` (what `roundtable eval` reports) averages
+# each deal's games first and builds a normal interval over those per-deal means. Treating the
 #    games as independent (a Wilson interval over games) gives a different — and unjustified —
 #    interval.
 # 2. **Compare the interval with the right line.** Better than chance means the *lower end*
@@ -191,7 +191,7 @@ for opp, m in matches.items():
 #    2× fair share against random and 1.3× fair share against the heuristic.
 
 # %%
-from training.evaluation.evaluate import mean_ci, wilson
+from roundtable.training.evaluation.evaluate import mean_ci, wilson
 
 print(f"{'opponents':10s} {'win rate':>8s}  {'CI over deals':>16s}  {'naive CI over games':>20s}")
 for opp, m in matches.items():

@@ -50,7 +50,7 @@ WORK = Path(work.name)
 # %%
 import numpy as np
 
-from training.learner.selfplay import OpponentPool, SelfPlayEnv
+from roundtable.training.learner.selfplay import OpponentPool, SelfPlayEnv
 
 view = SelfPlayEnv("paladin", table_sizes=[3, 4], opponents={"random": 1.0, "heuristic": 1.0},
                    include_mask=True, seed=0)
@@ -80,7 +80,7 @@ print(f"the learner decided {decisions} times; final reward {reward:+.2f}; {info
 # %%
 from collections import Counter
 
-from players.checkpoint import load_actor
+from roundtable.players.checkpoint import load_actor
 
 pool = OpponentPool("paladin", {"random": 0.2, "heuristic": 0.5, "snapshots": 0.3}, seed=0)
 draws = np.random.default_rng(1)
@@ -107,17 +107,18 @@ print("trained", model.num_timesteps, "steps")
 # %% [markdown]
 # ## The project's trainer
 #
-# `roundtable train --config configs/paladin.yaml` runs `training.learner.train.train(cfg)`,
-# which adds what a real run needs on top of that: several env copies, the snapshot schedule,
-# periodic duplicate evaluation against baselines, the best checkpoint, curves and TensorBoard logs.
-# Configs are YAML files (`configs/<game>.yaml`; every key is checked, a typo is an error).
-# We build a tiny one in Python — the same mapping a YAML file holds:
+# `roundtable train --config configs/paladin.yaml` runs
+# `roundtable.training.learner.train.train(cfg)`, which adds what a real run needs on top of that:
+# several env copies, the snapshot schedule, periodic duplicate evaluation against baselines, the
+# best checkpoint, curves and TensorBoard logs. Configs are YAML files (`configs/<game>.yaml`; every
+# key is checked, a typo is an error). We build a tiny one in Python — the same mapping a YAML file
+# holds:
 
 # %%
 import yaml
 
-from training.learner.config import config_from_dict
-from training.learner.train import train
+from roundtable.training.learner.config import config_from_dict
+from roundtable.training.learner.train import train
 
 cfg = config_from_dict({
     "game": "paladin",
@@ -144,7 +145,7 @@ print(sorted(p.name for p in result.run_dir.iterdir()))
 # evaluation is one row per baseline and table size:
 
 # %%
-from training.evaluation.curves import read_csv
+from roundtable.training.evaluation.curves import read_csv
 
 
 def show(points, baseline, size, every=1):
@@ -204,8 +205,8 @@ print("training:", {k: card["training"][k] for k in ("steps", "wall_time_s", "sn
 # one and two heuristics in the ordinary AEC env:
 
 # %%
-from envs import paladin_v0
-from players.policies import resolve_policy
+from roundtable.envs import paladin_v0
+from roundtable.players.policies import resolve_policy
 
 players = {
     "player_0": resolve_policy(str(result.best), "paladin"),

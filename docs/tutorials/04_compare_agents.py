@@ -71,7 +71,7 @@ print(roundtable("eval", "paladin", "--players", "checkpoints/paladin", "heurist
 # %%
 import json
 
-from training.evaluation.evaluate import evaluate, format_result
+from roundtable.training.evaluation.evaluate import evaluate, format_result
 
 print(json.loads((WORK / "eval.json").read_text())["players"][0])
 mixed = evaluate("paladin", ["checkpoints/paladin", "heuristic", "random"], GAMES, 4)
@@ -133,8 +133,8 @@ print(board.read_text())
 # %%
 import numpy as np
 
-from envs.core.arena import play_match
-from players.policies import parse_spec
+from roundtable.players.arena import play_match
+from roundtable.players.policies import parse_spec
 
 N, DEALS = 4, 5
 

@@ -87,7 +87,7 @@ print("training:", {k: card["training"].get(k) for k in ("steps", "wall_time_s")
 # the checkpoint path as they take any other:
 
 # %%
-from training.evaluation.evaluate import evaluate, format_result
+from roundtable.training.evaluation.evaluate import evaluate, format_result
 
 print(format_result(evaluate("paladin", [str(run_dir / "best.zip"), "random"], 100, 4)))
 print(format_result(evaluate("paladin", [str(run_dir / "best.zip"), "heuristic"], 100, 4)))

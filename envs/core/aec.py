@@ -1,4 +1,5 @@
-"""The one adapter that turns any :class:`~envs.core.engine.GameEngine` into a PettingZoo AEC env.
+"""The one adapter that turns any :class:`~roundtable.envs.core.engine.GameEngine` into a PettingZoo
+AEC env.
 
 Each game's public module (``envs/<game>_v0.py``) only subclasses :class:`CardGameEnv` with its
 engine class and name; everything PettingZoo asks of an env lives here once: agents, spaces,
@@ -17,16 +18,16 @@ import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from envs.core.engine import GameEngine, RuleOptions, agent_name, plain_rule_values
-from envs.core.errors import (
+from roundtable.envs.core.engine import GameEngine, RuleOptions, agent_name, plain_rule_values
+from roundtable.envs.core.errors import (
     EnvNotResetError,
     GameOverError,
     UnknownAgentError,
     checked_seed,
     integer_action,
 )
-from envs.core.events import Event
-from envs.core.rigging import parse_reset_options, recorded_options
+from roundtable.envs.core.events import Event
+from roundtable.envs.core.rigging import parse_reset_options, recorded_options
 
 ILLEGAL_MOVE_REWARD = -1.0
 
@@ -126,6 +127,12 @@ class CardGameEnv(AECEnv, EzPickle):
         self.action_spaces = {
             a: gymnasium.spaces.Discrete(cls.num_actions) for a in self.possible_agents
         }
+        if cls.global_layout is not None:
+            # state(): player_0's observation, then every hidden card (the engine's global
+            # state from player_0's seat), so seats read in absolute order
+            g_low, g_high = cls.global_layout.low_high()
+            self.state_space = gymnasium.spaces.Box(
+                np.concatenate((low, g_low)), np.concatenate((high, g_high)), dtype=np.float32)
         self._num_actions = cls.num_actions
         self._zero_mask = np.zeros(cls.num_actions, dtype=np.int8)
         self._mask: np.ndarray = self._zero_mask
@@ -220,6 +227,19 @@ class CardGameEnv(AECEnv, EzPickle):
             return self.action_spaces[agent]
         except (KeyError, TypeError):
             raise self._unknown_agent(agent) from None
+
+    def state(self) -> np.ndarray:
+        """The whole table as one float32 vector of ``state_space`` (PettingZoo's global state,
+        for centralised critics such as MAPPO's): ``player_0``'s observation followed by the
+        engine's global state from ``player_0``'s seat (every hand, every face-down card, the
+        deck order), so seats are in absolute order whoever is to act. It is what the
+        learner's ``policy.critic: global`` critic reads for ``player_0``. For training only:
+        a policy, a view or a search must never act on it."""
+        self._require_reset("state()")
+        if self.engine.global_layout is None:
+            raise NotImplementedError(f"{self.metadata['name']} has no global state")
+        engine = self.engine
+        return np.concatenate((engine.observation(0), engine.global_state(0)), dtype=np.float32)
 
     # -- lifecycle -------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -344,7 +364,7 @@ class CardGameEnv(AECEnv, EzPickle):
         """Whether ``action`` is a legal action id for the agent to act now.
 
         Integer-like ids count (numpy integers, 0-d integer arrays: see
-        :func:`~envs.core.errors.integer_action`); the int fast path comes first.
+        :func:`~roundtable.envs.core.errors.integer_action`); the int fast path comes first.
         """
         if action.__class__ is int and 0 <= action < self._num_actions and self._mask[action]:
             return True

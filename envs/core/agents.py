@@ -1,7 +1,8 @@
 """Baseline agents that need no training: anything with ``act(observation, action_mask) -> int``.
 
-This is the same shape as ``training``'s ``Policy`` protocol, so heuristics and the random agent
-play anywhere a trained policy does (self-play opponents, evaluation, human play). Agents
+This is the shape of the players layer's ``Policy`` protocol (:mod:`roundtable.players.table`), so
+heuristics and the random agent play anywhere a trained policy does (self-play opponents,
+evaluation, human play). Agents
 keep their own seeded ``random.Random``; they never touch the global RNG.
 """
 
@@ -9,12 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
-
-from envs.core.errors import is_integer_like
 
 #: The style name of each game's classic heuristic (``heuristic`` in a policy spec).
 DEFAULT_STYLE = "default"
@@ -36,29 +34,6 @@ class RandomAgent:
         if len(legal) == 0:
             raise ValueError("RandomAgent asked to act with an empty action mask")
         return int(legal[self.rng.randrange(len(legal))])
-
-
-def choose_action(policy: Any, observation: np.ndarray, action_mask: np.ndarray, engine: Any,
-                  seat: int) -> int:
-    """The one way a table asks a policy for its move.
-
-    Plain policies get ``act(observation, mask)``. A search player (``needs_world_sampler``)
-    gets ``act_with_sampler`` with a sampler of worlds as ``seat`` may believe them
-    (``engine.sample_world``), never the engine itself, so it cannot peek at hidden cards.
-    """
-    if getattr(policy, "needs_world_sampler", False):
-        sampler = partial(engine.sample_world, seat)
-        answer = policy.act_with_sampler(sampler, observation, action_mask)
-    else:
-        answer = policy.act(observation, action_mask)
-    if answer.__class__ is int:
-        return answer
-    # integer-like answers (numpy integers, 0-d arrays) are ids; int() of anything else would
-    # play 1.5 as action 1, "3" as action 3 and True as action 1 without a word
-    if not is_integer_like(answer):
-        raise ValueError(f"{policy!r} answered {answer!r} of type {type(answer).__name__} at "
-                         f"seat {seat}, not an integer action id")
-    return int(answer)
 
 
 class StyledAgent:

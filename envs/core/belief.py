@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import kinds_of, shuffled
-from envs.core.errors import EnvNotResetError
-from envs.core.events import EventLog
+from roundtable.envs.core.cards import kinds_of, shuffled
+from roundtable.envs.core.errors import EnvNotResetError
+from roundtable.envs.core.events import EventLog
 
 
 def unknown_pool(total: Sequence[int], *known: Iterable[int]) -> list[int]:

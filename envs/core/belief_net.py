@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -157,43 +156,3 @@ def draw_from(weights: np.ndarray, pool: list[int], rng: np.random.Generator) ->
     kind = int(rng.choice(len(w), p=w / total))
     pool[kind] -= 1
     return kind
-
-
-class LearnedBeliefSearch:
-    """A search player (``pimc``/``ismcts``) whose worlds are drawn with a :class:`BeliefNet`'s
-    prediction as the sampler's proposal: ``pimc:N+bn`` / ``ismcts:N+bn`` in a spec.
-
-    The prediction is made once per decision from the seat's own observation, and handed to the
-    sampler it was given (``sampler(rng, proposal=...)``, i.e. ``engine.sample_world``), which
-    keeps every world consistent with the seat's information."""
-
-    needs_world_sampler = True
-
-    def __init__(self, search: Any, net: BeliefNet) -> None:
-        self.search = search
-        self.net = net
-        self.name = getattr(search, "name", "search")
-        self.label = getattr(search, "label", self.name)
-
-    def __getattr__(self, name: str) -> Any:  # last_values, last_iterations, ... of the search
-        search = self.__dict__.get("search")
-        if search is None:  # (copy and pickle ask before __init__ has run)
-            raise AttributeError(name)
-        return getattr(search, name)
-
-    def reset(self) -> None:
-        reset = getattr(self.search, "reset", None)
-        if reset is not None:
-            reset()
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return self.search.act(observation, action_mask)
-
-    def act_with_sampler(self, sampler: Callable[..., Any], observation: np.ndarray,
-                         action_mask: np.ndarray) -> int:
-        proposal = self.net.probs(observation)
-
-        def learned(rng: np.random.Generator) -> Any:
-            return sampler(rng, proposal=proposal)
-
-        return int(self.search.act_with_sampler(learned, observation, action_mask))

@@ -3,8 +3,8 @@
 An engine is a pure rules implementation (Python + numpy; it never imports gymnasium,
 pettingzoo, torch or ``training``). It holds the full state of one game, knows the legal
 actions, applies them, scores the end and encodes each player's observation. The one AEC
-adapter in :mod:`envs.core.aec` turns any engine into a PettingZoo environment, so everything
-PettingZoo-specific lives there and nowhere else.
+adapter in :mod:`roundtable.envs.core.aec` turns any engine into a PettingZoo environment, so
+everything PettingZoo-specific lives there and nowhere else.
 
 Hot-path contract (what the adapter calls on every decision):
 
@@ -31,9 +31,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from envs.core.cards import CardCatalog
-from envs.core.events import EventLog
-from envs.core.obs_layout import ObsLayout
+from roundtable.envs.core.cards import CardCatalog
+from roundtable.envs.core.events import EventLog
+from roundtable.envs.core.obs_layout import ObsLayout
 
 #: Upper bounds of integer rule options, in every game. Card counts (copies, hand sizes, deck
 #: sizes) become list entries, so ``zeros=10**9`` took 7 GB and minutes before the first move;
@@ -193,7 +193,7 @@ class GameEngine(ABC):
         self.current_player = -1
         self.over = False
         self.truncated = False
-        #: what happened, public or private per event (see :mod:`envs.core.events`); the
+        #: what happened, public or private per event (see :mod:`roundtable.envs.core.events`); the
         #: adapter clears it on reset and sets ``events.step`` before each ``apply``
         self.events = EventLog()
         #: the observation's upper bounds when rule options may push a value past them, else
@@ -219,7 +219,8 @@ class GameEngine(ABC):
     def sample_world(self, observer: int, rng: np.random.Generator) -> GameEngine:
         """An independent full game state consistent with everything ``observer`` has seen, the
         cards it cannot know re-dealt uniformly over the places they could be (each game's
-        ``belief.py``; see :mod:`envs.core.belief`). Search plays its futures in such worlds."""
+        ``belief.py``; see :mod:`roundtable.envs.core.belief`). Search plays its futures in such
+        worlds."""
         raise NotImplementedError(f"{self.name} has no belief sampler")
 
     # -- lifecycle -----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ raises ``ValueError`` or ``TypeError`` naming ``seed`` (:func:`checked_seed`), n
 "expected non-negative integer".
 
 Illegal actions are not misuse of the lifecycle: the raw env raises ``ValueError`` and the
-wrapped env ends the game with the penalty (see :mod:`envs.core.aec`).
+wrapped env ends the game with the penalty (see :mod:`roundtable.envs.core.aec`).
 """
 
 from __future__ import annotations

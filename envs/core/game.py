@@ -3,20 +3,20 @@
 A game package ``envs/<game>/`` declares everything the rest of the project needs to know
 about it in one object, ``envs/<game>/game.py``'s ``GAME``: the rules engine (with its rule
 options, belief sampler and observation layout), the heuristic and its styles, the table
-snapshot and the words for people, the counting features, the learned-belief proposal, the
-table sizes and the public env module. :mod:`envs.core.registry` holds the registered
+picture and the words for people, the counting features, the learned-belief proposal, the
+table sizes and the public env module. :mod:`roundtable.envs.core.registry` holds the registered
 descriptors; :mod:`envs` registers the shipped games, and a game outside the package (the
 toy game of ``tests/toy_game``) registers its own the same way.
 
 Code resolves a name once, at a boundary (a command-line argument, a config, a checkpoint
-card, a record), with :func:`envs.core.registry.get_game`, then passes the ``Game`` along.
-A ``Game`` compares and hashes like its name and prints as it (``f"{game}"`` is
+card, a record), with :func:`roundtable.envs.core.registry.get_game`, then passes the ``Game``
+along. A ``Game`` compares and hashes like its name and prints as it (``f"{game}"`` is
 ``paladin``), so messages, dict keys and ``game == "paladin"`` read as they did with names;
 it pickles by reference (its defining module is imported again and the descriptor looked up),
 so it travels to worker processes.
 
 This module imports nothing of any game: the descriptor points at the game's pieces, and the
-game package imports only :mod:`envs.core` and itself.
+game package imports only :mod:`roundtable.envs.core` and itself.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Protocol
 
-from envs.core.engine import GameEngine, RuleOptions
-from envs.core.obs_layout import ObsLayout
-from envs.core.text import MoveWords
+from roundtable.envs.core.engine import GameEngine, RuleOptions
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.core.text import MoveWords
 
 
 class Words(Protocol):
@@ -37,15 +37,15 @@ class Words(Protocol):
 
     TITLE: str
     PHASE_DESCRIPTIONS: Mapping[str, str]  # every phase name -> what it means
-    MOVES: MoveWords  # what each move name does (``envs.core.text.explain_move``)
+    MOVES: MoveWords  # what each move name does (``roundtable.envs.core.text.explain_move``)
     SCORING: str  # how the game is scored, shown with the final scores
 
 
-class Snapshot(Protocol):
-    """How a game draws its table (``envs/<game>/snapshot.py``); an optional ``hidden_move(
+class Picture(Protocol):
+    """How a game draws its table (``envs/<game>/picture.py``); an optional ``hidden_move(
     engine, action, viewer) -> bool`` says which moves a seat may not even learn of."""
 
-    def snapshot(self, engine: Any, viewer: int | None = None) -> dict: ...
+    def picture(self, engine: Any, viewer: int | None = None) -> dict: ...
 
     def move_name(self, engine: Any, action: int, viewer: int | None = None) -> str: ...
 
@@ -79,7 +79,8 @@ class Game:
 
     #: short name, ``paladin``: configs, checkpoint cards, records and specs use it
     name: str
-    #: the rules engine class (``envs.core.engine.GameEngine``): its ``rules_cls``, ``layout``,
+    #: the rules engine class (``roundtable.envs.core.engine.GameEngine``): its ``rules_cls``,
+    #: ``layout``,
     #: ``global_layout``, ``num_actions``, ``sample_world`` and ``version`` come with it
     engine: type[GameEngine]
     #: the public env module (``env()``, ``raw_env()``), imported when first asked for
@@ -90,8 +91,8 @@ class Game:
     heuristic: type
     #: phase titles, move texts, scoring texts (:class:`Words`)
     words: Words
-    #: the table snapshot (:class:`Snapshot`)
-    snapshot: Snapshot
+    #: the table picture (:class:`Picture`)
+    picture: Picture
     #: derived input features (:class:`Features`), or None where the game has none
     features: Features | None = None
     #: the learned belief proposal (:class:`Proposal`), or None: no ``+bn`` search spec
@@ -208,7 +209,8 @@ class Game:
                              f"players, not {num_players}")
 
 
-#: name -> descriptor of every registered game (``envs.core.registry.GAMES``, filled by its
+#: name -> descriptor of every registered game (``roundtable.envs.core.registry.GAMES``, filled by
+#: its
 #: ``register``)
 REGISTERED: dict[str, Game] = {}
 
@@ -225,6 +227,6 @@ def _load_game(origin: str, name: str) -> Game:
     return REGISTERED.setdefault(name, found)
 
 
-#: what a public function accepts for a game: a descriptor, or any name :func:`envs.core.
+#: what a public function accepts for a game: a descriptor, or any name :func:`roundtable.envs.core.
 #: registry.get_game` resolves
 GameLike = str | Game

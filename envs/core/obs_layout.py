@@ -186,7 +186,7 @@ def _seat_axes_text(axes: tuple[int, ...]) -> str:
     ordinal, so it does not read as seat 0)."""
     if not axes:
         return ""
-    from envs.core.text import ordinal
+    from roundtable.envs.core.text import ordinal
 
     names = [ordinal(a + 1) for a in axes]
     which = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

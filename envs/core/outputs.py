@@ -8,6 +8,9 @@ user's file is never replaced without ``--overwrite``:
 - :func:`check_new_file` — a file the command creates: refused if it exists (unless
   ``overwrite``), if it is a folder or a dangling symbolic link, or if it cannot be created
   (the nearest existing folder above it is a file or is not writable);
+- :func:`check_output_folder` — a folder the command writes named files into (``eval
+  --save-games``): refused if it is a file or cannot be written, or if a file it would write
+  exists (unless ``overwrite``);
 - :func:`check_editable_file` — a file the command edits in place on purpose (the README's
   leaderboard block, a checkpoint card with ``--record``): it must exist and be writable;
 - :func:`announce` — the line that names the outputs before the work starts;
@@ -66,6 +69,31 @@ def check_new_file(path: str | Path, option: str, *, overwrite: bool = False,
     if not make_parents and not target.parent.is_dir():
         raise ValueError(f"{option} {shown}: folder {target.parent} does not exist")
     _check_creatable(target, option, shown)
+    return target
+
+
+def check_output_folder(folder: str | Path, option: str, names: Iterable[str],
+                        overwrite: bool = False) -> Path:
+    """Refuse, before any work, a folder that cannot take the files ``names`` (a file in its
+    place, a dangling link, a missing parent, no write permission) or files that would replace
+    existing ones without ``overwrite``. Returns the folder."""
+    target = Path(folder)
+    shown = str(folder)
+    if target.is_symlink() and not target.exists():
+        raise ValueError(f"{option} {shown}: is a symbolic link to {os.readlink(target)}, "
+                         "which does not exist; remove the link or name another folder")
+    if target.exists() and not target.is_dir():
+        raise ValueError(f"{option} {shown}: is a file, not a folder")
+    if not target.exists() and not target.parent.is_dir():
+        raise ValueError(f"{option} {shown}: folder {target.parent} does not exist")
+    writable = target if target.exists() else target.parent
+    if not os.access(writable, os.W_OK):
+        raise ValueError(f"{option} {shown}: not writable")
+    clashes = [name for name in names if (target / name).exists()]
+    if clashes and not overwrite:
+        more = f" (and {len(clashes) - 1} more)" if len(clashes) > 1 else ""
+        raise ValueError(f"{option} {shown}: {clashes[0]}{more} exists; "
+                         f"pass --overwrite to replace the records")
     return target
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.aec import (
+from roundtable.envs.core.aec import (
     END_FINISHED,
     END_ILLEGAL,
     END_IN_PROGRESS,
@@ -34,9 +34,9 @@ from envs.core.aec import (
     ILLEGAL_MOVE_REWARD,
     CardGameEnv,
 )
-from envs.core.errors import GameOverError, ReplayMismatchError
-from envs.core.registry import GameLike, get_game
-from envs.core.untrusted_json import read_json_file
+from roundtable.envs.core.errors import GameOverError, ReplayMismatchError
+from roundtable.envs.core.registry import GameLike, get_game
+from roundtable.envs.core.untrusted_json import read_json_file
 
 REQUIRED_KEYS = ("env", "version", "num_players", "seed", "options", "actions")
 #: Keys about a game that replaying does not make: the ``players`` labels (``roundtable eval
@@ -220,10 +220,10 @@ def replay_steps(record: dict[str, Any]) -> Iterator[tuple[CardGameEnv, int]]:
 def replay(record: dict[str, Any]) -> CardGameEnv:
     """Replay a record and return the raw env in the recorded final state.
 
-    Raises :class:`~envs.core.errors.ReplayMismatchError` when the replay does not reproduce the
-    record: an action the replayed game refuses, or a different end (``end``, or ``over`` and
-    ``truncated`` of older records), terminal rewards, scores or events (a record that holds
-    ``"events"`` must get the same events back, or a viewer would narrate another game). A
+    Raises :class:`~roundtable.envs.core.errors.ReplayMismatchError` when the replay does not
+    reproduce the record: an action the replayed game refuses, or a different end (``end``, or
+    ``over`` and ``truncated`` of older records), terminal rewards, scores or events (a record that
+    holds ``"events"`` must get the same events back, or a viewer would narrate another game). A
     record cut short (a truncated file, a lost tail of actions) is caught that way instead of
     silently returning a game in progress. A game the wrapped env ended on an illegal move is
     replayed to that end: the recorded offender must be the agent to act after the last recorded

@@ -1,27 +1,24 @@
-"""Which games exist: the registered :class:`~envs.core.game.Game` descriptors.
+"""Which games exist: the registered :class:`~roundtable.envs.core.game.Game` descriptors.
 
-Importing :mod:`envs` registers the shipped games (each package's ``envs/<game>/game.py``)
-and their PettingZoo ids ``roundtable/<game>-v<version>`` (docs/design.md item 0). A game
-from elsewhere (``tests/toy_game``) calls :func:`register` with its own descriptor. Tools that
-work on "every registered env" (benchmark, golden playthroughs, evaluation, training) iterate
+Importing :mod:`roundtable.envs` registers the shipped games (each package's
+``envs/<game>/game.py``) and their PettingZoo ids ``roundtable/<game>-v<version>`` (docs/design.md
+item 0). A game from elsewhere (``tests/toy_game``) calls :func:`register` with its own descriptor.
+Tools that work on "every registered env" (benchmark, golden playthroughs, evaluation, training)
+iterate
 :func:`available_games`.
 
 Resolve a name once, at a boundary, with :func:`get_game`, and pass the ``Game`` on.
-``game_entry``, ``game_module``, ``heuristic_class`` and ``default_table_size`` are the
-former name-based helpers, kept for callers outside the project: each is one attribute of the
-descriptor now.
+:func:`default_table_size` picks a table for a list of players.
 
-This module imports no game (``envs.core`` never imports upward).
+This module imports no game (``roundtable.envs.core`` never imports upward).
 """
 
 from __future__ import annotations
 
-from types import ModuleType
+from roundtable.envs.core.game import REGISTERED, Game, GameLike
 
-from envs.core.game import REGISTERED, Game, GameLike
-
-__all__ = ["GAMES", "Game", "GameLike", "available_games", "default_table_size",
-           "game_entry", "game_module", "get_game", "heuristic_class", "register", "unregister"]
+__all__ = ["GAMES", "Game", "GameLike", "available_games", "default_table_size", "get_game",
+           "register", "unregister"]
 
 #: name -> descriptor of every registered game, in registration order
 GAMES: dict[str, Game] = REGISTERED
@@ -62,7 +59,8 @@ def available_games() -> list[str]:
 
 def get_game(game: GameLike) -> Game:
     """The descriptor of a game named by its name (``paladin``), env module (``paladin_v0``,
-    ``envs.paladin_v0``), registry id, or the descriptor itself; ``ValueError`` if unknown."""
+    ``roundtable.envs.paladin_v0``), registry id, or the descriptor itself; ``ValueError`` if
+    unknown."""
     if isinstance(game, Game):
         return game
     if not isinstance(game, str):
@@ -75,21 +73,6 @@ def get_game(game: GameLike) -> Game:
         if key in entry.names():
             return entry
     raise ValueError(f"unknown game {game!r}; available: {', '.join(available_games())}")
-
-
-#: the former name of :func:`get_game` (its result has ``.game``, ``.module``, ``.env_id``,
-#: ``.players`` as the former ``GameEntry`` had)
-game_entry = get_game
-
-
-def heuristic_class(game: GameLike) -> type:
-    """The heuristic agent class of a game (constructed as ``cls(seed=...)``)."""
-    return get_game(game).heuristic
-
-
-def game_module(game: GameLike) -> ModuleType:
-    """The public module (``env()``, ``raw_env()``) of a game."""
-    return get_game(game).env_module()
 
 
 def default_table_size(game: GameLike, num_specs: int) -> int:

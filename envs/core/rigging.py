@@ -5,7 +5,7 @@ arbitrary ones) that lists the keys the game knows, points at the caller's ``res
 (not at a wrapper) and, when the key is a *rule* option, says to pass it to ``env()``
 instead; malformed values of known keys raise ``ValueError`` naming the key and what is
 allowed. Card names are checked later by the engine against its catalogs (through
-:class:`envs.core.cards.Composition`), which is where counts are known.
+:class:`roundtable.envs.core.cards.Composition`), which is where counts are known.
 
 A dict keyed by seats (``hands``, Quests' ``allies`` and ``progress``) accepts ``"player_k"``
 or the int ``k`` (numpy ints included) as a key; :func:`recorded_options` keys it by
@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from envs.core.engine import GameEngine, Setup, parse_seat
+from roundtable.envs.core.engine import GameEngine, Setup, parse_seat
 
 
 def parse_reset_options(

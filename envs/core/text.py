@@ -1,4 +1,4 @@
-"""Small helpers for the texts people read: event narration, text views, table snapshots.
+"""Small helpers for the texts people read: event narration, text views, table pictures.
 
 A student reads ``1 cards`` or ``card(s)`` as a glitch, and a raw phase tag such as
 ``hand_limit`` as jargon; these helpers keep the three games' texts consistent about both.
@@ -8,7 +8,7 @@ no ui): ``TITLE``, ``PHASE_DESCRIPTIONS`` (what each phase means, said instead o
 ``MOVES`` (what a move does, by phase where it differs: :func:`explain_move`) and ``SCORING``.
 The terminal (``roundtable play``), the live page (``roundtable serve``) and the replay viewer
 all read them from there. Texts name seats absolutely (``player_2``);
-:func:`envs.core.events.second_person` makes them "you" for the seat that reads them.
+:func:`roundtable.envs.core.events.second_person` makes them "you" for the seat that reads them.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def phase_text(phase: str, descriptions: Mapping[str, str]) -> str:
 
 def waiting_for(seat: int) -> str:
     """Whose decision the table waits for: ``"waiting for player_2"`` (``"waiting for you"``
-    once :func:`envs.core.events.second_person` has made it the reader's)."""
+    once :func:`roundtable.envs.core.events.second_person` has made it the reader's)."""
     return f"waiting for player_{seat}" if seat >= 0 else ""
 
 

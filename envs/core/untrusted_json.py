@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.untrusted_text import read_text_file
+from roundtable.envs.core.untrusted_text import read_text_file
 
 #: Characters per chunk of :func:`json_depth` (its arrays take about 20 bytes per character).
 DEPTH_CHUNK = 1 << 16

@@ -1,9 +1,8 @@
 """Reading a text file that a user hands the project: its size bounded before it is decoded.
 
-Shared by the JSON reader here (:mod:`envs.core.untrusted_json`: records, checkpoint cards) and
-the training configs' YAML reader (``training/learner/untrusted_yaml.py``; envs never import
-training,
-so the helper lives here).
+Shared by the JSON reader here (:mod:`roundtable.envs.core.untrusted_json`: records, checkpoint
+cards) and the training configs' YAML reader (``training/learner/untrusted_yaml.py``; envs
+never import training, so the helper lives here).
 """
 
 from __future__ import annotations

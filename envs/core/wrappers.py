@@ -23,8 +23,8 @@ from pettingzoo.utils.wrappers import (
     TerminateIllegalWrapper,
 )
 
-from envs.core.aec import ILLEGAL_MOVE_REWARD, CardGameEnv
-from envs.core.errors import integer_action
+from roundtable.envs.core.aec import ILLEGAL_MOVE_REWARD, CardGameEnv
+from roundtable.envs.core.errors import integer_action
 
 
 def _raw_property(name: str) -> property:

@@ -17,7 +17,7 @@ Missions are numbered 0 … N−1 by their position in the row.
 
 from __future__ import annotations
 
-from envs.paladin.cards import KIND_NAMES, NUM_KINDS
+from roundtable.envs.paladin.cards import KIND_NAMES, NUM_KINDS
 
 MAX_PLAYERS = 5
 MAX_MISSIONS = 5
@@ -34,10 +34,6 @@ NUM_ACTIONS = DISCARD + 1  # 124
 
 def place_id(kind: int, mission: int) -> int:
     return PLACE + kind * MAX_MISSIONS + mission
-
-
-def peek_id(mission: int, relative_seat: int) -> int:
-    return PEEK + mission * (MAX_PLAYERS - 1) + relative_seat - 1
 
 
 def action_name(action: int, actor: int, num_players: int) -> str:

@@ -1,4 +1,5 @@
-"""Paladin belief sampling: re-deal what one player cannot know (see :mod:`envs.core.belief`).
+"""Paladin belief sampling: re-deal what one player cannot know (see
+:mod:`roundtable.envs.core.belief`).
 
 Known to the observer: its hand and its own face-down cards; revealed leaders; the cards it
 peeked at (while they stay on the table); the face-up discards (counts) and every kept card; the
@@ -15,11 +16,11 @@ Derived state rewritten for the other seats: private hand cells and slot values 
 peekers), ``_has_kind`` and the place-mask blocks; scratch buffers are cleared.
 
 With a ``proposal`` (a learned belief network's ``(places, kinds)`` prediction from the
-observer's observation, :mod:`envs.core.belief_net`; places numbered by :func:`place_index`) the
-hidden face-down cards, then the other hands card by card, are drawn from their place's predicted
-distribution restricted to the kinds left in the same unknown pool (renormalised at each draw);
-the deck and the face-down discards take the rest, shuffled. The world is as consistent with the
-observer's information as a uniform one: only the odds of the deal change.
+observer's observation, :mod:`roundtable.envs.core.belief_net`; places numbered by
+:func:`place_index`) the hidden face-down cards, then the other hands card by card, are drawn from
+their place's predicted distribution restricted to the kinds left in the same unknown pool
+(renormalised at each draw); the deck and the face-down discards take the rest, shuffled. The world
+is as consistent with the observer's information as a uniform one: only the odds of the deal change.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import copy
 
 import numpy as np
 
-from envs.core.belief import (
+from roundtable.envs.core.belief import (
     check_observer,
     counts_of,
     deal,
@@ -36,11 +37,11 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
-from envs.core.belief_net import checked_proposal, draw_from
-from envs.core.cards import kinds_of, shuffled
-from envs.core.engine import GameEngine
-from envs.paladin import actions as A
-from envs.paladin.cards import NUM_KINDS
+from roundtable.envs.core.belief_net import checked_proposal, draw_from
+from roundtable.envs.core.cards import kinds_of, shuffled
+from roundtable.envs.core.engine import GameEngine
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.cards import NUM_KINDS
 
 #: The engine this module reads is typed as the core protocol: envs/paladin/engine.py imports this
 #: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.

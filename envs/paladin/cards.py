@@ -1,13 +1,13 @@
 """Paladin card data: the paladin deck and the mission deck (spec "Components").
 
 The card distribution was never published, so the deck is the spec's design; every number
-here comes from :class:`~envs.paladin.rules.PaladinRules`, so a user holding the real cards
-can plug them in. Kinds are ordered ``"0" … "9"`` then ``"1r" … "9r"`` (red cards).
+here comes from :class:`~roundtable.envs.paladin.rules.PaladinRules`, so a user holding the real
+cards can plug them in. Kinds are ordered ``"0" … "9"`` then ``"1r" … "9r"`` (red cards).
 """
 
 from __future__ import annotations
 
-from envs.core.cards import CardCatalog
+from roundtable.envs.core.cards import CardCatalog
 
 VALUES = range(10)
 KIND_NAMES: tuple[str, ...] = tuple(str(v) for v in VALUES) + tuple(f"{v}r" for v in range(1, 10))

@@ -9,9 +9,9 @@ Phases of a round, each decision one action of one player:
 4. ``resolve`` — missions in leader order: the leader is revealed (automatic), then each further
    card's owner chooses beat / take back / discard.
 
-The observation is kept incrementally in two layers (see :mod:`envs.core.obs_layout`): each fact
-is written once, when it changes, into the public layer or the private layer of the one player
-who knows it.
+The observation is kept incrementally in two layers (see :mod:`roundtable.envs.core.obs_layout`):
+each fact is written once, when it changes, into the public layer or the private layer of the one
+player who knows it.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.cards import Composition, kinds_of, shuffled, stack_deck
-from envs.core.engine import GameEngine, Setup, chosen_seat
-from envs.core.events import SEAT, Spec, Twin, emit_game_over
-from envs.core.text import ordinal, phase_text, plural
-from envs.paladin import actions as A
-from envs.paladin.cards import (
+from roundtable.envs.core.cards import Composition, kinds_of, shuffled, stack_deck
+from roundtable.envs.core.engine import GameEngine, Setup, chosen_seat
+from roundtable.envs.core.events import SEAT, Spec, Twin, emit_game_over
+from roundtable.envs.core.text import ordinal, phase_text, plural
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.cards import (
     KIND_NAMES,
     KIND_RED,
     KIND_VALUE,
@@ -36,11 +36,11 @@ from envs.paladin.cards import (
     mission_catalog,
     paladin_catalog,
 )
-from envs.paladin.global_state import GLOBAL_LAYOUT
-from envs.paladin.global_state import global_state as encode_global_state
-from envs.paladin.observation import LAYOUT, MISSION_STATES, PHASES, SLOT_FEATURES
-from envs.paladin.rules import PaladinRules
-from envs.paladin.words import PHASE_DESCRIPTIONS
+from roundtable.envs.paladin.global_state import GLOBAL_LAYOUT
+from roundtable.envs.paladin.global_state import global_state as encode_global_state
+from roundtable.envs.paladin.observation import LAYOUT, MISSION_STATES, PHASES, SLOT_FEATURES
+from roundtable.envs.paladin.rules import PaladinRules
+from roundtable.envs.paladin.words import PHASE_DESCRIPTIONS
 
 CHOOSE_START, LEAD, PEEK, PLACE, RESOLVE, OVER = range(6)
 PHASE_NAMES = (*PHASES, "over")
@@ -122,7 +122,7 @@ _MISSION_WON = Spec("mission_won", "player_{player} won mission {mission} (M{hon
                                                        "honour": honour,
                                                        "card": KIND_NAMES[kind], "score": score})
 # The frequent kinds' numbers, as the hot path stores them: ``log.add((log.step, number, to,
-# *values))`` (see envs.core.events.EventLog)
+# *values))`` (see roundtable.envs.core.events.EventLog)
 _K_PLACE, _K_PEEK, _K_NO_PEEK = _PLACE.number, _PEEK.number, _NO_PEEK.number
 _K_REVEAL, _K_BEAT, _K_TAKE_BACK = _REVEAL.number, _BEAT.number, _TAKE_BACK.number
 _K_DISCARD, _K_MISSION_WON = _DISCARD.number, _MISSION_WON.number
@@ -155,8 +155,8 @@ class PaladinEngine(GameEngine):
         self.num_rounds = rules.rounds(n)
         self._perms = [LAYOUT.permutation(n, p) for p in range(n)]
 
-        # Observation layers (see envs.core.obs_layout), written incrementally through flat
-        # memoryviews at precomputed offsets: the hot path's scalar writes stay cheap.
+        # Observation layers (see roundtable.envs.core.obs_layout), written incrementally through
+        # flat memoryviews at precomputed offsets: the hot path's scalar writes stay cheap.
         self.pub = LAYOUT.new_buffer()
         self.priv = LAYOUT.new_buffer(n)
         self._tmp = LAYOUT.new_buffer()
@@ -481,7 +481,8 @@ class PaladinEngine(GameEngine):
         return obs
 
     def global_state(self, seat: int) -> np.ndarray:
-        """Every hidden card, for a training critic (see :mod:`envs.paladin.global_state`)."""
+        """Every hidden card, for a training critic (see
+        :mod:`roundtable.envs.paladin.global_state`)."""
         return encode_global_state(self, seat)
 
     # -- rules -------------------------------------------------------------------------------------
@@ -732,6 +733,6 @@ class PaladinEngine(GameEngine):
     # -- belief (search) -------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator,
                      proposal: np.ndarray | None = None) -> PaladinEngine:
-        from envs.paladin.belief import sample_world
+        from roundtable.envs.paladin.belief import sample_world
 
         return sample_world(self, observer, rng, proposal)

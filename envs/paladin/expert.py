@@ -7,7 +7,7 @@ of any game from any position (a search rollout starts it mid-game). envs/paladi
 
 1. **Counting.** ``unseen[k]`` = cards of kind k the seat has not seen where they are now: the
    composition minus its hand, its own face-down cards, the cards it peeked at, the revealed
-   leaders, the kept paladins and the face-up discards (:mod:`envs.paladin.features`).
+   leaders, the kept paladins and the face-up discards (:mod:`roundtable.envs.paladin.features`).
 2. **Belief of one face-down card it has not seen.** The prior is the unseen pool (``unseen``
    normalised). Play reweights it (Bayes: ``posterior ∝ prior × likelihood``), one factor for
    each thing the owner did with that card:
@@ -57,10 +57,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from envs.paladin import actions as A
-from envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
-from envs.paladin.features import counting_features
-from envs.paladin.observation import LAYOUT, MAX_MISSIONS, PHASES, SLOT_FEATURES
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
+from roundtable.envs.paladin.features import counting_features
+from roundtable.envs.paladin.observation import LAYOUT, MAX_MISSIONS, PHASES, SLOT_FEATURES
 
 _PHASE = {name: i for i, name in enumerate(PHASES)}
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.obs_layout import ObsLayout
-from envs.paladin import actions as A
-from envs.paladin.expert import PaladinExpert
-from envs.paladin.observation import MAX_PLAYERS
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.expert import PaladinExpert
+from roundtable.envs.paladin.observation import MAX_PLAYERS
 
 EXPERT_FEATURES = ObsLayout(MAX_PLAYERS)
 EXPERT_FEATURES.add("expert_move", A.NUM_ACTIONS,

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.obs_layout import ObsLayout
-from envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
-from envs.paladin.observation import LAYOUT, MAX_MISSIONS, MAX_PLAYERS, SLOT_FEATURES
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
+from roundtable.envs.paladin.observation import LAYOUT, MAX_MISSIONS, MAX_PLAYERS, SLOT_FEATURES
 
 #: rule options that change the card counts these features assume (the spec's); training
 #: refuses ``env.features`` together with any of them (build a counter for them by hand)

@@ -1,6 +1,6 @@
 """Paladin global state: everything hidden, for a training critic (never for acting).
 
-The seat observation (:mod:`envs.paladin.observation`) holds what one player may know. A
+The seat observation (:mod:`roundtable.envs.paladin.observation`) holds what one player may know. A
 perfect-information critic (``policy.critic: global`` in training) also reads this vector:
 every hand, every card on the table face up or down, the paladin and mission decks in the
 order they will be drawn (as far as the next deals and rounds go), and the discard pile with
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.engine import GameEngine
-from envs.core.obs_layout import ObsLayout
-from envs.paladin.cards import KIND_RED, KIND_VALUE, MAX_HONOUR, NUM_KINDS
-from envs.paladin.observation import MAX_MISSIONS, MAX_PLAYERS
+from roundtable.envs.core.engine import GameEngine
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.paladin.cards import KIND_RED, KIND_VALUE, MAX_HONOUR, NUM_KINDS
+from roundtable.envs.paladin.observation import MAX_MISSIONS, MAX_PLAYERS
 
 #: The engine this module reads is typed as the core protocol: envs/paladin/engine.py imports this
 #: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.

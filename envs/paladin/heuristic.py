@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.agents import StyledAgent
-from envs.paladin import actions as A
-from envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
-from envs.paladin.observation import LAYOUT, MAX_MISSIONS, PHASES, SLOT_FEATURES
+from roundtable.envs.core.agents import StyledAgent
+from roundtable.envs.paladin import actions as A
+from roundtable.envs.paladin.cards import KIND_RED, KIND_VALUE, NUM_KINDS, beats
+from roundtable.envs.paladin.observation import LAYOUT, MAX_MISSIONS, PHASES, SLOT_FEATURES
 
 _PHASE = {name: i for i, name in enumerate(PHASES)}
 _PRESENT, _FACE_DOWN, _REVEALED, _LEADING, _ORDER = range(len(SLOT_FEATURES))

@@ -6,8 +6,8 @@ mission slots are the positions of this round's missions in the row, 0 … N−1
 
 from __future__ import annotations
 
-from envs.core.obs_layout import ObsLayout
-from envs.paladin.cards import MAX_HONOUR, NUM_KINDS
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.paladin.cards import MAX_HONOUR, NUM_KINDS
 
 MAX_PLAYERS = 5
 MAX_MISSIONS = 5  # one mission per player per round

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.engine import (
+from roundtable.envs.core.engine import (
     MAX_RULE_COUNT,
     MAX_RULE_NUMBER,
     RuleOptions,

@@ -1,9 +1,9 @@
 """Paladin's words for people: its phases, moves and scoring (what a ``words`` module holds
-and who reads it: :mod:`envs.core.text`)."""
+and who reads it: :mod:`roundtable.envs.core.text`)."""
 
 from __future__ import annotations
 
-from envs.core.text import MoveWords
+from roundtable.envs.core.text import MoveWords
 
 TITLE = "Paladin"
 

@@ -29,7 +29,7 @@ seat does not exist at the table are never legal and are named ``... of relative
 
 from __future__ import annotations
 
-from envs.quests.cards import (
+from roundtable.envs.quests.cards import (
     ALLIES,
     KIND_NAMES,
     MAX_STAGES,
@@ -54,20 +54,6 @@ NUM_ACTIONS = MORDRED + NUM_ALLIES * (MAX_PLAYERS - 1)  # 223
 
 _SIMPLE = ("sponsor", "join", "enter", "decline", "done", "finish stage", "drop out",
            "no preview")
-
-
-def add_id(stage: int, stage_index: int) -> int:
-    """``add`` id for a stage (0-based) and a card's index in ``STAGE_KINDS``."""
-    return ADD + stage * NUM_STAGE_KINDS + stage_index
-
-
-def bid_id(amount: int) -> int:
-    return BID + amount - 1
-
-
-def mordred_id(ally_index: int, relative_seat: int) -> int:
-    """Mordred id for an ally (index 0–9 among the allies) of the seat ``relative_seat``."""
-    return MORDRED + ally_index * (MAX_PLAYERS - 1) + relative_seat - 1
 
 
 def action_name(action: int, actor: int, num_players: int) -> str:

@@ -1,4 +1,5 @@
-"""Quests belief sampling: re-deal what one player cannot know (see :mod:`envs.core.belief`).
+"""Quests belief sampling: re-deal what one player cannot know (see
+:mod:`roundtable.envs.core.belief`).
 
 Known to the observer: its hand and its own face-down choice; the face-up discard pile; every
 ally and Amour in play; the stages it built (as sponsor), previewed (Merlin) or saw revealed;
@@ -29,11 +30,11 @@ content / type / BP of a sponsor or a previewer), the quest bookkeeping (stage v
 threshold, the stage being built) and the pending decision's mask.
 
 With a ``proposal`` (a learned belief network's ``(places, kinds)`` prediction from the
-observer's observation, :mod:`envs.core.belief_net`; places numbered by :func:`place_index`, one
-per other seat) each other place (hand with its face-down cards) is drawn card by card from its
-predicted distribution restricted to the kinds left in the unknown pool after the hidden stages
-(renormalised at each draw); the deck takes the rest. Hidden stages, face-down choices and the
-rejections are as without one.
+observer's observation, :mod:`roundtable.envs.core.belief_net`; places numbered by
+:func:`place_index`, one per other seat) each other place (hand with its face-down cards) is drawn
+card by card from its predicted distribution restricted to the kinds left in the unknown pool after
+the hidden stages (renormalised at each draw); the deck takes the rest. Hidden stages, face-down
+choices and the rejections are as without one.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ import copy
 
 import numpy as np
 
-from envs.core.belief import (
+from roundtable.envs.core.belief import (
     check_observer,
     counts_of,
     deal,
@@ -50,10 +51,10 @@ from envs.core.belief import (
     observer_events,
     unknown_pool,
 )
-from envs.core.belief_net import checked_proposal, draw_from
-from envs.core.cards import kinds_of, shuffled
-from envs.core.engine import GameEngine
-from envs.quests.cards import (
+from roundtable.envs.core.belief_net import checked_proposal, draw_from
+from roundtable.envs.core.cards import kinds_of, shuffled
+from roundtable.envs.core.engine import GameEngine
+from roundtable.envs.quests.cards import (
     ALLIES,
     AMOUR_KIND,
     FIRST_ALLY,
@@ -95,7 +96,7 @@ def hidden_stages(engine: QuestsEngine, observer: int) -> list[int]:
 def choosers(engine: QuestsEngine, observer: int) -> list[int]:
     """Other seats that may hold face-down cards now: in the stage or round being played (the
     pending reveal names it) and already asked (no ask for them left on the task stack)."""
-    from envs.quests import table as T
+    from roundtable.envs.quests import phases as T
 
     players: list[int] = []
     pending: set[int] = set()
@@ -137,7 +138,7 @@ def place_index(num_players: int, observer: int, seat: int) -> int:
 
 def sample_world(engine: QuestsEngine, observer: int, rng: np.random.Generator,
                  proposal: np.ndarray | None = None) -> QuestsEngine:
-    from envs.quests import table as T
+    from roundtable.envs.quests import phases as T
 
     check_observer(engine, observer)
     n = engine.num_players
@@ -209,7 +210,7 @@ def _draw_stages(engine: QuestsEngine, stages: list[int], pool: list[int],
     rule stops there (a rejection sampler's cost is mostly rejected draws: a 5-stage quest of
     hidden foe stages is accepted about once in 120). Which draws are accepted, and so the
     distribution of the worlds, is the same as drawing every stage first and checking after."""
-    from envs.quests.table import BUILD_WEAPONS
+    from roundtable.envs.quests.phases import BUILD_WEAPONS
 
     if not stages:
         return {}
@@ -339,7 +340,7 @@ def _reshuffle_stories(world: QuestsEngine, rng: np.random.Generator) -> None:
 
 def _set_stages(world: QuestsEngine, stage_cards: dict[int, list[int]]) -> None:
     """New hidden stages; the quest bookkeeping and whoever knows a stage follow."""
-    from envs.quests import table as T
+    from roundtable.envs.quests import phases as T
 
     story_values = FOE_VALUES[world.story]
     knowers = {k: [world.sponsor] + [p for p in range(world.num_players)

@@ -13,9 +13,11 @@ before bidding.
 
 from __future__ import annotations
 
-from envs.quests import actions as A
-from envs.quests.cards import printed_min_bid
-from envs.quests.table import BID, EV_BID, TEST_DISCARD, Table
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import printed_min_bid
+from roundtable.envs.quests.event_kinds import EV_BID
+from roundtable.envs.quests.phases import BID, TEST_DISCARD
+from roundtable.envs.quests.state import Table
 
 
 class TestFlow(Table):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from envs.core.cards import CardCatalog
+from roundtable.envs.core.cards import CardCatalog
 
 #: the most cards a hand may hold at the end of a turn (and the size of the opening deal)
 HAND_LIMIT_SIZE = 12

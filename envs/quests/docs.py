@@ -1,7 +1,7 @@
 """The generated parts of ``envs/quests/README.md``: observation index table and action list.
 
-``python -m envs.quests.docs`` rewrites them between their markers (the observation table uses
-the project's ``<!-- obs-table:start -->`` markers, which ``scripts/gen_docs.py`` also fills);
+``python -m roundtable.envs.quests.docs`` rewrites them between their markers (the observation table
+uses the project's ``<!-- obs-table:start -->`` markers, which ``scripts/gen_docs.py`` also fills);
 tests check that the README matches the code, so the documentation cannot go stale.
 """
 
@@ -11,8 +11,8 @@ import re
 import sys
 from pathlib import Path
 
-from envs.quests import actions as A
-from envs.quests.observation import LAYOUT
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.observation import LAYOUT
 
 README = Path(__file__).with_name("README.md")
 SECTIONS = ("obs-table", "action-list")

@@ -1,10 +1,11 @@
 """Quests of the Round Table rules engine (spec ``docs/rules/quests.md``). No RL imports.
 
-:class:`QuestsEngine` combines the phase modules — :mod:`~envs.quests.quest` (sponsorship,
-building, joining, foe stages), :mod:`~envs.quests.bidding` (test stages),
-:mod:`~envs.quests.tournament` (tournaments, the final tournament) and
-:mod:`~envs.quests.events` — on the shared :class:`~envs.quests.table.Table`, and adds the turn
-loop, winning, the hot-path dispatch (``legal_mask``/``apply``/``observation``), scores and text.
+:class:`QuestsEngine` combines the phase modules — :mod:`~roundtable.envs.quests.quest`
+(sponsorship, building, joining, foe stages), :mod:`~roundtable.envs.quests.bidding` (test stages),
+:mod:`~roundtable.envs.quests.tournament` (tournaments, the final tournament) and
+:mod:`~roundtable.envs.quests.events` — on the shared :class:`~roundtable.envs.quests.state.Table`,
+and adds the turn loop, winning, the hot-path dispatch (``legal_mask``/``apply``/``observation``),
+scores and text.
 
 A turn: the drawer turns over the top story card and resolves it; at the end of the turn a sole
 new Knight of the Round Table wins, several play the final tournament, and after ``max_turns``
@@ -15,14 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.events import SEAT, Spec
-from envs.core.text import phase_text, plural
-from envs.quests import actions as A
-from envs.quests.bidding import TestFlow
-from envs.quests.cards import (
+from roundtable.envs.core.events import SEAT, Spec
+from roundtable.envs.core.text import phase_text, plural
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.bidding import TestFlow
+from roundtable.envs.quests.cards import (
     ALLIES,
     AMOUR_KIND,
     EVENT,
+    HAND_LIMIT_SIZE,
     KIND_NAMES,
     MORDRED,
     NUM_KINDS,
@@ -37,12 +39,10 @@ from envs.quests.cards import (
     STORY_TYPE,
     TOURNAMENT,
 )
-from envs.quests.events import EventFlow
-from envs.quests.global_state import GLOBAL_LAYOUT
-from envs.quests.global_state import global_state as encode_global_state
-from envs.quests.quest import QuestFlow
-from envs.quests.rules import QuestsRules
-from envs.quests.table import (
+from roundtable.envs.quests.events import EventFlow
+from roundtable.envs.quests.global_state import GLOBAL_LAYOUT
+from roundtable.envs.quests.global_state import global_state as encode_global_state
+from roundtable.envs.quests.phases import (
     BID,
     BUILD_CARD,
     BUILD_WEAPONS,
@@ -50,7 +50,6 @@ from envs.quests.table import (
     ENTER,
     FINAL_PLAY,
     HAND_LIMIT,
-    HAND_LIMIT_SIZE,
     JOIN,
     OVER,
     PHASE_NAMES,
@@ -60,8 +59,10 @@ from envs.quests.table import (
     TEST_DISCARD,
     TOURNAMENT_PLAY,
 )
-from envs.quests.tournament import TournamentFlow
-from envs.quests.words import PHASE_DESCRIPTIONS
+from roundtable.envs.quests.quest import QuestFlow
+from roundtable.envs.quests.rules import QuestsRules
+from roundtable.envs.quests.tournament import TournamentFlow
+from roundtable.envs.quests.words import PHASE_DESCRIPTIONS
 
 #: an all-zero mask (int8, as the mask's memoryview requires), copied in to clear the mask
 _NO_ACTIONS = memoryview(np.zeros(A.NUM_ACTIONS, dtype=np.int8)).toreadonly()
@@ -219,7 +220,8 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
         return obs
 
     def global_state(self, seat: int) -> np.ndarray:
-        """Every hidden card, for a training critic (see :mod:`envs.quests.global_state`)."""
+        """Every hidden card, for a training critic (see
+        :mod:`roundtable.envs.quests.global_state`)."""
         return encode_global_state(self, seat)
 
     # -- scores ------------------------------------------------------------------------------------
@@ -310,6 +312,6 @@ class QuestsEngine(QuestFlow, TestFlow, TournamentFlow, EventFlow):
     # -- belief (search) ---------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator,
                      proposal: np.ndarray | None = None) -> QuestsEngine:
-        from envs.quests.belief import sample_world
+        from roundtable.envs.quests.belief import sample_world
 
         return sample_world(self, observer, rng, proposal)

@@ -7,10 +7,10 @@ foes to discard). Players are served from the drawer clockwise.
 
 from __future__ import annotations
 
-from envs.core.events import SEAT
-from envs.core.text import plural
-from envs.quests import actions as A
-from envs.quests.cards import (
+from roundtable.envs.core.events import SEAT
+from roundtable.envs.core.text import plural
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import (
     CALL_TO_ARMS,
     CHIVALROUS_DEED,
     COURT_CALLED,
@@ -24,8 +24,8 @@ from envs.quests.cards import (
     QUEENS_FAVOR,
     WEAPONS,
 )
-from envs.quests.table import CALL_TO_ARMS as CALL_TO_ARMS_PHASE
-from envs.quests.table import Table
+from roundtable.envs.quests.phases import CALL_TO_ARMS as CALL_TO_ARMS_PHASE
+from roundtable.envs.quests.state import Table
 
 
 class EventFlow(Table):

@@ -28,7 +28,7 @@ from bisect import bisect_right
 from functools import cache
 from operator import sub as _sub
 
-from envs.quests.cards import NUM_WEAPONS, WEAPON_BP
+from roundtable.envs.quests.cards import NUM_WEAPONS, WEAPON_BP
 
 Foes = tuple[int, ...]  # foe values in this quest, ascending
 Weapons = tuple[int, ...]  # count of each weapon kind (Excalibur … Dagger)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.obs_layout import ObsLayout
-from envs.quests.cards import (
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.quests.cards import (
     ADVENTURES,
     ALLIES,
     AMOUR,
@@ -38,7 +38,7 @@ from envs.quests.cards import (
     STORY_TYPE,
     TOURNAMENT,
 )
-from envs.quests.observation import LAYOUT, MAX_PLAYERS
+from roundtable.envs.quests.observation import LAYOUT, MAX_PLAYERS
 
 #: rule options that change the card counts these features assume (the spec's); training
 #: refuses ``env.features`` together with any of them (build a counter for them by hand)

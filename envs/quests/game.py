@@ -1,21 +1,21 @@
 """Quests's descriptor: everything the rest of the project needs of the game, in one object
-(:class:`envs.core.game.Game`; registered by :mod:`envs`)."""
+(:class:`roundtable.envs.core.game.Game`; registered by :mod:`envs`)."""
 
 from __future__ import annotations
 
-from envs.core.game import Game
-from envs.quests import belief, features, snapshot, words
-from envs.quests.engine import QuestsEngine
-from envs.quests.heuristic import QuestsHeuristic
+from roundtable.envs.core.game import Game
+from roundtable.envs.quests import belief, features, picture, words
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.heuristic import QuestsHeuristic
 
 GAME = Game(
     name="quests",
     engine=QuestsEngine,
-    module="envs.quests_v0",
+    module="roundtable.envs.quests_v0",
     players=(2, 3, 4),
     heuristic=QuestsHeuristic,
     words=words,
-    snapshot=snapshot,
+    picture=picture,
     features=features,
     proposal=belief,
     origin=__name__,

@@ -1,6 +1,6 @@
 """Quests global state: everything hidden, for a training critic (never for acting).
 
-The seat observation (:mod:`envs.quests.observation`) holds what one player may know. A
+The seat observation (:mod:`roundtable.envs.quests.observation`) holds what one player may know. A
 perfect-information critic (``policy.critic: global`` in training) also reads this vector:
 every hand, every card chosen face down and not yet revealed, every quest stage's cards
 (before they are turned up too), and the adventure and story decks in the order they will be
@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.engine import GameEngine
-from envs.core.obs_layout import ObsLayout
-from envs.quests.cards import MAX_STAGES, NUM_KINDS, NUM_STAGE_KINDS, NUM_STORIES, STAGE_INDEX
-from envs.quests.observation import MAX_PLAYERS
+from roundtable.envs.core.engine import GameEngine
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.quests.cards import (
+    MAX_STAGES,
+    NUM_KINDS,
+    NUM_STAGE_KINDS,
+    NUM_STORIES,
+    STAGE_INDEX,
+)
+from roundtable.envs.quests.observation import MAX_PLAYERS
 
 #: The engine this module reads is typed as the core protocol: envs/quests/engine.py imports this
 #: module (``sample_world`` / ``global_state`` are engine methods), so it cannot import the engine.

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.agents import StyledAgent
-from envs.quests import actions as A
-from envs.quests.cards import (
+from roundtable.envs.core.agents import StyledAgent
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import (
     ALLIES,
     AMOUR_KIND,
     FIRST_ALLY,
@@ -52,7 +52,7 @@ from envs.quests.cards import (
     ally_bids,
     ally_bp,
 )
-from envs.quests.observation import LAYOUT, PHASES
+from roundtable.envs.quests.observation import LAYOUT, PHASES
 
 _PHASE = {name: i for i, name in enumerate(PHASES)}
 _HIGH_PROGRESS = 22

@@ -4,13 +4,13 @@ Seat axes are relative to the observer (seat 0 = the observer, 1 = the player on
 Stages are numbered 0–4 in the vector (1–5 in action names). Card counts are scaled so a full
 hand stays below ``high``. Private knowledge (own hand, own face-down choices, the sponsor's
 own stages, a Merlin preview) lives in the owner's private layer and only *adds* to the public
-layer (see :mod:`envs.core.obs_layout`).
+layer (see :mod:`roundtable.envs.core.obs_layout`).
 """
 
 from __future__ import annotations
 
-from envs.core.obs_layout import ObsLayout
-from envs.quests.cards import (
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.quests.cards import (
     MAX_STAGES,
     NUM_ALLIES,
     NUM_KINDS,

@@ -1,9 +1,9 @@
 """Quests (spec "Quests" 1–4, 6–7): sponsorship, stage building, joining, foe stages, the end.
 
-Test stages (5) are in :mod:`envs.quests.bidding`. Stage building is a sequence of masked
+Test stages (5) are in :mod:`roundtable.envs.quests.bidding`. Stage building is a sequence of masked
 actions — the foe or test of the current stage, then weapons for a foe, then ``finish stage``
 — and every action is offered only if the quest can still be completed after it
-(:mod:`envs.quests.feasibility`), so the sponsor never reaches a dead end.
+(:mod:`roundtable.envs.quests.feasibility`), so the sponsor never reaches a dead end.
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
-from envs.core.events import SEAT, Spec, Twin, seat_list
-from envs.core.text import plural
-from envs.quests import actions as A
-from envs.quests.cards import (
+from roundtable.envs.core.events import SEAT, Spec, Twin, seat_list
+from roundtable.envs.core.text import plural
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import (
     FIRST_ALLY,
     FOE_VALUES,
     FOES,
@@ -29,26 +29,28 @@ from envs.quests.cards import (
     TESTS,
     WEAPONS,
 )
-from envs.quests.feasibility import (
+from roundtable.envs.quests.event_kinds import (
+    EV_DECLINE_JOIN,
+    EV_DECLINE_SPONSOR,
+    EV_JOIN,
+    EV_SPONSOR,
+)
+from roundtable.envs.quests.feasibility import (
     can_sponsor,
     foe_stages_needed,
     partial_stage_possible,
     stages_possible,
     without,
 )
-from envs.quests.table import (
+from roundtable.envs.quests.phases import (
     BUILD_CARD,
     BUILD_WEAPONS,
-    EV_DECLINE_JOIN,
-    EV_DECLINE_SPONSOR,
-    EV_JOIN,
-    EV_SPONSOR,
     JOIN,
     PREVIEW,
     SPONSOR,
     STAGE_PLAY,
-    Table,
 )
+from roundtable.envs.quests.state import Table
 
 _FOE, _TEST = 0, 1
 
@@ -190,7 +192,7 @@ class QuestFlow(Table):
 
     def _mask_build_card(self, seat: int) -> None:
         """A foe is offered if the quest can still be completed from it, a test if the quest
-        can be completed around it (exact: :mod:`~envs.quests.feasibility`).
+        can be completed around it (exact: :mod:`~roundtable.envs.quests.feasibility`).
 
         The feasibility search's cheap sufficient case is inlined, as in
         :meth:`_mask_build_weapons`: a stage above the threshold, with at least as many

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from envs.core.engine import MAX_RULE_NUMBER, RuleOptions, check_rule_max, parse_seat
+from roundtable.envs.core.engine import MAX_RULE_NUMBER, RuleOptions, check_rule_max, parse_seat
 
 #: option name -> allowed values (the first is the default)
 CHOICES: dict[str, tuple[str, ...]] = {

@@ -2,7 +2,7 @@
 
 Example::
 
-    from envs.quests.scenario import start, act
+    from roundtable.envs.quests.scenario import start, act
     game = start(4, story_deck=["Boar Hunt"], start_player="player_0",
                  hands={"player_0": ["Boar", "Saxons", "Sword"]})
     act(game, "sponsor", "add Saxons to stage 1", "finish stage",
@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.rigging import parse_reset_options
-from envs.quests.engine import QuestsEngine
-from envs.quests.rules import QuestsRules
+from roundtable.envs.core.rigging import parse_reset_options
+from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.rules import QuestsRules
 
 
 def start(num_players: int = 4, seed: int = 0, rules: dict[str, Any] | None = None,

@@ -13,17 +13,12 @@ same turn: no draw, base 20 BP, one round; the highest wins and ties share the w
 
 from __future__ import annotations
 
-from envs.core.events import seat_list
-from envs.quests import actions as A
-from envs.quests.cards import STORY_BONUS
-from envs.quests.table import (
-    ENTER,
-    EV_DECLINE_ENTER,
-    EV_ENTER,
-    FINAL_PLAY,
-    TOURNAMENT_PLAY,
-    Table,
-)
+from roundtable.envs.core.events import seat_list
+from roundtable.envs.quests import actions as A
+from roundtable.envs.quests.cards import STORY_BONUS
+from roundtable.envs.quests.event_kinds import EV_DECLINE_ENTER, EV_ENTER
+from roundtable.envs.quests.phases import ENTER, FINAL_PLAY, TOURNAMENT_PLAY
+from roundtable.envs.quests.state import Table
 
 
 class TournamentFlow(Table):

@@ -1,11 +1,11 @@
 """Quests' words for people: its phases, moves (a discard by phase: it pays for a test, answers
 the King's Call to Arms or keeps a hand to its limit) and scoring (what a ``words`` module holds
-and who reads it: :mod:`envs.core.text`)."""
+and who reads it: :mod:`roundtable.envs.core.text`)."""
 
 from __future__ import annotations
 
-from envs.core.text import MoveWords
-from envs.quests.cards import HAND_LIMIT_SIZE
+from roundtable.envs.core.text import MoveWords
+from roundtable.envs.quests.cards import HAND_LIMIT_SIZE
 
 TITLE = "Quests of the Round Table"
 

@@ -18,7 +18,7 @@ No action names a seat, so names are the same whoever acts.
 
 from __future__ import annotations
 
-from envs.white_knight.cards import (
+from roundtable.envs.white_knight.cards import (
     ATTACK_NAMES,
     ELIXIR,
     FIRE_FLASK,

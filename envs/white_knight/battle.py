@@ -4,10 +4,11 @@ Why this module exists: the battle is most of the rules — join face down, rais
 circuit passes, reveal, damage items, then either the defeat (MVP, draft of the treasures) or
 the monster's attack (lost HP, retirement, the city), and the end of the battle with the game's
 end conditions. :class:`BattleFlow` is a mixin of
-:class:`~envs.white_knight.engine.WhiteKnightEngine`, like the phase mixins of Quests
-(:mod:`envs.quests.quest`): its methods run on the engine itself, so the hot path pays no
+:class:`~roundtable.envs.white_knight.engine.WhiteKnightEngine`, like the phase mixins of Quests
+(:mod:`roundtable.envs.quests.quest`): its methods run on the engine itself, so the hot path pays no
 extra object or call, and reach its state through ``self``, typed as
-:class:`~envs.white_knight.table.WhiteKnightTable` so that this module never imports the engine.
+:class:`~roundtable.envs.white_knight.shape.WhiteKnightTable` so that this module never imports the
+engine.
 
 The flow, each step either asking for a decision (``self._ask``) or moving on by itself:
 ``_start_battle`` → ``_join`` (each seat in turn order) → ``_next_raiser`` / ``_raise`` →
@@ -17,9 +18,9 @@ The flow, each step either asking for a decision (``self._ask``) or moving on by
 
 from __future__ import annotations
 
-from envs.white_knight import actions as A
-from envs.white_knight.cards import NUM_ATTACK, NUM_MONSTERS, NUM_TREASURES
-from envs.white_knight.event_kinds import (
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.cards import NUM_ATTACK, NUM_MONSTERS, NUM_TREASURES
+from roundtable.envs.white_knight.event_kinds import (
     EV_CITY_DAMAGE,
     EV_ITEM_DAMAGE,
     EV_NOBODY_COULD_JOIN,
@@ -35,7 +36,7 @@ from envs.white_knight.event_kinds import (
     K_RAISE,
     K_REVEAL,
 )
-from envs.white_knight.masks import (
+from roundtable.envs.white_knight.masks import (
     DAMAGE_BITS,
     DAMAGE_MASKS,
     DRAFT_MASKS,
@@ -43,7 +44,7 @@ from envs.white_knight.masks import (
     KINDS_OF,
     RAISE_MASKS,
 )
-from envs.white_knight.table import (
+from roundtable.envs.white_knight.shape import (
     ALL_RESOLVED,
     ALL_RETIRED,
     BETWEEN,

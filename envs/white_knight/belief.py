@@ -1,4 +1,5 @@
-"""White Knight belief sampling: re-deal what one player cannot know (see :mod:`envs.core.belief`).
+"""White Knight belief sampling: re-deal what one player cannot know (see
+:mod:`roundtable.envs.core.belief`).
 
 Known to the observer: its hand, its own committed cards and join choice; the face-up attack
 discards; after a reveal every committed card; the monsters still to come (all of them are in
@@ -22,7 +23,7 @@ Derived state rewritten: the re-dealt seats' private cells (hand, committed, joi
 packet cells), ``hbits``, the committed sums and the pending decision's mask.
 
 With a ``proposal`` (a learned belief network's ``(places, kinds)`` prediction of the attack
-cards from the observer's observation, :mod:`envs.core.belief_net`; places numbered by
+cards from the observer's observation, :mod:`roundtable.envs.core.belief_net`; places numbered by
 :func:`place_index`) each other hand's attack cards (with its committed ones while it is still
 deciding to join), then each hidden committed set, are drawn card by card from their place's
 predicted distribution restricted to the kinds left in the same unknown pool (renormalised at
@@ -35,17 +36,23 @@ import copy
 
 import numpy as np
 
-from envs.core.belief import check_observer, counts_of, deal, observer_events, unknown_pool
-from envs.core.belief_net import checked_proposal, draw_from
-from envs.core.cards import shuffled
-from envs.white_knight.cards import (
+from roundtable.envs.core.belief import (
+    check_observer,
+    counts_of,
+    deal,
+    observer_events,
+    unknown_pool,
+)
+from roundtable.envs.core.belief_net import checked_proposal, draw_from
+from roundtable.envs.core.cards import shuffled
+from roundtable.envs.white_knight.cards import (
     ATTACK_VALUES,
     FIRST_MONSTER,
     NUM_ATTACK,
     NUM_TREASURES,
 )
-from envs.white_knight.masks import DRAFT_MASKS, JOIN_MASKS, RAISE_MASKS
-from envs.white_knight.table import DAMAGE, DRAFT, JOIN, RAISE, WhiteKnightTable
+from roundtable.envs.white_knight.masks import DRAFT_MASKS, JOIN_MASKS, RAISE_MASKS
+from roundtable.envs.white_knight.shape import DAMAGE, DRAFT, JOIN, RAISE, WhiteKnightTable
 
 #: re-draws of a packet being drafted before giving up (a packet of two or more kinds is the
 #: usual case, so this is never reached by a consistent state)

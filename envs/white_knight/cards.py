@@ -2,9 +2,9 @@
 
 The official card values were never published (only Mimic's and Dragon's HP and attack), so
 the tables below are the spec's **[design]** values. They are the *defaults* of the rule
-options in :mod:`envs.white_knight.rules`; the engine builds its catalogs from the options, so
-a user holding the real cards can plug their numbers in. Names (and therefore action names and
-the observation layout) are fixed.
+options in :mod:`roundtable.envs.white_knight.rules`; the engine builds its catalogs from the
+options, so a user holding the real cards can plug their numbers in. Names (and therefore action
+names and the observation layout) are fixed.
 
 Kind ids: the action deck holds attack kinds ``0 … 5`` (``"A1" … "A6"``) followed by monster
 kinds ``6 … 14`` (:data:`MONSTER_NAMES`). Treasure kinds ``0 … 7`` follow :data:`TREASURE_NAMES`.
@@ -12,7 +12,7 @@ kinds ``6 … 14`` (:data:`MONSTER_NAMES`). Treasure kinds ``0 … 7`` follow :d
 
 from __future__ import annotations
 
-from envs.core.cards import CardCatalog
+from roundtable.envs.core.cards import CardCatalog
 
 # -- attack cards -----------------------------------------------------------------------------
 ATTACK_VALUES: tuple[int, ...] = (1, 2, 3, 4, 5, 6)

@@ -16,8 +16,8 @@ two legal actions (forced moves are played by the engine):
 5. ``draft`` — after a defeat the MVP and then the other participants clockwise keep one of
    the treasures passed to them (a packet of one kind is taken automatically).
 
-The observation is kept incrementally (see :mod:`envs.core.obs_layout`): each fact is written
-once, when it changes, through a flat memoryview, into the public layer or into the private
+The observation is kept incrementally (see :mod:`roundtable.envs.core.obs_layout`): each fact is
+written once, when it changes, through a flat memoryview, into the public layer or into the private
 region of the one player who knows it. Both live in one storage buffer, so a player's
 observation is a single ``take`` through an index array built once per seat, which reads the
 public cells and that player's own region only. Legal masks are prebuilt tables indexed by bit
@@ -25,21 +25,21 @@ sets of the kinds a player holds.
 
 The rules are split by phase (``README.md``, "The engine's files"): this module holds the state,
 the setup, the decision dispatch, the card moves every phase uses, the end of the game and the
-scores; :class:`~envs.white_knight.turn.TurnFlow` (heal and draw) and
-:class:`~envs.white_knight.battle.BattleFlow` (a battle) are mixed into the engine, so their
-methods run on it directly.
+scores; :class:`~roundtable.envs.white_knight.turn.TurnFlow` (heal and draw) and
+:class:`~roundtable.envs.white_knight.battle.BattleFlow` (a battle) are mixed into the engine, so
+their methods run on it directly.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.core.cards import Composition, stack_deck
-from envs.core.engine import GameEngine, Setup, chosen_seat
-from envs.core.events import SEAT, emit_game_over, seat_list
-from envs.white_knight import actions as A
-from envs.white_knight.battle import BattleFlow
-from envs.white_knight.cards import (
+from roundtable.envs.core.cards import Composition, stack_deck
+from roundtable.envs.core.engine import GameEngine, Setup, chosen_seat
+from roundtable.envs.core.events import SEAT, emit_game_over, seat_list
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.battle import BattleFlow
+from roundtable.envs.white_knight.cards import (
     ACTION_NAMES,
     ATTACK_NAMES,
     ATTACK_VALUES,
@@ -50,14 +50,14 @@ from envs.white_knight.cards import (
     action_catalog,
     treasure_catalog,
 )
-from envs.white_knight.event_kinds import EV_DEAL, EV_HAND
-from envs.white_knight.global_state import GLOBAL_LAYOUT
-from envs.white_knight.global_state import global_state as encode_global_state
-from envs.white_knight.masks import NO_MASK
-from envs.white_knight.observation import LAYOUT
-from envs.white_knight.render import render_table
-from envs.white_knight.rules import WhiteKnightRules
-from envs.white_knight.table import (
+from roundtable.envs.white_knight.event_kinds import EV_DEAL, EV_HAND
+from roundtable.envs.white_knight.global_state import GLOBAL_LAYOUT
+from roundtable.envs.white_knight.global_state import global_state as encode_global_state
+from roundtable.envs.white_knight.masks import NO_MASK
+from roundtable.envs.white_knight.observation import LAYOUT
+from roundtable.envs.white_knight.render import render_table
+from roundtable.envs.white_knight.rules import WhiteKnightRules
+from roundtable.envs.white_knight.shape import (
     BATTLE_PIECES,
     BETWEEN,
     DAMAGE,
@@ -79,8 +79,8 @@ from envs.white_knight.table import (
     PUBLIC,
     RAISE,
 )
-from envs.white_knight.turn import TurnFlow
-from envs.white_knight.words import PHASE_DESCRIPTIONS
+from roundtable.envs.white_knight.turn import TurnFlow
+from roundtable.envs.white_knight.words import PHASE_DESCRIPTIONS
 
 
 class WhiteKnightEngine(TurnFlow, BattleFlow, GameEngine):
@@ -318,7 +318,8 @@ class WhiteKnightEngine(TurnFlow, BattleFlow, GameEngine):
         return obs
 
     def global_state(self, seat: int) -> np.ndarray:
-        """Every hidden card, for a training critic (see :mod:`envs.white_knight.global_state`)."""
+        """Every hidden card, for a training critic (see
+        :mod:`roundtable.envs.white_knight.global_state`)."""
         return encode_global_state(self, seat)
 
     def apply(self, action: int) -> None:
@@ -526,6 +527,6 @@ class WhiteKnightEngine(TurnFlow, BattleFlow, GameEngine):
     # -- belief (search) ---------------------------------------------------------------------------
     def sample_world(self, observer: int, rng: np.random.Generator,
                      proposal: np.ndarray | None = None) -> WhiteKnightEngine:
-        from envs.white_knight.belief import sample_world
+        from roundtable.envs.white_knight.belief import sample_world
 
         return sample_world(self, observer, rng, proposal)

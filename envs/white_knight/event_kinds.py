@@ -1,24 +1,26 @@
 """White Knight's event kinds: what the engine records in its log, and how each reads.
 
 Why this module exists: the rules only store raw numbers as events happen
-(``log.add((log.step, K_…, to, *values))``, see :mod:`envs.core.events`); names and sentences are
-built only when an event is read. The kinds, their decoders and their sentence builders are
-declared here once, apart from the rules that emit them (:mod:`~envs.white_knight.engine`,
-:mod:`~envs.white_knight.turn`, :mod:`~envs.white_knight.battle`). A :class:`~envs.core.events.Twin`
-has a public form (what every seat sees) and a private one (the cards, for the seat that knows).
-"""
+(``log.add((log.step, K_…, to, *values))``, see :mod:`roundtable.envs.core.events`); names and
+sentences are built only when an event is read. The kinds, their decoders and their sentence
+builders are declared here once, apart from the rules that emit them
+(:mod:`~roundtable.envs.white_knight.engine`,
+:mod:`~roundtable.envs.white_knight.turn`, :mod:`~roundtable.envs.white_knight.battle`). A
+:class:`~roundtable.envs.core.events.Twin` has a public form (what every seat sees) and a private
+one (the cards, for the seat that knows). """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from envs.core.events import SEAT, Spec, Twin, seat_list
-from envs.core.text import plural
-from envs.white_knight.cards import ATTACK_NAMES, MONSTER_NAMES, TREASURE_NAMES
+from roundtable.envs.core.events import SEAT, Spec, Twin, seat_list
+from roundtable.envs.core.text import plural
+from roundtable.envs.white_knight.cards import ATTACK_NAMES, MONSTER_NAMES, TREASURE_NAMES
 
 
-# -- event texts, built only when an event is read (see envs.core.events) -------------------------
+# -- event texts, built only when an event is read (see roundtable.envs.core.events)
+# -------------------------
 def _dealt_text(d: dict[str, Any]) -> str:
     return f"{SEAT[d['player']]} was dealt {' '.join(d['hand'])}"
 
@@ -60,7 +62,8 @@ def _retired_text(d: dict[str, Any]) -> str:
             f"{' '.join(d['hand']) or '(empty)'} discarded face up")
 
 
-# -- event kinds: raw values in, names decoded when read (see envs.core.events) -----------------
+# -- event kinds: raw values in, names decoded when read (see roundtable.envs.core.events)
+# -----------------
 def attack_list(counts: Sequence[int]) -> list[str]:
     return [ATTACK_NAMES[k] for k, c in enumerate(counts) for _ in range(c)]
 

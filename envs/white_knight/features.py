@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.obs_layout import ObsLayout
-from envs.white_knight.cards import (
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.white_knight.cards import (
     ATTACK_COUNTS,
     ATTACK_VALUES,
     MONSTER_COUNTS,
     MONSTER_HP,
     NUM_ATTACK,
 )
-from envs.white_knight.observation import LAYOUT, MAX_PLAYERS
+from roundtable.envs.white_knight.observation import LAYOUT, MAX_PLAYERS
 
 #: rule options that change the card counts these features assume (the spec's); training
 #: refuses ``env.features`` together with any of them (build a counter for them by hand)

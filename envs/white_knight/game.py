@@ -1,21 +1,21 @@
 """White Knight's descriptor: everything the rest of the project needs of the game, in one object
-(:class:`envs.core.game.Game`; registered by :mod:`envs`)."""
+(:class:`roundtable.envs.core.game.Game`; registered by :mod:`envs`)."""
 
 from __future__ import annotations
 
-from envs.core.game import Game
-from envs.white_knight import belief, features, snapshot, words
-from envs.white_knight.engine import WhiteKnightEngine
-from envs.white_knight.heuristic import WhiteKnightHeuristic
+from roundtable.envs.core.game import Game
+from roundtable.envs.white_knight import belief, features, picture, words
+from roundtable.envs.white_knight.engine import WhiteKnightEngine
+from roundtable.envs.white_knight.heuristic import WhiteKnightHeuristic
 
 GAME = Game(
     name="white_knight",
     engine=WhiteKnightEngine,
-    module="envs.white_knight_v0",
+    module="roundtable.envs.white_knight_v0",
     players=(2, 3, 4, 5),
     heuristic=WhiteKnightHeuristic,
     words=words,
-    snapshot=snapshot,
+    picture=picture,
     features=features,
     proposal=belief,
     origin=__name__,

@@ -1,7 +1,7 @@
 """White Knight global state: everything hidden, for a training critic (never for acting).
 
-The seat observation (:mod:`envs.white_knight.observation`) holds what one player may know. A
-perfect-information critic (``policy.critic: global`` in training) also reads this vector:
+The seat observation (:mod:`roundtable.envs.white_knight.observation`) holds what one player may
+know. A perfect-information critic (``policy.critic: global`` in training) also reads this vector:
 every hand, every committed card before the reveal, the treasure packet being drafted, and
 the action and treasure decks in the order they will be drawn (as far as the next turns and
 drafts go). It is never part of what a policy acts on.
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.obs_layout import ObsLayout
-from envs.white_knight.cards import ACTION_NAMES, NUM_ATTACK, NUM_TREASURES
-from envs.white_knight.observation import HIGH, MAX_PLAYERS
-from envs.white_knight.table import WhiteKnightTable
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.white_knight.cards import ACTION_NAMES, NUM_ATTACK, NUM_TREASURES
+from roundtable.envs.white_knight.observation import HIGH, MAX_PLAYERS
+from roundtable.envs.white_knight.shape import WhiteKnightTable
 
 NUM_ACTION_KINDS = len(ACTION_NAMES)
 #: action cards of the deck's top in draw order (each turn draws one; monsters start battles)

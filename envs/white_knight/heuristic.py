@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.agents import StyledAgent
-from envs.white_knight import actions as A
-from envs.white_knight.cards import (
+from roundtable.envs.core.agents import StyledAgent
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.cards import (
     ATTACK_VALUES,
     DAMAGE_ITEMS,
     ELIXIR,
@@ -50,7 +50,7 @@ from envs.white_knight.cards import (
     TREASURE_EFFECT,
     TREASURE_VP,
 )
-from envs.white_knight.observation import LAYOUT, PHASES
+from roundtable.envs.white_knight.observation import LAYOUT, PHASES
 
 _PHASE = {name: i for i, name in enumerate(PHASES)}
 _MEAN_CARD = 3.2  # mean value of the spec's 40 attack cards (129 / 40)

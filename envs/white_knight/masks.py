@@ -4,16 +4,16 @@ Why this module exists: a legal mask depends only on which kinds the actor holds
 cards to commit or raise, items to use, treasure kinds left in a packet), so every mask the
 game can need is built here at import, one read-only int8 row per bit set of kinds, and the
 engine's ``legal_mask()`` is an attribute read. The engine's phases pick a row when they ask
-for a decision; belief sampling (:mod:`envs.white_knight.belief`) picks one again after it
-re-deals a hand or a packet — so the tables live below both.
+for a decision; belief sampling (:mod:`roundtable.envs.white_knight.belief`) picks one again after
+it re-deals a hand or a packet — so the tables live below both.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from envs.white_knight import actions as A
-from envs.white_knight.cards import (
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.cards import (
     ELIXIR,
     FIRE_FLASK,
     HOLY_SWORD,

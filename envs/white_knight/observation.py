@@ -13,8 +13,8 @@ join is over, so a commit cannot be read off a shrinking hand.
 
 from __future__ import annotations
 
-from envs.core.obs_layout import ObsLayout
-from envs.white_knight.cards import (
+from roundtable.envs.core.obs_layout import ObsLayout
+from roundtable.envs.white_knight.cards import (
            ATTACK_NAMES,
            MONSTER_NAMES,
            NUM_ATTACK,

@@ -6,16 +6,16 @@ the ``viewer`` who may know them.
 
 from __future__ import annotations
 
-from envs.core.events import seat_list
-from envs.core.text import phase_text, plural
-from envs.white_knight.cards import (
+from roundtable.envs.core.events import seat_list
+from roundtable.envs.core.text import phase_text, plural
+from roundtable.envs.white_knight.cards import (
     ATTACK_NAMES,
     MONSTER_NAMES,
     NUM_ATTACK,
     NUM_TREASURES,
     TREASURE_NAMES,
 )
-from envs.white_knight.table import DAMAGE, DRAFT, JOIN, WhiteKnightTable
+from roundtable.envs.white_knight.shape import DAMAGE, DRAFT, JOIN, WhiteKnightTable
 
 
 def render_table(engine: WhiteKnightTable, viewer: int | None = None) -> str:

@@ -1,7 +1,7 @@
 """White Knight rule options: every [design] number of the spec, with the spec's default.
 
 Per-kind options (``attack_counts``, ``monster_hp``, ``treasure_vp``, ...) take either a full
-sequence in the order of the card tables in :mod:`envs.white_knight.cards`, or a dict
+sequence in the order of the card tables in :mod:`roundtable.envs.white_knight.cards`, or a dict
 ``{card name: value}`` that overrides only the named cards, e.g.
 ``white_knight_v0.env(monster_hp={"Dragon": 15}, treasure_counts={"Crown": 2})``.
 """
@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from envs.core.engine import (
+from roundtable.envs.core.engine import (
     MAX_RULE_COUNT,
     MAX_RULE_NUMBER,
     RuleOptions,
     check_rule_max,
     parse_seat,
 )
-from envs.white_knight import cards as C
+from roundtable.envs.white_knight import cards as C
 
 #: [design] VP threshold T for 2, 3, 4, 5 players
 DEFAULT_VP_THRESHOLD: dict[int, int] = {2: 30, 3: 25, 4: 20, 5: 18}

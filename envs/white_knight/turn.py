@@ -3,19 +3,19 @@
 Why this module exists: the turn is the part of the flow that runs between battles — the
 drawer heals (a decision only when it is below max HP and holds a healing item), draws, keeps
 an attack card and passes the turn on, until a monster starts a battle
-(:mod:`~envs.white_knight.battle`) or the deck is empty. :class:`TurnFlow` is a mixin of
-:class:`~envs.white_knight.engine.WhiteKnightEngine`: its methods run on the engine itself (no
-object in between on the hot path) and reach its state through ``self``, typed as
-:class:`~envs.white_knight.table.WhiteKnightTable` so that this module never imports the engine.
-"""
+(:mod:`~roundtable.envs.white_knight.battle`) or the deck is empty. :class:`TurnFlow` is a mixin of
+:class:`~roundtable.envs.white_knight.engine.WhiteKnightEngine`: its methods run on the engine
+itself (no object in between on the hot path) and reach its state through ``self``, typed as
+:class:`~roundtable.envs.white_knight.shape.WhiteKnightTable` so that this module never imports the
+engine. """
 
 from __future__ import annotations
 
-from envs.white_knight import actions as A
-from envs.white_knight.cards import ELIXIR, FIRST_MONSTER
-from envs.white_knight.event_kinds import EV_HEAL, K_DRAW
-from envs.white_knight.masks import HEAL_BITS, HEAL_MASKS
-from envs.white_knight.table import BETWEEN, EMPTY_DECK, HEAL, WhiteKnightTable
+from roundtable.envs.white_knight import actions as A
+from roundtable.envs.white_knight.cards import ELIXIR, FIRST_MONSTER
+from roundtable.envs.white_knight.event_kinds import EV_HEAL, K_DRAW
+from roundtable.envs.white_knight.masks import HEAL_BITS, HEAL_MASKS
+from roundtable.envs.white_knight.shape import BETWEEN, EMPTY_DECK, HEAL, WhiteKnightTable
 
 
 class TurnFlow:

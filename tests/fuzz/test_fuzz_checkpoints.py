@@ -1,4 +1,4 @@
-"""Fuzzed checkpoints: cards, zips and the weights inside them (``players.checkpoint``).
+"""Fuzzed checkpoints: cards, zips and the weights inside them (``roundtable.players.checkpoint``).
 
 A tiny untrained checkpoint is made once; each example copies it, mutates the card (as JSON
 and as text), the zip's bytes, or the tensors of its ``policy.pth``, and, as a hostile file
@@ -22,8 +22,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from players import checkpoint
-from players.policies import parse_spec
+from roundtable.players import checkpoint
+from roundtable.players.policies import parse_spec
 from tests.fuzz.support import (
     bounded,
     folder_state,

@@ -1,4 +1,5 @@
-"""Fuzzed training configs (YAML): ``training.learner.config.load_config`` and ``roundtable train``.
+"""Fuzzed training configs (YAML): ``roundtable.training.learner.config.load_config`` and
+``roundtable train``.
 
 The shipped configs and the tests' tiny config are mutated as data (types, values, nesting,
 sizes, unicode, missing and extra keys) and as YAML text (truncation, splices, repeated lines,
@@ -22,6 +23,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from roundtable.training.learner.config import load_config
 from tests.fuzz.support import (
     JSON_VALUES,
     SCALARS,
@@ -32,7 +34,6 @@ from tests.fuzz.support import (
     outcome,
     unchanged,
 )
-from training.learner.config import load_config
 
 CONFIGS = sorted(Path(__file__).resolve().parents[2].joinpath("configs").glob("*.yaml"))
 TINY = {"game": "paladin", "run_dir": "runs/fuzz", "total_steps": 512, "n_envs": 2,

@@ -19,8 +19,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envs.core.record import replay
-from envs.core.registry import GAMES, game_module
+from roundtable.envs.core.record import replay
+from roundtable.envs.core.registry import GAMES, get_game
 from tests.fuzz.support import JSON_VALUES, SCALARS, bounded, fuzz_settings, mutated_json, outcome
 
 #: Valid reset options per game, from the env pages and the tests.
@@ -65,7 +65,7 @@ def _play_on(env: Any, seed: int) -> None:
 
 
 def _reset(game: str, players: int, seed: Any, options: Any) -> Any:
-    env = game_module(game).raw_env(num_players=players)
+    env = get_game(game).env_module().raw_env(num_players=players)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unknown keys are ignored with a warning (item 5)
         env.reset(seed=seed, options=options)
@@ -94,12 +94,12 @@ def test_mutated_reset_options_start_a_playable_game_or_are_refused(
 def test_mutated_rule_options_make_a_playable_env_or_are_refused(data: st.DataObject) -> None:
     game = data.draw(st.sampled_from(list(GAMES)))
     players = data.draw(st.sampled_from(GAMES[game].players))
-    defaults = game_module(game).raw_env(num_players=players).rules.as_dict()
+    defaults = get_game(game).env_module().raw_env(num_players=players).rules.as_dict()
     rules = data.draw(mutated_json({k: v for k, v in defaults.items() if v is not None}))
     if not isinstance(rules, dict):
         rules = {"options": rules}
     wrapped = data.draw(st.booleans())
-    make = game_module(game).env if wrapped else game_module(game).raw_env
+    make = get_game(game).env_module().env if wrapped else get_game(game).env_module().raw_env
     with bounded():
         env, _ = outcome(lambda: make(num_players=players, **rules), ValueError)
         if env is not None:
@@ -112,7 +112,7 @@ def test_mutated_rule_options_make_a_playable_env_or_are_refused(data: st.DataOb
        seed=st.one_of(SCALARS, JSON_VALUES, st.integers(min_value=0, max_value=2**70)))
 def test_any_seed_and_table_size_play_or_are_refused(game: str, players: Any, seed: Any) -> None:
     with bounded():
-        env, _ = outcome(lambda: game_module(game).raw_env(num_players=players), ValueError)
+        env, _ = outcome(lambda: get_game(game).raw_env(num_players=players), ValueError)
         if env is None:
             assert players not in GAMES[game].players
             return
@@ -127,7 +127,7 @@ def test_any_seed_and_table_size_play_or_are_refused(game: str, players: Any, se
 def _int_options(game: str, players: int) -> list[tuple[str, Any]]:
     """(option, a way to set it to an int) for every integer rule option of the game: plain
     ints, and per-card lists (White Knight) with one card set."""
-    defaults = game_module(game).raw_env(num_players=players).rules.as_dict()
+    defaults = get_game(game).env_module().raw_env(num_players=players).rules.as_dict()
     found: list[tuple[str, Any]] = []
     for name, value in defaults.items():
         if isinstance(value, int) and not isinstance(value, bool):
@@ -150,7 +150,7 @@ def test_any_int_rule_option_makes_a_bounded_game_or_is_refused(data: st.DataObj
     players = data.draw(st.sampled_from(GAMES[game].players))
     _, rules = data.draw(st.sampled_from(_int_options(game, players)))
     with bounded(seconds=20, memory_mb=200):
-        env, _ = outcome(lambda: game_module(game).raw_env(num_players=players, **rules(value)),
+        env, _ = outcome(lambda: get_game(game).raw_env(num_players=players, **rules(value)),
                          ValueError)
         if env is not None:
             env.reset(seed=1)
@@ -162,11 +162,11 @@ def test_a_seat_name_with_unicode_or_endless_digits_is_refused_naming_the_option
     literal"), 5,000 digits in Python's integer-string limit, and ``"player_١"`` (an
     Arabic-Indic one) was silently seat 1."""
     for value in ("player_²", "player_" + "9" * 5000, "player_١"):
-        env = game_module("paladin").raw_env(num_players=3)
+        env = get_game("paladin").env_module().raw_env(num_players=3)
         options = {"first_dealer": value}
         _, err = outcome(lambda env=env, options=options: env.reset(seed=0, options=options),
                          ValueError)
         assert err is not None and "first_dealer must name a seat" in str(err), err
-        _, err = outcome(lambda value=value: game_module("quests").raw_env(
+        _, err = outcome(lambda value=value: get_game("quests").env_module().raw_env(
             num_players=3, start_player=value), ValueError)
         assert err is not None and "start_player must name a seat" in str(err), err

@@ -13,10 +13,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envs.core.registry import GAMES
+from roundtable.envs.core.registry import GAMES
+from roundtable.ui.terminal import choose
 from tests.fuzz.support import NASTY_TEXT, bounded, fuzz_settings, outcome
 from tests.helpers import advanced
-from ui.terminal import choose
 
 EXTRA = ["²", "١", "３", "0", "00", "-1", "1" * 5000, "9" * 12, " ", "\x00", "?", "q"]
 

@@ -1,4 +1,4 @@
-"""Fuzzed game records: the library loader and replay (``envs.core.record``) and
+"""Fuzzed game records: the library loader and replay (``roundtable.envs.core.record``) and
 ``roundtable replay``.
 
 Valid records of every game (a finished game, and games stopped after a few moves: a record
@@ -23,8 +23,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envs.core.record import load_record, replay
-from envs.core.registry import GAMES
+from roundtable.envs.core.record import load_record, replay
+from roundtable.envs.core.registry import GAMES
 from tests.fuzz.support import (
     NASTY_TEXT,
     bounded,

@@ -26,6 +26,8 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
+from roundtable.ui.live import Catalog, GameStore
+from roundtable.ui.server import create_app
 from tests.fuzz.support import (
     JSON_VALUES,
     NASTY_TEXT,
@@ -35,8 +37,6 @@ from tests.fuzz.support import (
     mutated_json,
     mutated_text,
 )
-from ui.live import Catalog, GameStore
-from ui.server import create_app
 
 NEW_GAME = {"game": "paladin", "num_players": 3, "seat": 1, "opponents": ["random", "random"],
             "seed": 3}

@@ -1,4 +1,5 @@
-"""Fuzzed policy specs (``players.policies.parse_spec``) and ``roundtable eval --players``.
+"""Fuzzed policy specs (``roundtable.players.policies.parse_spec``) and ``roundtable eval
+--players``.
 
 Valid specs of every kind (``random``, ``heuristic``, each ``heuristic:<style>``,
 ``pimc:N[:ROLLOUT]``, a checkpoint path) are mutated as strings: characters inserted,
@@ -17,9 +18,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envs.core.agents import choose_action
-from envs.core.registry import GAMES
-from players.policies import MAX_PIMC_WORLDS, heuristic_styles, parse_spec
+from roundtable.envs.core.registry import GAMES
+from roundtable.players.policies import MAX_PIMC_WORLDS, heuristic_styles, parse_spec
+from roundtable.players.table import choose_action
 from tests.fuzz.support import NASTY_TEXT, bounded, fuzz_settings, outcome
 from tests.fuzz.test_fuzz_checkpoints import source_checkpoint
 from tests.helpers import raw

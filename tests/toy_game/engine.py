@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from envs.core.cards import CardCatalog, Composition, kinds_of, stack_deck
-from envs.core.engine import GameEngine, RuleOptions, Setup, chosen_seat
-from envs.core.events import emit_game_over
-from envs.core.obs_layout import ObsLayout
+from roundtable.envs.core.cards import CardCatalog, Composition, kinds_of, stack_deck
+from roundtable.envs.core.engine import GameEngine, RuleOptions, Setup, chosen_seat
+from roundtable.envs.core.events import emit_game_over
+from roundtable.envs.core.obs_layout import ObsLayout
 from tests.toy_game.words import PHASE_DESCRIPTIONS
 
 VALUES, COPIES, HAND, MAX_PLAYERS = 5, 2, 3, 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.obs_layout import ObsLayout
+from roundtable.envs.core.obs_layout import ObsLayout
 from tests.toy_game.engine import COPIES, LAYOUT, MAX_PLAYERS, VALUES
 
 COUNT_RULES: tuple[str, ...] = ()

@@ -1,12 +1,13 @@
 """Hidden Duel — PettingZoo AEC environment (``roundtable/toy-v0``), 2–3 players: the public
-module a game provides, built on the shared adapter (:class:`envs.core.aec.CardGameEnv`)."""
+module a game provides, built on the shared adapter
+(:class:`roundtable.envs.core.aec.CardGameEnv`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from envs.core.aec import CardGameEnv
-from envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
+from roundtable.envs.core.aec import CardGameEnv
+from roundtable.envs.core.wrappers import LeanOrderEnforcingWrapper, wrap
 from tests.toy_game.engine import DuelEngine
 
 

@@ -1,8 +1,9 @@
-"""Hidden Duel's words for people (what a ``words`` module holds: :class:`envs.core.game.Words`)."""
+"""Hidden Duel's words for people (what a ``words`` module holds:
+:class:`roundtable.envs.core.game.Words`)."""
 
 from __future__ import annotations
 
-from envs.core.text import MoveWords
+from roundtable.envs.core.text import MoveWords
 
 TITLE = "Hidden Duel"
 PHASE_DESCRIPTIONS = {"play": "each player in turn plays a card to the trick; the highest wins",

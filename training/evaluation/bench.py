@@ -185,7 +185,7 @@ def texas_factories() -> dict[str, Callable[[], AECEnv]] | None:
 
 def game_configs(game: str, num_players: int, events: tuple[bool, ...]) -> list[Config]:
     """A game's envs: raw then wrapped, each with the given event settings."""
-    from envs.core.registry import get_game
+    from roundtable.envs.core.registry import get_game
 
     entry = get_game(game)
     module = entry.env_module()
@@ -301,8 +301,9 @@ def events_cost(rows: list[BenchRow]) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """``roundtable bench``'s options (shared with ``python -m training.evaluation.bench``)."""
-    from envs.core.cli_args import positive_float, positive_int
+    """``roundtable bench``'s options (shared with ``python -m
+    roundtable.training.evaluation.bench``)."""
+    from roundtable.envs.core.cli_args import positive_float, positive_int
 
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all)")
     parser.add_argument("--players", type=positive_int, default=4, help="table size (default 4)")
@@ -321,7 +322,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from envs.core.registry import GAMES, available_games
+    from roundtable.envs.core.registry import GAMES, available_games
 
     games = args.games or available_games()
     for game in games:
@@ -343,7 +344,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from envs.core.cli_args import OneLineParser
+    from roundtable.envs.core.cli_args import OneLineParser
 
     parser = OneLineParser(prog="roundtable bench", description=__doc__.split("\n")[0])
     add_arguments(parser)

@@ -8,8 +8,8 @@ import os
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from envs.core.outputs import write_bytes_atomic, write_text_atomic
-from envs.core.untrusted_text import open_regular_file
+from roundtable.envs.core.outputs import write_bytes_atomic, write_text_atomic
+from roundtable.envs.core.untrusted_text import open_regular_file
 
 
 @dataclass

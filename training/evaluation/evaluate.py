@@ -1,7 +1,7 @@
 """Evaluation: seeded, seat-rotated matches between policies, with statistics and ratings.
 
-Duplicate style (:mod:`envs.core.arena`): every deal is played once per seat rotation, so every
-lineup position plays every seat of the same cards and deal luck cancels. ``games`` is rounded
+Duplicate style (:mod:`roundtable.players.arena`): every deal is played once per seat rotation, so
+every lineup position plays every seat of the same cards and deal luck cancels. ``games`` is rounded
 up to whole deals (a multiple of the table size).
 
 Lineups: the specs fill the seats in order; when the table has more seats than specs, the last
@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.arena import play_match
-from envs.core.registry import Game, GameLike, default_table_size, get_game
-from players.numpy_net import limit_blas_threads
-from players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
+from roundtable.envs.core.registry import Game, GameLike, default_table_size, get_game
+from roundtable.players.arena import play_match
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
 
 CHUNK_DEALS = 25
 #: A shipped checkpoint must beat N − 1 copies of each baseline by this multiple of fair share

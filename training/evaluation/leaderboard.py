@@ -19,9 +19,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from envs.core.outputs import write_text_atomic
-from players.checkpoint import CheckpointError, read_card
-from players.policies import PIMC_PREFIX, STYLE_PREFIX
+from roundtable.envs.core.outputs import write_text_atomic
+from roundtable.players.checkpoint import CheckpointError, read_card
+from roundtable.players.policies import PIMC_PREFIX, STYLE_PREFIX
 
 START = "<!-- leaderboard:start -->"
 END = "<!-- leaderboard:end -->"

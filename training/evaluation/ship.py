@@ -35,12 +35,12 @@ import dataclasses
 import time
 from pathlib import Path
 
-from envs.core.outputs import announce, check_new_file
-from envs.core.registry import game_entry
-from players import checkpoint
-from players.policies import heuristic_styles, parse_spec
-from training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
-from training.evaluation.evaluate import (
+from roundtable.envs.core.outputs import announce, check_new_file
+from roundtable.envs.core.registry import get_game
+from roundtable.players import checkpoint
+from roundtable.players.policies import heuristic_styles, parse_spec
+from roundtable.training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
+from roundtable.training.evaluation.evaluate import (
     EXPERT_BASELINE,
     SHIPPING_BARS,
     bar_multiple,
@@ -101,7 +101,7 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     zip_path, card_path = checkpoint.find_checkpoint(path)
     card = checkpoint.read_card(card_path)
     game = card["game"]
-    entry = game_entry(game)
+    entry = get_game(game)
     for n in sizes:
         if n not in entry.players:
             raise ValueError(f"--sizes: {game} is played by "

@@ -1,10 +1,10 @@
 """How differently the heuristic styles play: decision disagreement and a duplicate cross-table.
 
-``python -m training.evaluation.styles <game>`` prints, for a game's styles (``heuristic``,
-``heuristic:<style>``), the share of sampled decision states on which each style picks another
-action than ``default``, each style's win rate against three random players, and the cross-table
-of styles against each other (row style in one seat against N − 1 copies of the column style).
-The game READMEs quote its output.
+``python -m roundtable.training.evaluation.styles <game>`` prints, for a game's styles
+(``heuristic``, ``heuristic:<style>``), the share of sampled decision states on which each style
+picks another action than ``default``, each style's win rate against three random players, and the
+cross-table of styles against each other (row style in one seat against N − 1 copies of the column
+style). The game READMEs quote its output.
 """
 
 from __future__ import annotations
@@ -14,30 +14,26 @@ import sys
 
 import numpy as np
 
-from envs.core.registry import GameLike, get_game
-from players.policies import heuristic_styles, resolve_policy
-from training.evaluation.evaluate import evaluate
+from roundtable.envs.core.registry import GameLike, get_game
+from roundtable.players.policies import heuristic_styles, resolve_policy
+from roundtable.players.table import Move, play_game
+from roundtable.training.evaluation.evaluate import evaluate
 
 
 def decision_states(game: GameLike, players: int, games: int, seed: int = 0,
                     ) -> list[tuple[np.ndarray, np.ndarray]]:
     """(observation, mask) of every decision with a real choice in ``games`` default games."""
-    engine_cls = get_game(game).engine
-    engine = engine_cls(players, engine_cls.rules_cls.from_kwargs(players, {}))
-    from envs.core.engine import Setup
+    env = get_game(game).raw_env(num_players=players, events=False)
+    states: list[tuple[np.ndarray, np.ndarray]] = []
 
-    states = []
+    def keep(move: Move) -> None:
+        if int(np.count_nonzero(move.mask)) > 1:
+            states.append((move.observation.copy(), move.mask.copy()))
+
     for g in range(games):
         bots = [resolve_policy("heuristic", game, seed=seed + g * players + s)
                 for s in range(players)]
-        engine.reset(np.random.default_rng(seed + g), Setup())
-        while not engine.over:
-            p = engine.current_player
-            mask = engine.legal_mask()
-            obs = engine.observation(p)
-            if int(np.count_nonzero(mask)) > 1:
-                states.append((obs.copy(), mask.copy()))
-            engine.apply(int(bots[p].act(obs, mask)))
+        play_game(env, bots, seed + g, on_move=keep)
     return states
 
 

@@ -1,17 +1,18 @@
 """An asymmetric actor-critic for MaskablePPO: the critic sees every hidden card, the actor
 does not (``policy.critic: global``, PerfectDou's perfect-information training).
 
-With ``policy.critic: global`` the training env (:class:`~training.learner.selfplay.SelfPlayEnv`)
-returns the learner's usual input — the seat observation, plus the action mask with
-``env.include_mask`` — followed by the engine's global state (``engine.global_state(seat)``:
-every hand, every face-down card, the deck order; each game's ``global_state.py``).
+With ``policy.critic: global`` the training env
+(:class:`~roundtable.training.learner.selfplay.SelfPlayEnv`) returns the learner's usual input — the
+seat observation, plus the action mask with ``env.include_mask`` — followed by the engine's global
+state (``engine.global_state(seat)``: every hand, every face-down card, the deck order; each game's
+``global_state.py``).
 :class:`AsymmetricMaskablePolicy` splits that vector:
 
 - the **actor** (``mlp_extractor.policy_net`` then ``action_net``) reads the first
   ``seat_dim`` entries only: exactly the input of a ``critic: seat`` policy, with the same
-  weight names and shapes, so the numpy actor (:mod:`players.numpy_net`), opponent snapshots,
-  evaluation, ``roundtable play``, RLlib export and the card's observation size are those of
-  any checkpoint;
+  weight names and shapes, so the numpy actor (:mod:`roundtable.players.numpy_net`), opponent
+  snapshots, evaluation, ``roundtable play``, RLlib export and the card's observation size are those
+  of any checkpoint;
 - the **critic** (``mlp_extractor.value_net`` then ``value_net``) reads all of it.
 
 The value function only shapes the advantages during training; acting never reads the global

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from envs.core.registry import GAMES, get_game
-from training.learner.sections import build_section
+from roundtable.envs.core.registry import GAMES, get_game
+from roundtable.training.learner.sections import build_section
 
 ACTIVATIONS = ("tanh", "relu")
 BACKENDS = ("sb3", "rllib")
@@ -95,7 +95,7 @@ class LeagueConfig:
     ``f(p) = max((1 - p)^k, pfsp_floor)``, p the learner's win rate over its last ``window``
     games against an entry (counted once it has ``min_games``); 0 draws by the weights alone.
     ``batched`` steps the envs together so network opponents act in one batch
-    (:class:`training.learner.vec_env.BatchedSelfPlayVecEnv`).
+    (:class:`roundtable.training.learner.vec_env.BatchedSelfPlayVecEnv`).
     """
 
     pfsp: float = 0.0
@@ -129,7 +129,7 @@ class TrainConfig:
     run_dir: str
     total_steps: int = 1_000_000
     #: learner steps between resumable states (also written at every evaluation and on
-    #: Ctrl-C / SIGTERM; see training/learner/resume.py)
+    #: Ctrl-C / SIGTERM; see training/learner/run_state.py)
     checkpoint_every: int = 25_000
     seed: int = 0
     n_envs: int = 4
@@ -308,7 +308,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.env.reward not in ("rank", "win"):
         raise ValueError(f"env.reward must be 'rank' or 'win', got {cfg.env.reward!r}")
     _flag(cfg.env.include_mask, "env.include_mask")
-    from players.features import check_features, check_rules, features_size
+    from roundtable.players.features import check_features, check_rules, features_size
 
     features = check_features(cfg.env.features, "env.features")
     check_rules(cfg.game, features, cfg.env.rules)
@@ -336,7 +336,7 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ValueError(f"policy.net_arch must be a list of layer widths, got {p.net_arch!r}")
     for width in p.net_arch:
         _positive_int(width, "policy.net_arch entries")
-    from players.checkpoint import check_network_size, game_sizes
+    from roundtable.players.checkpoint import check_network_size, game_sizes
 
     obs_size, num_actions, _ = game_sizes(cfg.game)
     inputs = obs_size + (num_actions if cfg.env.include_mask is True else 0)
@@ -364,12 +364,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if e.table_sizes is not None:
         _check_table_sizes(e.table_sizes, players, cfg.game, "eval.table_sizes")
     _check_specs(e.baselines, "eval.baselines")
-    from training.learner.selection import check_select
+    from roundtable.training.learner.selection import check_select
 
     check_select(e.select, e.baselines)
     validate_league(cfg.league)
     if cfg.backend == "rllib":
-        from training.learner.rllib_settings import check_rllib_config
+        from roundtable.training.learner.rllib_settings import check_rllib_config
 
         check_rllib_config(cfg)
     elif cfg.rllib:
@@ -388,11 +388,9 @@ def config_from_dict(data: Any, source: str = "config") -> TrainConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read and validate a YAML config; ``overrides`` replace top-level keys (e.g. run_dir)."""
-    from training.learner.untrusted_yaml import load_yaml_file
+    from roundtable.training.learner.untrusted_yaml import load_yaml_file
 
-    p = Path(path)
-    if not p.exists():
-        raise ValueError(f"no config file {p}")
+    p = find_config(path)
     # bounded (size, nesting, aliases), one-line errors, and a key given twice is refused
     data = load_yaml_file(p, loader=_unique_key_loader(), max_bytes=MAX_CONFIG_BYTES)
     if isinstance(data, dict) and overrides:
@@ -405,6 +403,27 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
                              "file's own value must be valid too)") from None
         data = {**data, **overrides}
     return config_from_dict(data, str(p))
+
+
+def find_config(path: str | Path) -> Path:
+    """The config file ``path`` names: a file from the working directory if there is one, else
+    the shipped config of that name (``configs/paladin_demo.yaml``, ``paladin_demo.yaml`` and
+    ``paladin_demo`` all name the package's ``paladin_demo.yaml``), so the README's commands
+    work from any folder and from an installed wheel."""
+    from roundtable.configs import ROOT as SHIPPED_CONFIGS
+
+    p = Path(path)
+    if p.exists():
+        return p
+    shipped = None
+    if len(p.parts) == 1 or (len(p.parts) == 2 and p.parts[0] == "configs"):
+        name = p.name if p.suffix in (".yaml", ".yml") else f"{p.name}.yaml"
+        shipped = SHIPPED_CONFIGS / name
+    if shipped is not None and shipped.is_file():
+        return shipped
+    names = ", ".join(sorted(q.stem for q in SHIPPED_CONFIGS.glob("*.yaml")))
+    raise ValueError(f"no config file {p} (looked in {Path.cwd()}), and no shipped config of "
+                     f"that name; shipped configs: {names}")
 
 
 #: A config file is a few KB; anything this large is not one.

@@ -1,8 +1,8 @@
 """The ``rllib`` section of a training config, validated without importing Ray.
 
 A config trains on RLlib when it says ``backend: rllib``; everything else (game, env, opponents,
-policy, ppo, eval) keeps its meaning from :mod:`training.learner.config`. The ``rllib`` section
-holds
+policy, ppo, eval) keeps its meaning from :mod:`roundtable.training.learner.config`. The ``rllib``
+section holds
 what only Ray needs::
 
     rllib:
@@ -30,12 +30,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from training.learner.sections import build_section
+from roundtable.training.learner.sections import build_section
 
 
 class TrainConfig(Protocol):
-    """What this module reads of a :class:`training.learner.config.TrainConfig` (a protocol,
-    not an import: the config imports this module to check its ``rllib`` section)."""
+    """What this module reads of a :class:`roundtable.training.learner.config.TrainConfig` (a
+    protocol, not an import: the config imports this module to check its ``rllib`` section)."""
 
     rllib: dict[str, Any]
     ppo: dict[str, Any]
@@ -92,7 +92,7 @@ def rllib_settings(cfg: TrainConfig) -> RLlibSettings:
 
 
 def check_rllib_config(cfg: TrainConfig) -> None:
-    """Everything an RLlib run needs beyond :func:`training.learner.config.validate`."""
+    """Everything an RLlib run needs beyond :func:`roundtable.training.learner.config.validate`."""
     rllib_settings(cfg)
     untranslated = sorted(set(cfg.ppo) - set(PPO_TO_RLLIB))
     if untranslated:

@@ -1,7 +1,7 @@
 """Run directories that are never lost to a failed or interrupted run.
 
 ``roundtable train`` checks everything it can before it writes a byte (see
-:func:`training.learner.train.train`); the directory rules live here:
+:func:`roundtable.training.learner.train.train`); the directory rules live here:
 
 - :func:`check_run_dir` says, before any work, whether a run may use a directory: refused if
   it holds anything (unless ``overwrite``), if it is a file, or if it cannot be created there.
@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from roundtable.envs.core.outputs import announce, nearest_existing
+
 #: Everything a run writes into its folder (both backends); the atomic writes' temporary files
 #: (``.<name>.tmp-<pid>``) too.
 RUN_ENTRIES = frozenset({"config.yaml", "curve.csv", "curve.png", "best.zip", "best.json",
@@ -43,13 +45,6 @@ def _foreign_entries(run_dir: Path) -> list[str]:
 
 def _holds_anything(path: Path) -> bool:
     return path.is_dir() and any(path.iterdir())
-
-
-def _nearest_existing(path: Path) -> Path:
-    for candidate in (path, *path.parents):
-        if candidate.exists():
-            return candidate
-    return Path.cwd()
 
 
 def check_run_dir(run_dir: Path, overwrite: bool) -> None:
@@ -72,11 +67,18 @@ def check_run_dir(run_dir: Path, overwrite: bool) -> None:
                 "replaces only a folder holding a run's config.yaml, curves, best/final "
                 "checkpoints, tb/ and resume/: choose another run_dir")
     # creating the folder (or moving an old run aside) needs a writable parent
-    base = _nearest_existing(run_dir.parent if run_dir.exists() else run_dir)
+    base = nearest_existing(run_dir.parent if run_dir.exists() else run_dir)
     if not base.is_dir():
         raise ValueError(f"cannot create run directory {run_dir}: {base} is a file")
     if not os.access(base, os.W_OK | os.X_OK):
         raise ValueError(f"cannot create run directory {run_dir}: {base} is not writable")
+
+
+def announce_run_dir(run_dir: Path) -> None:
+    """The line that names the run's folder before the work starts (after
+    :func:`check_run_dir`)."""
+    announce("roundtable train", [("the run (checkpoints, curves, TensorBoard logs)",
+                                   f"{run_dir}/")])
 
 
 def _beside(run_dir: Path, label: str) -> Path:

@@ -1,8 +1,8 @@
 """Build a config dataclass from one YAML mapping, naming any key it does not know.
 
-Shared by :mod:`training.learner.config` (the whole training config) and
-:mod:`training.learner.rllib_settings` (its ``rllib`` section), which the config imports to
-check that section: the builder lives below both so neither imports the other.
+Shared by :mod:`roundtable.training.learner.config` (the whole training config) and
+:mod:`roundtable.training.learner.rllib_settings` (its ``rllib`` section), which the config imports
+to check that section: the builder lives below both so neither imports the other.
 """
 
 from __future__ import annotations

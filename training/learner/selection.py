@@ -27,8 +27,9 @@ import numpy as np
 
 
 class TrainConfig(Protocol):
-    """What :func:`selection_card` reads of a :class:`training.learner.config.TrainConfig` (a
-    protocol, not an import: the config imports this module to check ``eval.select``)."""
+    """What :func:`selection_card` reads of a
+    :class:`roundtable.training.learner.config.TrainConfig` (a protocol, not an import: the config
+    imports this module to check ``eval.select``)."""
 
     @property
     def eval(self) -> Any: ...
@@ -49,7 +50,7 @@ def check_select(select: Any, baselines: Sequence[str]) -> None:
 
 def line_ratios(results: Mapping[str, Mapping[int, Any]]) -> dict[tuple[str, int], float]:
     """The learner's win rate / fair share per (baseline, table size); the learner is the first
-    player of each :class:`~training.evaluation.evaluate.EvalResult`."""
+    player of each :class:`~roundtable.training.evaluation.evaluate.EvalResult`."""
     return {(baseline, n): r.players[0].win_rate * n
             for baseline, by_size in results.items() for n, r in by_size.items()}
 

@@ -8,16 +8,17 @@ until the learner is to act again or the game is over; the learner always receiv
 reward, even when the game ends on an opponent's move. ``action_masks()`` serves MaskablePPO.
 
 The pool starts with fixed specs (``random``, ``heuristic``, ``heuristic:<style>``, checkpoint
-paths, any spec :func:`~players.policies.parse_spec` accepts) and receives frozen snapshots of
-the learner during training (numpy copies of its actor, see :mod:`players.numpy_net`), so
-opponents never call SB3 per move. With ``pfsp`` the pool is a league: entries are drawn by how
-often the learner fails against them (prioritised fictitious self-play, :func:`pfsp_factor`).
+paths, any spec :func:`~roundtable.players.policies.parse_spec` accepts) and receives frozen
+snapshots of the learner during training (numpy copies of its actor, see
+:mod:`roundtable.players.numpy_net`), so opponents never call SB3 per move. With ``pfsp`` the pool
+is a league: entries are drawn by how often the learner fails against them (prioritised fictitious
+self-play, :func:`pfsp_factor`).
 
 Every opponent move is *requested*: ``step()`` and ``reset()`` run generators that yield
 ``(policy, observation, mask, seat)`` and receive the chosen action. A single env answers each
-request at once (:func:`envs.core.agents.choose_action`, the one helper every table uses);
-:class:`~training.learner.vec_env.BatchedSelfPlayVecEnv` advances many envs together and answers the
-requests of network opponents in one batch.
+request at once (:func:`roundtable.players.table.choose_action`, the one helper every table uses);
+:class:`~roundtable.training.learner.vec_env.BatchedSelfPlayVecEnv` advances many envs together and
+answers the requests of network opponents in one batch.
 """
 
 from __future__ import annotations
@@ -29,14 +30,14 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from envs.core.aec import ILLEGAL_MOVE_REWARD
-from envs.core.agents import choose_action
-from envs.core.engine import Setup
-from envs.core.errors import GameOverError, checked_seed, integer_action
-from envs.core.registry import GameLike, get_game
-from players.features import InputFeatures, check_features, check_rules
-from players.numpy_net import NumpyActor
-from players.policies import CheckpointPolicy, Policy, parse_spec, reset_policy
+from roundtable.envs.core.aec import ILLEGAL_MOVE_REWARD
+from roundtable.envs.core.engine import Setup
+from roundtable.envs.core.errors import GameOverError, checked_seed, integer_action
+from roundtable.envs.core.registry import GameLike, get_game
+from roundtable.players.features import InputFeatures, check_features, check_rules
+from roundtable.players.numpy_net import NumpyActor
+from roundtable.players.policies import CheckpointPolicy, parse_spec
+from roundtable.players.table import Policy, choose_action, reset_policy
 
 SNAPSHOTS = "snapshots"
 REWARDS = ("rank", "win")
@@ -218,8 +219,8 @@ class SelfPlayEnv(gymnasium.Env):
     ``table_sizes`` is a list (uniform) or a mapping size → weight; ``reward`` is ``rank`` (the
     env's zero-sum rank reward) or ``win`` (1/k for each of k winners, else 0); with
     ``include_mask`` the observation is followed by the action mask as floats; ``features``
-    (names, e.g. ``["counting"]``, see :mod:`players.features`) appends derived features of
-    the observation after that. With ``critic="global"`` the learner's global state follows
+    (names, e.g. ``["counting"]``, see :mod:`roundtable.players.features`) appends derived features
+    of the observation after that. With ``critic="global"`` the learner's global state follows
     all of it (see :meth:`_with_global`).
     """
 
@@ -269,7 +270,8 @@ class SelfPlayEnv(gymnasium.Env):
         if include_mask:
             low = np.concatenate([low, np.zeros(self.num_actions, np.float32)])
             high = np.concatenate([high, np.ones(self.num_actions, np.float32)])
-        # derived input features (players.features): appended after the observation and mask
+        # derived input features (roundtable.players.features): appended after the observation and
+        # mask
         names = check_features(list(features), f"SelfPlayEnv({self.game.name!r}): features")
         check_rules(self.game, names, rules, f"SelfPlayEnv({self.game.name!r}): features")
         self.features = InputFeatures(self.game, names) if names else None
@@ -305,6 +307,8 @@ class SelfPlayEnv(gymnasium.Env):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         return self.drive(self.step_requests(action))
 
+    # not players.table.play_game: the learner's seat is a gymnasium step, so the table loop
+    # is a generator paused at each learner decision (and batched across envs in vec_env)
     def drive(self, requests: Generator[Request, int, Any]) -> Any:
         """Run a request generator to its end, answering each opponent move at once."""
         try:

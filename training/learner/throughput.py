@@ -1,13 +1,14 @@
 """What the env costs inside training: MaskablePPO steps/s on each game vs on a trivial env.
 
 ``roundtable train-bench`` runs the same trainer (the game's config: network, PPO settings,
-n_envs envs in :class:`~training.learner.vec_env.SelfPlayVecEnv`, ``torch.set_num_threads``) for a
-fixed
+n_envs envs in :class:`~roundtable.training.learner.vec_env.SelfPlayVecEnv`,
+``torch.set_num_threads``) for a fixed
 number of learner steps on
 
 - :class:`TrivialEnv`: a single-seat env with the game's observation and action sizes whose
   ``step`` does nothing (every action legal, fixed episode length) — the trainer alone;
-- the game's :class:`~training.learner.selfplay.SelfPlayEnv`, once per opponent setting: ``random``
+- the game's :class:`~roundtable.training.learner.selfplay.SelfPlayEnv`, once per opponent setting:
+``random``
   (the env itself: engine, view and a near-free opponent), ``config`` (the config's pool mix,
   an untrained network standing in for the snapshots) and ``heuristic`` (the costliest
   opponents: every other seat runs the rule-based agent in Python);
@@ -21,10 +22,10 @@ the shipped configs: game steps/s at least 0.6× the trivial env's (an env share
 figures in docs/performance.md.
 
 The game envs run in the vec env training uses:
-:class:`~training.learner.vec_env.BatchedSelfPlayVecEnv`
+:class:`~roundtable.training.learner.vec_env.BatchedSelfPlayVecEnv`
 (network opponents of all envs act in one batch) when the config's ``league.batched`` is on,
-else :class:`~training.learner.vec_env.SelfPlayVecEnv` (one env after another, the vec env the
-trivial
+else :class:`~roundtable.training.learner.vec_env.SelfPlayVecEnv` (one env after another, the vec
+env the trivial
 env runs in, so the ratio is the env's cost alone); ``vec_env`` forces either (``batched``,
 ``one-by-one``) to measure what batching costs or saves (the shipped configs leave it off: at 4
 envs it cost more than it saved, docs/performance.md).
@@ -42,8 +43,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from envs.core.registry import available_games, get_game
-from training.learner.config import TrainConfig
+from roundtable.envs.core.registry import available_games, get_game
+from roundtable.training.learner.config import TrainConfig
 
 
 class TrivialEnv(gymnasium.Env):
@@ -75,7 +76,7 @@ class TrivialEnv(gymnasium.Env):
 
 
 def _config_for(game: str) -> TrainConfig:
-    from training.learner.config import config_from_dict, load_config
+    from roundtable.training.learner.config import config_from_dict, load_config
 
     path = Path("configs") / f"{game}.yaml"
     if path.exists():
@@ -88,8 +89,8 @@ def trainer_fps(make_env: Callable[[int], gymnasium.Env], cfg: TrainConfig, step
     """Learner steps per second of ``model.learn`` (model construction not counted)."""
     import torch
 
-    from training.learner.train import build_model
-    from training.learner.vec_env import BatchedSelfPlayVecEnv, SelfPlayVecEnv
+    from roundtable.training.learner.train import build_model
+    from roundtable.training.learner.vec_env import BatchedSelfPlayVecEnv, SelfPlayVecEnv
 
     torch.set_num_threads(cfg.torch_threads)
     fns = [lambda i=i: make_env(i) for i in range(cfg.n_envs)]
@@ -129,9 +130,9 @@ VEC_ENVS = ("config", "batched", "one-by-one")
 def measure(game: str, steps: int, repeats: int, opponents: list[str],
             vec_env: str = "config") -> list[dict[str, Any]]:
     """One row per opponent setting: trainer fps on the trivial env and on the game."""
-    from players.features import InputFeatures
-    from players.numpy_net import NumpyActor
-    from training.learner.selfplay import OpponentPool, SelfPlayEnv
+    from roundtable.players.features import InputFeatures
+    from roundtable.players.numpy_net import NumpyActor
+    from roundtable.training.learner.selfplay import OpponentPool, SelfPlayEnv
 
     cfg = _config_for(game)
     engine = get_game(game).engine
@@ -197,8 +198,8 @@ def measure(game: str, steps: int, repeats: int, opponents: list[str],
 
 def main(games: list[str] | None, steps: int, repeats: int, opponents: list[str],
          vec_env: str = "config") -> int:
-    from players.numpy_net import limit_blas_threads
-    from players.policies import parse_spec
+    from roundtable.players.numpy_net import limit_blas_threads
+    from roundtable.players.policies import parse_spec
 
     limit_blas_threads()
     games = games or available_games()

@@ -7,28 +7,28 @@ One run directory per training run (refused if it exists, unless ``overwrite``):
     <run_dir>/curve.csv, curve.png win rate against each baseline over steps (CSV and plot)
     <run_dir>/best.zip + best.json the best checkpoint by the selection baseline
     <run_dir>/final.zip + final.json
-    <run_dir>/resume/              the resumable state (training/learner/resume.py), every
+    <run_dir>/resume/              the resumable state (training/learner/run_state.py), every
                                    ``checkpoint_every`` steps and at every evaluation
 
 A run whose loss or weights become non-finite (NaN or infinity, e.g. from a learning rate far
 too large) stops at the next rollout with one line (:class:`TrainingDivergedError`) that names
 the last finite checkpoint it saved; no checkpoint with non-finite weights is ever written.
 
-The learner trains on :class:`~training.learner.selfplay.SelfPlayEnv` in ``n_envs`` copies stepped
-one
+The learner trains on :class:`~roundtable.training.learner.selfplay.SelfPlayEnv` in ``n_envs``
+copies stepped one
 after another in one process (the fast setting on 2 cores, see docs/performance.md). A callback
 adds a frozen numpy snapshot of the learner to every env's opponent pool every
 ``opponents.snapshot_every`` steps and evaluates the learner (duplicate matches against each
 baseline at each table size) at the first rollout boundary after every ``eval.every`` steps
 (where the weights are those of exactly that many steps); the evaluation with the best selection
 score (``eval.select``: by default the worst case over every baseline and table size of win rate
-/ fair share; :mod:`training.learner.selection`) is saved as ``best``, and its card names the rule
-(``training.selected_by``).
+/ fair share; :mod:`roundtable.training.learner.selection`) is saved as ``best``, and its card names
+the rule (``training.selected_by``).
 
 Resumable state: at rollout boundaries (the only points where the whole learner is in a
 consistent state: weights updated, no half-filled rollout buffer) the callback writes the state
-of :mod:`training.learner.resume`; :func:`resume` continues from it. Ctrl-C or SIGTERM asks the run
-to
+of :mod:`roundtable.training.learner.run_state`; :func:`continue_from` continues from it. Ctrl-C or
+SIGTERM asks the run to
 stop at the next boundary, after writing a state; a second one stops at once.
 """
 
@@ -52,25 +52,25 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecMonitor
 
-from players import checkpoint
-from players.features import features_size
-from players.numpy_net import NumpyActor, limit_blas_threads
-from players.policies import PolicySpec, parse_spec
-from training.evaluation.curves import CurvePoint, plot, write_csv
-from training.evaluation.evaluate import (
+from roundtable.players import checkpoint
+from roundtable.players.features import features_size
+from roundtable.players.numpy_net import NumpyActor, limit_blas_threads
+from roundtable.players.policies import PolicySpec, parse_spec
+from roundtable.training.evaluation.curves import CurvePoint, plot, write_csv
+from roundtable.training.evaluation.evaluate import (
     SHIPPING_BARS,
     EvalResult,
     evaluate_baselines,
     evaluation_summary,
 )
-from training.learner import resume as resumable
-from training.learner.asymmetric import AsymmetricMaskablePolicy, actor_keys
-from training.learner.config import TrainConfig, config_from_dict
-from training.learner.resume import StateStore, TrainingInterrupted
-from training.learner.rundir import check_run_dir, fresh_run_dir
-from training.learner.selection import selection_card, selection_score
-from training.learner.selfplay import OpponentPool, SelfPlayEnv
-from training.learner.vec_env import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
+from roundtable.training.learner import run_state as resumable
+from roundtable.training.learner.asymmetric import AsymmetricMaskablePolicy, actor_keys
+from roundtable.training.learner.config import TrainConfig, config_from_dict
+from roundtable.training.learner.run_state import StateStore, TrainingInterrupted
+from roundtable.training.learner.rundir import announce_run_dir, check_run_dir, fresh_run_dir
+from roundtable.training.learner.selection import selection_card, selection_score
+from roundtable.training.learner.selfplay import OpponentPool, SelfPlayEnv
+from roundtable.training.learner.vec_env import BatchedSelfPlayVecEnv, LeagueTracker, SelfPlayVecEnv
 
 
 class TrainingDivergedError(ValueError):
@@ -114,7 +114,8 @@ def make_env(cfg: TrainConfig, index: int) -> SelfPlayEnv:
 
 def make_vec_env(cfg: TrainConfig) -> Any:
     """``n_envs`` SelfPlayEnvs: batched opponents (``league.batched``) or one env after another
-    (:class:`~training.learner.vec_env.SelfPlayVecEnv`, the faster at the shipped 4 envs)."""
+    (:class:`~roundtable.training.learner.vec_env.SelfPlayVecEnv`, the faster at the shipped 4
+    envs)."""
     fns = [lambda i=i: make_env(cfg, i) for i in range(cfg.n_envs)]
     return BatchedSelfPlayVecEnv(fns) if cfg.league.batched else SelfPlayVecEnv(fns)
 
@@ -141,7 +142,7 @@ def build_model(cfg: TrainConfig, vec_env: Any, tensorboard_dir: Path | None) ->
 def model_from_checkpoint(zip_path: Path, card: dict[str, Any], seed: int = 0) -> Any:
     """A MaskablePPO model with the network of a checked checkpoint (its card: game, layers,
     activation, mask, features, critic, rule options) and its weights and optimizer state,
-    read as plain tensors (:func:`players.checkpoint.restore_model_state`): what SB3's
+    read as plain tensors (:func:`roundtable.players.checkpoint.restore_model_state`): what SB3's
     ``MaskablePPO.load`` would give, without unpickling the zip's ``data``. Its env is one
     ``SelfPlayEnv`` against random players, there only to give the model its spaces."""
 
@@ -197,7 +198,7 @@ def load_init_weights(model: Any, init_zip: Path, init_card: dict[str, Any], cri
     network cannot read the global state, nor the other way round).
 
     When the run reads feature sets the checkpoint did not (``features`` extends the card's
-    ``policy.features``; :func:`players.checkpoint.check_trainable` checked that), their
+    ``policy.features``; :func:`roundtable.players.checkpoint.check_trainable` checked that), their
     inputs sit after the checkpoint's ``[observation, mask?, features...]``: the first layers
     get zero weights for them (:func:`widen_inputs`), so the run starts playing exactly as
     the checkpoint did and learns what the new inputs are worth. The optimizer then starts
@@ -430,7 +431,7 @@ class SelfPlayCallback(BaseCallback):
     # -- resumable state -------------------------------------------------------------------------
     def write_state(self) -> None:
         """Write the resumable state of this rollout boundary (see
-        :mod:`training.learner.resume`)."""
+        :mod:`roundtable.training.learner.run_state`)."""
         t0 = time.perf_counter()
         steps = int(self.model.num_timesteps)
         state = {
@@ -531,11 +532,12 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
     """Train ``cfg`` into ``cfg.run_dir`` (from ``cfg.init``'s weights when given).
 
     Everything is checked before the run directory is touched (:func:`build_run`); an
-    existing run is replaced only through :func:`training.learner.rundir.fresh_run_dir`, which keeps
-    it until the new run has finished.
+    existing run is replaced only through :func:`roundtable.training.learner.rundir.fresh_run_dir`,
+    which keeps it until the new run has finished.
     """
     run_dir = Path(cfg.run_dir)
     check_run_dir(run_dir, overwrite)
+    announce_run_dir(run_dir)
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()  # numpy opponents and evaluation (see numpy_net)
     vec_env, model, prior = build_run(cfg, run_dir / "tb")
@@ -550,10 +552,10 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
         vec_env.close()
 
 
-def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
-           progress: bool = True) -> TrainResult:
+def continue_from(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
+                  progress: bool = True) -> TrainResult:
     """Continue the run of ``state`` (read from ``store``, checked against ``cfg`` by
-    :func:`training.learner.resume_run.resume_run`) to ``cfg.total_steps``."""
+    :func:`roundtable.training.learner.resume.resume_run`) to ``cfg.total_steps``."""
     run_dir = Path(cfg.run_dir)
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()

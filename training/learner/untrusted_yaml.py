@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from envs.core.untrusted_json import walk
-from envs.core.untrusted_text import read_text_file
+from roundtable.envs.core.untrusted_json import walk
+from roundtable.envs.core.untrusted_text import read_text_file
 
 MAX_YAML_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 64

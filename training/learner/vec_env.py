@@ -2,8 +2,8 @@
 
 **Batched opponents.** In a DummyVecEnv every env plays its opponents' moves one at a time, so a
 table of three network snapshots costs three single-row forward passes per learner step and
-env. :class:`BatchedSelfPlayVecEnv` steps all its :class:`~training.learner.selfplay.SelfPlayEnv`\\
-s
+env. :class:`BatchedSelfPlayVecEnv` steps all its
+:class:`~roundtable.training.learner.selfplay.SelfPlayEnv`\\ s
 together: each env runs until an opponent must move and yields that request; the requests of
 all envs are grouped by the opponent's ``batch_key`` (same network, same acting mode) and every
 group of two or more is answered by ONE ``act_batch`` call; the others (heuristics, random,
@@ -15,7 +15,7 @@ sampled snapshot moves' random draws (a batch draws from the first member's gene
 **PFSP.** :class:`LeagueTracker` keeps the learner's last ``window`` results per pool entry
 (from the ``opponent_entries`` of finished episodes' infos) and hands the win rates to the
 pools (``set_win_rates``), which weight their draws by
-:func:`~training.learner.selfplay.pfsp_factor`.
+:func:`~roundtable.training.learner.selfplay.pfsp_factor`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import numpy as np
 from stable_baselines3.common.vec_env import DummyVecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs, VecEnvStepReturn
 
-from envs.core.agents import choose_action
-from training.learner.selfplay import Request, SelfPlayEnv
+from roundtable.players.table import choose_action
+from roundtable.training.learner.selfplay import Request, SelfPlayEnv
 
 
 class SelfPlayVecEnv(DummyVecEnv):
@@ -117,6 +117,8 @@ class BatchedSelfPlayVecEnv(DummyVecEnv):
         pending: dict[int, Request] = {}
         defer = self.defer_network_moves
 
+        # the learner's fused, batched step (docs/performance.md) instead of
+        # players.table.play_game: network opponents of many envs answer in one call
         def advance(i: int, action: int | None) -> None:
             """Send ``action`` to env ``i``; with ``defer``, answer its moves that cannot
             batch (heuristic, random, search) here at once, up to its next network request.

@@ -27,7 +27,7 @@ import gymnasium
 import numpy as np
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-from envs.core.registry import GameLike, get_game
+from roundtable.envs.core.registry import GameLike, get_game
 
 OBS_KEY = "observations"  # RLlib's ActionMaskingTorchRLModule reads this key
 MASK_KEY = "action_mask"

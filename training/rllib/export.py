@@ -2,11 +2,11 @@
 
 The zip holds ``policy.pth``: the actor's tensors under SB3's names
 (``mlp_extractor.policy_net.<i>.weight``, ``action_net.weight``, …), written with
-``torch.save`` and read by :func:`players.checkpoint.load_actor` with ``weights_only=True``,
-so ``roundtable eval``, ``play``, ``resolve_policy`` and ``leaderboard`` take an RLlib-trained
-policy exactly as an SB3 one, through the numpy actor, without importing Ray. It also holds
-``rllib_module.pth``, the whole learning module (actor and critic) as plain tensors, so a later
-RLlib run can start from it (``init``). The zip is not an SB3 file: the card says
+``torch.save`` and read by :func:`roundtable.players.checkpoint.load_actor` with
+``weights_only=True``, so ``roundtable eval``, ``play``, ``resolve_policy`` and ``leaderboard`` take
+an RLlib-trained policy exactly as an SB3 one, through the numpy actor, without importing Ray. It
+also holds ``rllib_module.pth``, the whole learning module (actor and critic) as plain tensors, so a
+later RLlib run can start from it (``init``). The zip is not an SB3 file: the card says
 ``"algorithm": "PPO (RLlib)"`` and ``"backend": "rllib"``.
 
 This module imports no Ray either: it works on the module's state dict.
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from players import checkpoint
-from players.numpy_net import NumpyActor
+from roundtable.players import checkpoint
+from roundtable.players.numpy_net import NumpyActor
 
 ACTOR_PREFIX = "encoder.actor_encoder.net.mlp."
 HEAD_PREFIX = "pi.net.mlp."

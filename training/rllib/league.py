@@ -1,7 +1,7 @@
 """The league: a multi-agent table env, the per-episode seat mapping, and episode metrics.
 
 :class:`LeagueTableEnv` is what RLlib samples. Each episode it draws a table size (weights in
-``env.table_sizes``) and plays that table through :class:`~training.rllib.adapter.
+``env.table_sizes``) and plays that table through :class:`~roundtable.training.rllib.adapter.
 MaskedPettingZooEnv`. The seats are rotated by a random offset, so the agent RLlib calls
 ``player_0`` (the learner's seat, see :class:`LeagueMapping`) sits at a random physical seat:
 the learner's seat and the table size both vary per episode. Every seat receives its
@@ -27,10 +27,10 @@ import numpy as np
 from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from envs.core.engine import agent_name
-from envs.core.registry import get_game
-from training.rllib.adapter import MASK_KEY, MaskedPettingZooEnv, masked_space
-from training.rllib.modules import LEARNER
+from roundtable.envs.core.engine import agent_name
+from roundtable.envs.core.registry import get_game
+from roundtable.training.rllib.adapter import MASK_KEY, MaskedPettingZooEnv, masked_space
+from roundtable.training.rllib.modules import LEARNER
 
 SELF = "self"
 SNAPSHOTS = "snapshots"

@@ -2,8 +2,9 @@
 
 - The learner is RLlib's ``ActionMaskingTorchRLModule`` (PPO, separate actor and critic MLPs,
   illegal logits pushed to the float minimum), built from the config's ``policy`` section;
-  its actor is exactly the MLP that :class:`~players.numpy_net.NumpyActor` runs, so a
-  trained learner exports to the project's checkpoint format (:mod:`training.rllib.export`).
+  its actor is exactly the MLP that :class:`~roundtable.players.numpy_net.NumpyActor` runs, so a
+  trained learner exports to the project's checkpoint format
+  (:mod:`roundtable.training.rllib.export`).
 - Frozen snapshots of the learner are further modules of the same spec, never trained.
 - :class:`FixedPolicyModule` wraps any project policy (``random``, ``heuristic``, a
   checkpoint's numpy actor) so that it takes seats through RLlib's normal module mapping. It
@@ -21,9 +22,10 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from players.numpy_net import NumpyActor
-from players.policies import CheckpointPolicy, Policy, card_features, parse_spec
-from training.rllib.adapter import MASK_KEY, OBS_KEY
+from roundtable.players.numpy_net import NumpyActor
+from roundtable.players.policies import CheckpointPolicy, card_features, parse_spec
+from roundtable.players.table import Policy
+from roundtable.training.rllib.adapter import MASK_KEY, OBS_KEY
 
 LEARNER = "learner"
 

@@ -1,31 +1,32 @@
 """Multi-agent PPO self-play on Ray RLlib's new API stack (``backend: rllib`` in a config).
 
 ``roundtable train --config configs/<game>_rllib.yaml`` lands here. The run writes what an SB3
-run writes (:mod:`training.learner.train`): ``config.yaml``, TensorBoard logs in ``tb/``,
+run writes (:mod:`roundtable.training.learner.train`): ``config.yaml``, TensorBoard logs in ``tb/``,
 ``curve.csv``
 and ``curve.png`` from periodic duplicate evaluation against the config's baselines
-(:mod:`training.evaluation.evaluate`, :mod:`training.evaluation.curves`), and ``best`` / ``final``
-checkpoints in the
-project's format (:mod:`training.rllib.export`).
+(:mod:`roundtable.training.evaluation.evaluate`, :mod:`roundtable.training.evaluation.curves`), and
+``best`` / ``final`` checkpoints in the
+project's format (:mod:`roundtable.training.rllib.export`).
 
 The algorithm: RLlib PPO with RLModules, EnvRunners and a LearnerGroup. Env runners sample
-:class:`~training.rllib.league.LeagueTableEnv` (table size and learner seat drawn per
-episode); :class:`~training.rllib.league.LeagueMapping` seats the learning module at the
+:class:`~roundtable.training.rllib.league.LeagueTableEnv` (table size and learner seat drawn per
+episode); :class:`~roundtable.training.rllib.league.LeagueMapping` seats the learning module at the
 learner's seat and league entries elsewhere: fixed players (random, heuristic, checkpoints) as
-:class:`~training.rllib.modules.FixedPolicyModule`, frozen snapshots of the learner (added
-with ``Algorithm.add_module`` every ``opponents.snapshot_every`` learner steps, up to
+:class:`~roundtable.training.rllib.modules.FixedPolicyModule`, frozen snapshots of the learner
+(added with ``Algorithm.add_module`` every ``opponents.snapshot_every`` learner steps, up to
 ``opponents.max_snapshots`` slots, the oldest slot overwritten after that), and the learner
 itself (``self``). Only the learner is trained (``policies_to_train``).
 
-Resumable state (``roundtable train --resume RUN_DIR``, :mod:`training.learner.resume`): after a
-training iteration, every ``checkpoint_every`` steps, at every evaluation and on Ctrl-C /
-SIGTERM, the run saves RLlib's own Algorithm checkpoint (``Algorithm.save_to_path``: the
-modules, snapshots included, the optimizer, the env runners' connector states, the metrics) into
-``resume/rllib-<step>/`` and then, atomically, ``resume/state.pkl`` naming it with the rest
-(steps, curve, best, league slots, TensorBoard sizes, the driver's RNGs). A resumed run re-adds
-the snapshot slots and calls ``Algorithm.restore_from_path``. It is the same run statistically,
-not bit for bit: the envs' generators live in the remote env runners (not in RLlib's
-checkpoint) and the league's draws are seeded by RLlib's random episode ids.
+Resumable state (``roundtable train --resume RUN_DIR``,
+:mod:`roundtable.training.learner.run_state`): after a training iteration, every
+``checkpoint_every`` steps, at every evaluation and on Ctrl-C / SIGTERM, the run saves RLlib's own
+Algorithm checkpoint (``Algorithm.save_to_path``: the modules, snapshots included, the optimizer,
+the env runners' connector states, the metrics) into ``resume/rllib-<step>/`` and then, atomically,
+``resume/state.pkl`` naming it with the rest (steps, curve, best, league slots, TensorBoard sizes,
+the driver's RNGs). A resumed run re-adds the snapshot slots and calls
+``Algorithm.restore_from_path``. It is the same run statistically, not bit for bit: the envs'
+generators live in the remote env runners (not in RLlib's checkpoint) and the league's draws are
+seeded by RLlib's random episode ids.
 
 Ray: a local Ray is started when neither ``rllib.address`` nor ``$RAY_ADDRESS`` names a
 cluster, and shut down at the end; otherwise the run connects to that cluster (every node must
@@ -44,13 +45,14 @@ from typing import Any
 import numpy as np
 import yaml
 
-from players import checkpoint
-from players.numpy_net import limit_blas_threads
-from players.policies import PolicySpec, parse_spec
-from training.evaluation.curves import CurvePoint, plot, write_csv
-from training.evaluation.evaluate import SHIPPING_BARS, EvalResult, evaluation_summary
-from training.learner.config import TrainConfig
-from training.learner.resume import (
+from roundtable.players import checkpoint
+from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.players.policies import PolicySpec, parse_spec
+from roundtable.training.evaluation.curves import CurvePoint, plot, write_csv
+from roundtable.training.evaluation.evaluate import SHIPPING_BARS, EvalResult, evaluation_summary
+from roundtable.training.learner.config import TrainConfig
+from roundtable.training.learner.rllib_settings import RLlibSettings, ppo_options, rllib_settings
+from roundtable.training.learner.run_state import (
     StateStore,
     TrainingInterrupted,
     rewind_tensorboard,
@@ -58,10 +60,9 @@ from training.learner.resume import (
     set_rng_state,
     tensorboard_sizes,
 )
-from training.learner.rllib_settings import RLlibSettings, ppo_options, rllib_settings
-from training.learner.rundir import check_run_dir, fresh_run_dir
-from training.learner.selection import selection_card
-from training.learner.train import (
+from roundtable.training.learner.rundir import announce_run_dir, check_run_dir, fresh_run_dir
+from roundtable.training.learner.selection import selection_card
+from roundtable.training.learner.train import (
     TrainResult,
     cumulative_totals,
     curve_points,
@@ -70,7 +71,7 @@ from training.learner.train import (
     selection_score,
     stop_on_signals,
 )
-from training.rllib import export
+from roundtable.training.rllib import export
 
 ALGORITHM = "PPO (RLlib)"
 
@@ -125,7 +126,7 @@ def connect_ray(settings: RLlibSettings) -> bool:
 
 def fixed_entries(cfg: TrainConfig) -> dict[str, tuple[str, PolicySpec]]:
     """League entries played by fixed modules: entry name → (module id, parsed spec)."""
-    from training.rllib.league import SELF, SNAPSHOTS
+    from roundtable.training.rllib.league import SELF, SNAPSHOTS
 
     entries = {}
     for i, name in enumerate(k for k in cfg.opponents.weights if k not in (SELF, SNAPSHOTS)):
@@ -140,8 +141,8 @@ def build_config(cfg: TrainConfig, settings: RLlibSettings) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from training.rllib.league import LeagueCallbacks, LeagueMapping, LeagueTableEnv
-    from training.rllib.modules import LEARNER, fixed_spec, learner_spec
+    from roundtable.training.rllib.league import LeagueCallbacks, LeagueMapping, LeagueTableEnv
+    from roundtable.training.rllib.modules import LEARNER, fixed_spec, learner_spec
 
     obs_size, _, _ = checkpoint.game_sizes(cfg.game)
     include = cfg.env.include_mask
@@ -183,8 +184,8 @@ class RLlibRun:
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, progress: bool,
                  load_init: bool = True) -> None:
-        from training.rllib.league import LeagueMapping
-        from training.rllib.modules import LEARNER
+        from roundtable.training.rllib.league import LeagueMapping
+        from roundtable.training.rllib.modules import LEARNER
 
         self.cfg, self.run_dir = cfg, run_dir
         self.settings = rllib_settings(cfg)
@@ -270,9 +271,9 @@ class RLlibRun:
         """A snapshot module in the algorithm and the mapping (once per slot)."""
         import gymnasium
 
-        from training.rllib.adapter import masked_space
-        from training.rllib.league import LeagueMapping
-        from training.rllib.modules import learner_spec
+        from roundtable.training.rllib.adapter import masked_space
+        from roundtable.training.rllib.league import LeagueMapping
+        from roundtable.training.rllib.modules import learner_spec
 
         cfg = self.cfg
         if slot not in self.mapping.snapshots:
@@ -336,7 +337,8 @@ class RLlibRun:
     # -- resumable state ---------------------------------------------------------------------------
     def write_state(self) -> None:
         """RLlib's checkpoint into ``resume/rllib-<step>/`` (a temporary name renamed when
-        complete), then ``resume/state.pkl`` naming it (see :mod:`training.learner.resume`)."""
+        complete), then ``resume/state.pkl`` naming it (see
+        :mod:`roundtable.training.learner.run_state`)."""
         t0 = time.perf_counter()
         store = self.store
         store.folder.mkdir(parents=True, exist_ok=True)
@@ -539,13 +541,14 @@ def train(cfg: TrainConfig, *, overwrite: bool = False, progress: bool = True) -
 
     The run directory is checked first, and the algorithm is built (Ray started, the ``init``
     checkpoint loaded) before it is touched; an existing run is replaced only through
-    :func:`training.learner.rundir.fresh_run_dir`, which keeps it until the new run has finished.
-    """
+    :func:`roundtable.training.learner.rundir.fresh_run_dir`, which keeps it until the new run has
+    finished. """
     import torch
 
     run_dir = Path(cfg.run_dir)
     settings = rllib_settings(cfg)
     check_run_dir(run_dir, overwrite)
+    announce_run_dir(run_dir)
     torch.set_num_threads(cfg.torch_threads)
     limit_blas_threads()
     started = connect_ray(settings)
@@ -567,10 +570,11 @@ def _best_at(run_dir: Path, steps: int) -> bool:
         return False
 
 
-def resume(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
-           progress: bool = True) -> TrainResult:
-    """Continue the run of ``state`` (checked by :func:`training.learner.resume_run.resume_run`) to
-    ``cfg.total_steps``, through RLlib's own ``restore_from_path``."""
+def continue_from(cfg: TrainConfig, store: StateStore, state: dict[str, Any],
+                  progress: bool = True) -> TrainResult:
+    """Continue the run of ``state`` (checked by
+    :func:`roundtable.training.learner.resume.resume_run`) to ``cfg.total_steps``, through
+    RLlib's own ``restore_from_path``."""
     import torch
 
     run_dir = Path(cfg.run_dir)

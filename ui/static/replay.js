@@ -7,7 +7,7 @@ const META = DATA.meta, FRAMES = DATA.frames, LAST = FRAMES.length - 1;
 let step = 0, viewIndex = 0, timer = null;
 
 function seatOf() { return viewIndex === 0 ? null : viewIndex - 1; }
-/** A packed view as the snapshot it was made from (cards and pieces by value). */
+/** A packed view as the picture it was made from (cards and pieces by value). */
 function unpack(view) {
   const cards = ids => ids.map(i => DATA.cards[i]);
   const groups = gs => gs.map(g => ({...g, cards: cards(g.cards)}));

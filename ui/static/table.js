@@ -1,5 +1,5 @@
 // The table as one seat (or nobody) sees it: shared by the replay viewer (replay.js) and the
-// live game page (play.js). It draws one table snapshot (envs/core/snapshot.py):
+// live game page (play.js). It draws one table picture (envs/core/picture.py):
 // {status, to_act, zones, piles, players, notes}, every card an object {r, n, c, i, t?, o?,
 // back?}. Text from the data is inserted with textContent only, never as HTML.
 "use strict";
@@ -93,7 +93,7 @@ function group(g, cls) {
   return box;
 }
 /**
- * Draws a snapshot into the elements #status, #notes, #zones, #piles and #players.
+ * Draws a picture into the elements #status, #notes, #zones, #piles and #players.
  * ``labels``: the name of every seat; ``me``: the seat the table is seen by (null: nobody).
  */
 function drawTable(snap, labels, me) {

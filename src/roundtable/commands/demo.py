@@ -1,0 +1,86 @@
+"""``roundtable demo`` (``make demo``): train Paladin with the demo config, evaluate it, print the
+results and the curve.
+
+The demo's run directory is the config's ``run_dir`` plus a timestamp, so running the demo again
+never overwrites (or is refused by) an earlier run. ``baseline_demo`` is the older
+no-training demo (heuristic against random agents), kept as ``roundtable demo --baselines``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from roundtable.envs.core.agents import RandomAgent
+from roundtable.envs.core.cli_args import positive_int
+from roundtable.envs.paladin.heuristic import PaladinHeuristic
+from roundtable.players.arena import play_match
+
+HELP = 'train Paladin with the demo config, evaluate it, print the results and the curve'
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", default="configs/paladin_demo.yaml",
+                        help="training config: a file, or the name of a shipped one "
+                             "(default: configs/paladin_demo.yaml, found from any folder)")
+    parser.add_argument("--steps", type=positive_int,
+                        help="train this many steps instead of the config's total_steps")
+    parser.add_argument("--games", type=positive_int, default=1000,
+                        help="evaluation games per baseline and table size (default 1000)")
+    parser.add_argument("--baselines", action="store_true",
+                        help="only play the heuristic against random agents (no training)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.baselines:
+        return baseline_demo(seeds=args.games)
+    return training_demo(args.config, games=args.games, steps=args.steps)
+
+
+def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
+                  workers: int = 2, steps: int | None = None) -> int:
+    from roundtable.training.evaluation.evaluate import bar_verdict, evaluate, format_result
+    from roundtable.training.learner.config import load_config
+    from roundtable.training.learner.train import train
+
+    start = time.perf_counter()
+    cfg = load_config(config, {"total_steps": steps} if steps else None)
+    cfg.run_dir = f"{cfg.run_dir}-{time.strftime('%Y%m%d-%H%M%S')}"
+    print(f"Training {cfg.game} for {cfg.total_steps:,} steps with {config} into {cfg.run_dir}")
+    result = train(cfg)
+    trained = time.perf_counter() - start
+    print(f"\nTrained {result.steps:,} steps in {result.wall_s:.0f} s "
+          f"({result.steps / result.wall_s:.0f} steps/s); evaluating the best checkpoint "
+          f"({result.best}) over {games} games per line ...\n")
+    spec = str(result.best)
+    for baseline in cfg.eval.baselines:
+        for n in cfg.eval_sizes:
+            r = evaluate(cfg.game, [spec, baseline], games, n, workers=workers,
+                         rules=cfg.env.rules)
+            print(format_result(r))
+            verdict = bar_verdict(r, baseline)
+            if verdict:
+                print(verdict)
+            print()
+    print(f"Learning curve: {result.curve_png} (data: {result.curve_csv})")
+    print(f"Demo wall time: {time.perf_counter() - start:.0f} s "
+          f"(training {trained:.0f} s, evaluation {time.perf_counter() - start - trained:.0f} s)")
+    return 0
+
+
+def baseline_demo(seeds: int = 200) -> int:
+    print(f"Paladin: 1 heuristic vs random agents, {seeds} deals per table size, seats rotated")
+    print()
+    print("| players | games | heuristic win rate | random win rate (each) | "
+          "heuristic mean score | random mean score | seconds |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for n in (3, 4, 5):
+        start = time.perf_counter()
+        lineup = [PaladinHeuristic(), *(RandomAgent(seed=i) for i in range(n - 1))]
+        result = play_match("paladin", n, lineup, range(seeds))
+        wins, scores = result.win_rate, result.mean_score
+        rand_win = sum(wins[1:]) / (n - 1)
+        rand_score = sum(scores[1:]) / (n - 1)
+        print(f"| {n} | {len(result.games)} | {wins[0]:.3f} | {rand_win:.3f} | "
+              f"{scores[0]:.1f} | {rand_score:.1f} | {time.perf_counter() - start:.1f} |")
+    return 0

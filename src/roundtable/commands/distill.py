@@ -1,0 +1,55 @@
+"""``roundtable distill``: record a search player's decisions and clone them into a checkpoint."""
+
+from __future__ import annotations
+
+import argparse
+
+from roundtable.envs.core.cli_args import non_negative_int, positive_float, positive_int
+
+HELP = "record a search player's decisions and clone them into a checkpoint"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="paladin, white_knight, quests")
+    parser.add_argument("--teacher", metavar="SPEC",
+                        help="the player to distil, e.g. pimc:4:checkpoints/paladin (records "
+                             "a new dataset)")
+    parser.add_argument("--games", type=positive_int, help="games to record with --teacher")
+    parser.add_argument("--dataset", metavar="NPZ",
+                        help="clone from this recorded dataset instead of recording one")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="folder for dataset.npz and <game>_distilled.zip/.json")
+    parser.add_argument("--init", metavar="CHECKPOINT",
+                        help="the network to start from (default: the teacher's rollout "
+                             "checkpoint)")
+    parser.add_argument("--opponents", nargs="+", metavar="SPEC",
+                        help="the other seats while recording, one spec per game in turn "
+                             "(default: the teacher's rollout policy)")
+    parser.add_argument("--table-sizes", nargs="+", type=positive_int, default=[4],
+                        metavar="N", help="table sizes of the recorded games, in turn "
+                                          "(default 4)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="first deal seed and training seed (default 0)")
+    parser.add_argument("--epochs", type=positive_int, default=10,
+                        help="behaviour-cloning passes over the dataset (default 10)")
+    parser.add_argument("--lr", type=positive_float, default=1e-4,
+                        help="behaviour-cloning learning rate (default 1e-4)")
+    parser.add_argument("--batch-size", type=positive_int, default=256,
+                        help="decisions per gradient step (default 256)")
+    parser.add_argument("--holdout", type=float, default=0.1,
+                        help="share of decisions held out to pick the best epoch (default 0.1)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace existing files in --out")
+
+
+def run(args: argparse.Namespace) -> int:
+    from roundtable.training.league.distill import run
+
+    if not 0 <= args.holdout < 1:
+        raise ValueError(f"--holdout must be at least 0 and below 1, got {args.holdout}")
+    run(args.game, out=args.out, teacher=args.teacher, games=args.games,
+        dataset_path=args.dataset, init=args.init, opponents=args.opponents,
+        table_sizes=args.table_sizes, seed=args.seed, epochs=args.epochs,
+        learning_rate=args.lr, batch_size=args.batch_size, holdout=args.holdout,
+        overwrite=args.overwrite)
+    return 0
