@@ -468,6 +468,9 @@ def _parse_ismcts(text: str, game: Game) -> PolicySpec:
                           belief_model=_shipped(game, shown) if infer else None,
                           learned_belief=learned)
     path = net or SHIPPED
+    if path.startswith(SEARCH_PREFIXES):  # checked before parsing it: specs nest no deeper
+        raise ValueError(f"bad search spec {shown}: the network after the iterations cannot "
+                         f"be a search itself; use {ISMCTS_FORMAT}")
     inner = parse_spec(path, game)
     if inner.kind != "checkpoint":
         raise ValueError(f"bad search spec {shown}: after the iterations comes a checkpoint "

@@ -93,10 +93,32 @@ def test_help_still_exits_0(capsys: pytest.CaptureFixture) -> None:
     (["--games", "0"], "argument --games: must be a positive integer"),
     (["--seed", "-1"], "argument --seed: must be a non-negative integer"),
     (["--seed", "x"], "argument --seed: must be an integer, got 'x'"),
+    # counts that would allocate before any work are refused while the arguments are read
+    (["--games", "1000000000"], "argument --games: must be at most 1,000,000"),
+    (["--save-count", "1000000000"], "argument --save-count: must be at most 1,000,000"),
+    (["--seed", "99999999999999999999999"], "argument --seed: must be at most 4,294,967,295"),
 ])
 def test_eval_option_errors(capsys: pytest.CaptureFixture, extra: list[str], match: str) -> None:
     status, line = cli_error(capsys, "eval", "paladin", "--players", "random", *extra)
     assert status == 2 and line.startswith("roundtable eval: error:") and match in line
+
+
+@pytest.mark.parametrize("extra,match", [
+    (["--games", "1000000000"], "argument --games: must be at most 100,000"),
+    (["--seed", "99999999999999999999999"], "argument --seed: must be at most 4,294,967,295"),
+])
+def test_distill_counts_are_bounded_before_any_game(capsys: pytest.CaptureFixture, tmp_path: Path,
+                                                    extra: list[str], match: str) -> None:
+    status, line = cli_error(capsys, "distill", "paladin", "--teacher", "heuristic",
+                             "--out", str(tmp_path / "out"), *["--games", "1"], *extra)
+    assert status == 2 and match in line and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spec", ["ismcts:1:" * 600 + "uniform", "pimc:1:" * 600 + "random",
+                                  "ismcts:2:pimc:2"])
+def test_a_deeply_nested_search_spec_is_one_line(capsys: pytest.CaptureFixture, spec: str) -> None:
+    status, line = cli_error(capsys, "eval", "paladin", "--players", spec)
+    assert status == 2 and "cannot" in line and "search" in line
 
 
 def test_eval_checks_the_json_path_before_playing(capsys: pytest.CaptureFixture,
@@ -350,6 +372,7 @@ def test_ship_input_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: 
     (["--exploiters-weight", "inf"], "argument --exploiters-weight: must be a finite number"),
     (["--snapshots-weight", "x"], "argument --snapshots-weight: must be a number, got 'x'"),
     (["--config", "missing.yaml"], "missing.yaml"),
+    (["--iterations", "1000000"], "argument --iterations: must be at most 100"),
 ])
 def test_league_option_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
                               extra: list[str], match: str) -> None:

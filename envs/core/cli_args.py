@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 
@@ -52,3 +53,30 @@ def positive_float(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
     return value
+
+
+def at_most(limit: int, kind: Callable[[str], int] = positive_int) -> Callable[[str], int]:
+    """``kind`` (``positive_int`` by default) bounded above by ``limit``: a count that would
+    allocate or run for ever (``--games 1000000000``) is refused while the arguments are read,
+    not after minutes of work or a MemoryError."""
+
+    def parse(text: str) -> int:
+        value = kind(text)
+        if value > limit:
+            raise argparse.ArgumentTypeError(f"must be at most {limit:,}, got {text!r}")
+        return value
+
+    return parse
+
+
+#: seeds reach numpy's legacy seeding in training (``np.random.seed``), which takes < 2**32
+MAX_SEED = 2**32 - 1
+#: a seed option: a non-negative integer below 2**32
+seed_int = at_most(MAX_SEED, non_negative_int)
+#: evaluation games per table size (1,000 games take tens of seconds; a million, hours)
+MAX_EVAL_GAMES = 1_000_000
+#: games a distillation records (each a teacher's whole game)
+MAX_RECORD_GAMES = 100_000
+#: iterations of the exploiter league (each trains an exploiter and a league run)
+MAX_LEAGUE_ITERATIONS = 100
+

@@ -12,7 +12,11 @@ import argparse
 import time
 
 from roundtable.envs.core.agents import RandomAgent
-from roundtable.envs.core.cli_args import positive_int
+from roundtable.envs.core.cli_args import (
+    MAX_EVAL_GAMES,
+    at_most,
+    positive_int,
+)
 from roundtable.envs.paladin.heuristic import PaladinHeuristic
 from roundtable.players.arena import play_match
 
@@ -25,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: configs/paladin_demo.yaml, found from any folder)")
     parser.add_argument("--steps", type=positive_int,
                         help="train this many steps instead of the config's total_steps")
-    parser.add_argument("--games", type=positive_int, default=1000,
+    parser.add_argument("--games", type=at_most(MAX_EVAL_GAMES), default=1000,
                         help="evaluation games per baseline and table size (default 1000)")
     parser.add_argument("--baselines", action="store_true",
                         help="only play the heuristic against random agents (no training)")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from roundtable.envs.core.cli_args import non_negative_int, positive_float, positive_int
+from roundtable.envs.core.cli_args import (
+    MAX_RECORD_GAMES,
+    at_most,
+    positive_float,
+    positive_int,
+    seed_int,
+)
 
 HELP = "record a search player's decisions and clone them into a checkpoint"
 
@@ -14,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--teacher", metavar="SPEC",
                         help="the player to distil, e.g. pimc:4:checkpoints/paladin (records "
                              "a new dataset)")
-    parser.add_argument("--games", type=positive_int, help="games to record with --teacher")
+    parser.add_argument("--games", type=at_most(MAX_RECORD_GAMES),
+                        help="games to record with --teacher")
     parser.add_argument("--dataset", metavar="NPZ",
                         help="clone from this recorded dataset instead of recording one")
     parser.add_argument("--out", required=True, metavar="DIR",
@@ -28,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table-sizes", nargs="+", type=positive_int, default=[4],
                         metavar="N", help="table sizes of the recorded games, in turn "
                                           "(default 4)")
-    parser.add_argument("--seed", type=non_negative_int, default=0,
+    parser.add_argument("--seed", type=seed_int, default=0,
                         help="first deal seed and training seed (default 0)")
     parser.add_argument("--epochs", type=positive_int, default=10,
                         help="behaviour-cloning passes over the dataset (default 10)")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from roundtable.envs.core.cli_args import non_negative_int, positive_int
+from roundtable.envs.core.cli_args import MAX_EVAL_GAMES, at_most, positive_int, seed_int
 from roundtable.envs.core.outputs import (
     announce,
     check_new_file,
@@ -26,12 +26,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(search players, docs/search.md) or a checkpoint path, one per "
                              "seat in order; "
                              "the last one fills any remaining seats")
-    parser.add_argument("--games", type=positive_int, default=1000,
+    parser.add_argument("--games", type=at_most(MAX_EVAL_GAMES), default=1000,
                         help="games per table size, rounded up to whole deals (default 1000)")
     parser.add_argument("--table-sizes", nargs="+", type=positive_int, metavar="N",
                         help="table sizes (default: the number of specs, or the smallest "
                              "table that seats them)")
-    parser.add_argument("--seed", type=non_negative_int, default=0,
+    parser.add_argument("--seed", type=seed_int, default=0,
                         help="first deal seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=2,
                         help="worker processes (default 2)")
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save-games", metavar="DIR",
                         help="write the records of the first games of each table size to DIR "
                              "(watch one with: roundtable replay DIR/<file>.json --html OUT)")
-    parser.add_argument("--save-count", type=positive_int, metavar="K",
+    parser.add_argument("--save-count", type=at_most(MAX_EVAL_GAMES), metavar="K",
                         help="records kept per table size with --save-games (default: the "
                              "table size, i.e. every seat rotation of the first deal)")
     parser.add_argument("--overwrite", action="store_true",

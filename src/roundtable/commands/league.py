@@ -6,7 +6,11 @@ import argparse
 import math
 from pathlib import Path
 
-from roundtable.envs.core.cli_args import positive_int
+from roundtable.envs.core.cli_args import (
+    MAX_LEAGUE_ITERATIONS,
+    at_most,
+    positive_int,
+)
 
 HELP = 'exploiter league: continue a checkpoint against its own best responses'
 
@@ -29,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="folder for the exploiters, the league runs and summary.json "
                              "(a stopped league in it continues; a finished one is refused)")
-    parser.add_argument("--iterations", type=positive_int, default=3,
+    parser.add_argument("--iterations", type=at_most(MAX_LEAGUE_ITERATIONS), default=3,
                         help="exploiter + league-run iterations (default 3)")
     parser.add_argument("--steps", type=positive_int, default=300_000,
                         help="league steps per iteration (default 300000)")

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from roundtable.envs.core.cli_args import non_negative_int, positive_int
+from roundtable.envs.core.cli_args import (
+    non_negative_int,
+    positive_int,
+    seed_int,
+)
 
 HELP = 'play a game at the terminal against policies'
 
@@ -18,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the specs, or the game's default)")
     parser.add_argument("--seat", type=non_negative_int, default=0,
                         help="your seat, 0-based (default 0)")
-    parser.add_argument("--seed", type=non_negative_int, help="deal seed (default: random)")
+    parser.add_argument("--seed", type=seed_int, help="deal seed (default: random)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import argparse
 
-from roundtable.envs.core.cli_args import non_negative_int, positive_int
+from roundtable.envs.core.cli_args import (
+    MAX_EVAL_GAMES,
+    at_most,
+    positive_int,
+    seed_int,
+)
 
 HELP = 'evaluate a checkpoint against the shipping bars and write it into checkpoints/'
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("checkpoint", help="the checkpoint to ship (.zip, .json or its folder)")
-    parser.add_argument("--games", type=positive_int, default=2000,
+    parser.add_argument("--games", type=at_most(MAX_EVAL_GAMES), default=2000,
                         help="games per line against random and the heuristic (default 2000)")
-    parser.add_argument("--style-games", type=positive_int,
+    parser.add_argument("--style-games", type=at_most(MAX_EVAL_GAMES),
                         help="games per line against each heuristic style (default: --games)")
     parser.add_argument("--styles", action=argparse.BooleanOptionalAction, default=True,
                         help="evaluate against every named heuristic style (default: on)")
@@ -25,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="table sizes (default 3 4)")
     parser.add_argument("--workers", type=positive_int, default=2,
                         help="worker processes (default 2)")
-    parser.add_argument("--seed", type=non_negative_int, default=0,
+    parser.add_argument("--seed", type=seed_int, default=0,
                         help="first deal seed (default 0)")
     parser.add_argument("--dest", default="checkpoints", metavar="DIR",
                         help="ship into DIR/<game>/ (default checkpoints)")
@@ -35,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--search", nargs="?", const="", metavar="SPEC",
                         help="also evaluate against N - 1 copies of the search player (the "
                              "shipping budget, pimc:2, unless SPEC is given; bar: fair share)")
-    parser.add_argument("--search-games", type=positive_int, default=200,
+    parser.add_argument("--search-games", type=at_most(MAX_EVAL_GAMES), default=200,
                         help="games per line against the search player (default 200)")
     parser.add_argument("--act", choices=["greedy", "sample"],
                         help="how the shipped policy acts (default: as its card says)")

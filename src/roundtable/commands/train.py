@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from roundtable.envs.core.cli_args import non_negative_int, positive_int
+from roundtable.envs.core.cli_args import (
+    positive_int,
+    seed_int,
+)
 
 HELP = 'self-play training with MaskablePPO from a YAML config'
 
@@ -19,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=positive_int,
                         help="override the config's total_steps (with --resume: train this "
                              "many steps beyond the state)")
-    parser.add_argument("--seed", type=non_negative_int, help="override the config's seed")
+    parser.add_argument("--seed", type=seed_int, help="override the config's seed")
     parser.add_argument("--init", help="start from this checkpoint's weights")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace an existing run directory (kept until the new run "
