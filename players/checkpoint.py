@@ -546,11 +546,35 @@ def check_trainable(path: str | Path, game: GameLike, net_arch: list[int], activ
     return zip_path, card
 
 
-def copy_checkpoint(src: str | Path, dst: str | Path) -> Path:
-    """Copy a checkpoint pair to ``dst`` (``<dir>/<name>``, with or without ``.zip``); the
-    source must pass the card and SHA-256 checks, so a damaged file is never shipped."""
-    zip_path, card = open_checkpoint(src)
+#: the members a rebuilt checkpoint holds: tensors only (no SB3 ``data``, no pickled object)
+TENSOR_MEMBERS = ("policy.pth", "policy.optimizer.pth")
+
+
+def rebuild_checkpoint(src: str | Path, dst: str | Path, card: dict[str, Any],
+                       game: GameLike | None = None) -> Path:
+    """Write ``dst`` (``<dir>/<name>``, with or without ``.zip``) as a new zip holding only the
+    source's checked tensors — ``policy.pth`` and, where it has one, ``policy.optimizer.pth``,
+    read with ``weights_only`` and saved afresh — beside ``card`` (written here, stamped with
+    the new zip's SHA-256). Nothing else of the source's zip travels: SB3's ``data`` member is
+    cloudpickled code that ``MaskablePPO.load`` would run, so a shipped checkpoint never holds
+    one. The source must pass every check of :func:`load_actor` first."""
+    import torch
+
+    _, checked = load_actor(src, game)
+    zip_path, _ = find_checkpoint(src, game)
+    limit = member_limit(checked)
+    with zipfile.ZipFile(zip_path) as archive:
+        present = set(archive.namelist())
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as rebuilt:
+        for member in TENSOR_MEMBERS:
+            if member not in present:
+                continue
+            state = read_member_state(zip_path, member, limit)
+            tensors = io.BytesIO()
+            torch.save(state, tensors)
+            rebuilt.writestr(member, tensors.getvalue())
     target = Path(dst).with_suffix(".zip")
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_bytes_atomic(target, zip_path.read_bytes())
+    write_bytes_atomic(target, buffer.getvalue())
     return write_card(target, card)

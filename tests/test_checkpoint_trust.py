@@ -209,7 +209,18 @@ def test_ship_and_league_run_no_code_from_a_checkpoint(hostile: tuple[str, Path,
               "--workers", "1", "--dest", str(tmp_path / "shipped"), "--force"])
     _clean_outcome(rc, capsys.readouterr().err, "ship")
     assert not marker.exists(), "ship ran the checkpoint's code"
-    assert (rc == 0) == ("policy.pth" in VARIANTS[variant])
+    # every tensor member is read (and rebuilt): one that holds code is refused, not shipped
+    assert (rc == 0) == (VARIANTS[variant] >= {"policy.pth", "policy.optimizer.pth"})
+    if rc == 0:  # shipped: a zip rebuilt from the checked tensors, nothing else of the source
+        shipped = tmp_path / "shipped" / "paladin" / "paladin.zip"
+        with zipfile.ZipFile(shipped) as archive:
+            assert set(archive.namelist()) <= set(checkpoint.TENSOR_MEMBERS)
+            assert "policy.pth" in archive.namelist()
+        from sb3_contrib import MaskablePPO
+
+        with contextlib.suppress(Exception):  # no data member: SB3 cannot even start
+            MaskablePPO.load(shipped, device="cpu")
+        assert not marker.exists(), "SB3's load of the shipped copy ran the payload"
 
     monkeypatch.setattr(exploiter_league, "EXPLOIT_GAMES", 3)
     monkeypatch.setattr(exploiter_league, "EXPLOIT_PLAYERS", 3)

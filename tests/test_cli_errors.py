@@ -366,6 +366,49 @@ def test_ship_input_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: 
     assert (tmp_path / "file").read_text() == "x"
 
 
+def _card_of(ckpt: Path) -> dict:
+    return json.loads(ckpt.with_suffix(".json").read_text())
+
+
+@pytest.mark.parametrize("change,match", [
+    ({"config": None}, "the card has no config"),
+    ({"training": {}}, "the card has no training.steps"),
+    ({"config": "rules"}, "the card has no config"),
+    ("rules", "config.env.rules"),
+    ("table_sizes", "table_sizes"),
+])
+def test_ship_checks_the_cards_config_before_any_game(capsys: pytest.CaptureFixture, ckpt: Path,
+                                                     tmp_path: Path, change: object,
+                                                     match: str) -> None:
+    """A card's config is read as a config file is (issue 41, row 9 and row 2's first half):
+    missing keys and bad rule options are one line, before any game is played."""
+    card = _card_of(ckpt)
+    if change == "rules":
+        change = {"config": {**card["config"], "env": {**card["config"]["env"],
+                                                       "rules": {"hand_size": "x"}}}}
+    elif change == "table_sizes":
+        change = {"config": {**card["config"], "env": {**card["config"]["env"],
+                                                       "table_sizes": [9]}}}
+    bad = pair_copy(ckpt, tmp_path / "bad", **change)
+    status, line = cli_error(capsys, "ship", str(bad), "--dest", str(tmp_path / "dest"))
+    assert status == 2 and match in line, line
+    assert capsys.readouterr().out == "" and not (tmp_path / "dest").exists()
+
+
+def test_ship_names_the_destination_by_the_registry(capsys: pytest.CaptureFixture, ckpt: Path,
+                                                    tmp_path: Path) -> None:
+    """A card whose game is the registry id ``roundtable/paladin-v0`` ships into
+    ``dest/paladin/``, never a nested path (which also skipped the overwrite check)."""
+    odd = pair_copy(ckpt, tmp_path / "odd", game="roundtable/paladin-v0")
+    checkpoint.write_card(odd, {**_card_of(ckpt), "game": "roundtable/paladin-v0"})
+    dest = tmp_path / "dest"
+    assert main(["ship", str(odd), "--games", "3", "--no-styles", "--no-expert", "--sizes", "3",
+                 "--workers", "1", "--dest", str(dest), "--force"]) == 0
+    capsys.readouterr()
+    assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.zip")) == [
+        "paladin/paladin.zip"]
+
+
 @pytest.mark.parametrize("extra,match", [
     (["--iterations", "-2"], "argument --iterations: must be a positive integer"),
     (["--exploit-steps", "1.5"], "argument --exploit-steps: must be an integer, got '1.5'"),

@@ -4,6 +4,8 @@ games that differ only in what its seat cannot know get the same decisions)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -209,3 +211,51 @@ def test_no_leak_twins_that_differ_in_hidden_cards_decide_alike(n):
             engine.apply(action)
     assert checked > 100 and differed > checked // 2
 
+
+
+# -- the assignment count is bounded whatever the rules (issue 41, row 2) -----------------------
+def test_the_best_assignment_among_the_few_listed_is_the_best_of_all() -> None:
+    import itertools
+
+    from roundtable.envs.paladin.expert import _best_assignments
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        rows = int(rng.integers(1, 6))
+        cols = int(rng.integers(rows, 9))
+        table = rng.normal(size=(rows, cols)).round(1)  # ties too
+        brute = max(sum(table[r, c] for r, c in enumerate(p))
+                    for p in itertools.permutations(range(cols), rows))
+        listed = _best_assignments(table)
+        assert len(listed) <= rows ** rows
+        assert all(len(set(p)) == rows for p in listed.tolist())
+        best = table[np.arange(rows)[None, :], listed].sum(axis=1).max()
+        assert best == pytest.approx(brute)
+
+
+def test_a_huge_hand_from_a_cards_rules_stays_cheap() -> None:
+    """``{"hand_size": 40, "copies_per_value": 30}`` (a card's rule options) once made the
+    expert list 79M assignments (3.5 GB); now it lists a bounded few, legally."""
+    import tracemalloc
+
+    from roundtable.envs.paladin.expert import MAX_ASSIGNMENTS, _assignments
+
+    assert math.perm(12, 5) > MAX_ASSIGNMENTS and _assignments(12, 5) is None
+    assert _assignments(6, 5) is not None  # the spec's hands: every assignment, as before
+    env = paladin_v0.raw_env(num_players=5, hand_size=40, copies_per_value=30)
+    env.reset(seed=0)
+    expert = PaladinExpert(seed=0)
+    tracemalloc.start()
+    try:
+        for _ in env.agent_iter(max_iter=80):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            action = expert.act(obs["observation"], obs["action_mask"])
+            assert obs["action_mask"][action]
+            env.step(action)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50e6

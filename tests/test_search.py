@@ -642,13 +642,17 @@ def test_the_numpy_critic_equals_sb3s_value_head() -> None:
     """roundtable.players.critic reads the value network exactly as SB3 computes it."""
     pytest.importorskip("sb3_contrib")
     import torch
-    from sb3_contrib import MaskablePPO
 
+    from roundtable.players import checkpoint
     from roundtable.players.critic import load_critic
+    from roundtable.training.learner.train import model_from_checkpoint
 
     game = "white_knight"
-    model = MaskablePPO.load(f"checkpoints/{game}/{game}.zip", device="cpu")
-    critic = load_critic(f"checkpoints/{game}", game)
+    # the network rebuilt from its card and tensors: no test SB3-loads a shipped checkpoint
+    # (SB3's load would run whatever its data member holds)
+    zip_path, card = checkpoint.open_checkpoint("checkpoint", game)
+    model = model_from_checkpoint(zip_path, card)
+    critic = load_critic(zip_path, game)
     checked = 0
     for state in states(game, 4, range(1), every=5):
         if state.over:

@@ -85,11 +85,20 @@ def test_saved_zip_resumes_in_sb3(ckpt: Path) -> None:
     assert model.observation_space.shape == (756 + 124,)
 
 
-def test_copy_checkpoint_keeps_a_valid_pair(ckpt: Path, tmp_path: Path) -> None:
-    shipped = checkpoint.copy_checkpoint(ckpt, tmp_path / "paladin" / "paladin")
+def _card(ckpt: Path) -> dict:
+    return json.loads(ckpt.with_suffix(".json").read_text())
+
+
+def test_a_rebuilt_checkpoint_is_a_valid_pair_of_tensors_only(ckpt: Path, tmp_path: Path) -> None:
+    shipped = checkpoint.rebuild_checkpoint(ckpt, tmp_path / "paladin" / "paladin", _card(ckpt))
     actor, card = load_actor(tmp_path / "paladin", "paladin")  # a folder with one pair
     assert card["model_file"] == "paladin.zip" and shipped.exists()
     assert actor.input_size == 880
+    with zipfile.ZipFile(shipped) as archive:
+        assert sorted(archive.namelist()) == ["policy.optimizer.pth", "policy.pth"]
+    original, _ = load_actor(ckpt, "paladin")
+    assert actor.digest == original.digest  # the same weights
+    checkpoint.read_member_state(shipped, "policy.optimizer.pth")  # loads as plain tensors
 
 
 @pytest.mark.parametrize("name", ["model.zip", "model.json", "model"])
@@ -800,8 +809,9 @@ def test_a_run_starts_only_from_a_checkpoint_of_its_game(ckpt: Path,
 
 
 def test_a_copy_goes_into_new_or_existing_folders(ckpt: Path, tmp_path: Path) -> None:
-    deep = checkpoint.copy_checkpoint(ckpt, tmp_path / "a" / "b" / "c" / "best")
-    again = checkpoint.copy_checkpoint(ckpt, tmp_path / "a" / "b" / "c" / "best.zip")
+    deep = checkpoint.rebuild_checkpoint(ckpt, tmp_path / "a" / "b" / "c" / "best", _card(ckpt))
+    again = checkpoint.rebuild_checkpoint(ckpt, tmp_path / "a" / "b" / "c" / "best.zip",
+                                          _card(ckpt))
     assert deep == again == tmp_path / "a" / "b" / "c" / "best.zip"
     assert load_actor(deep, "paladin")[1]["model_file"] == "best.zip"
 

@@ -52,6 +52,7 @@ of any game from any position (a search rollout starts it mid-game). envs/paladi
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -107,10 +108,30 @@ def _kind_of(cells: np.ndarray) -> int:
     return value + 9 if cells[10] > 0 else value
 
 
+#: the most mission-to-card assignments the expert lists outright (a hand of the spec's size
+#: at 5 missions has 720 at most); beyond it (a card's rule options may deal 40 cards, 79M
+#: assignments) :func:`_best_assignments` lists only those that can be best
+MAX_ASSIGNMENTS = 20_000
+
+
 @lru_cache(maxsize=64)
-def _assignments(cards: int, missions: int) -> np.ndarray:
-    """Every injective map of ``missions`` missions to distinct card slots: (count, missions)."""
+def _assignments(cards: int, missions: int) -> np.ndarray | None:
+    """Every injective map of ``missions`` missions to distinct card slots: (count, missions);
+    None when there are more than :data:`MAX_ASSIGNMENTS`."""
+    if math.perm(cards, missions) > MAX_ASSIGNMENTS:
+        return None
     return np.array(list(itertools.permutations(range(cards), missions)), dtype=np.intp)
+
+
+def _best_assignments(table: np.ndarray) -> np.ndarray:
+    """The assignments of ``table``'s rows (missions) to distinct columns (card slots) that can
+    be best, at most ``rows ** rows`` of them: each row among its ``rows`` best columns. Some
+    best assignment is among them: were a row given a column outside its own ``rows`` best,
+    one of those is free (the other rows hold ``rows - 1`` columns) and no worse for it."""
+    rows = table.shape[0]
+    top = np.argsort(-table, axis=1, kind="stable")[:, :rows]
+    picks = [p for p in itertools.product(*top.tolist()) if len(set(p)) == rows]
+    return np.array(picks, dtype=np.intp).reshape(-1, rows)
 
 
 class MissionView:
@@ -323,7 +344,7 @@ class PaladinExpert:
             fill[mv.index] = self.price(mv, uniq, lead=False)
         lookup = {int(k): i for i, k in enumerate(uniq)}
         col = np.array([lookup[int(k)] for k in kinds], dtype=np.intp)
-        perms = _assignments(len(kinds), len(open_missions))
+        listed = _assignments(len(kinds), len(open_missions))
         best_total, best_choice = -np.inf, None
         lead_options = [mv for mv in open_missions if mv.index in set(legal_missions.tolist())]
         candidates = lead_options if leading else [None]
@@ -334,6 +355,7 @@ class PaladinExpert:
                     table[r] = self.price(mv, uniq, lead=True)[col]
                 else:
                     table[r] = fill[mv.index][col]
+            perms = listed if listed is not None else _best_assignments(table)
             totals = table[np.arange(len(open_missions))[None, :], perms].sum(axis=1)
             i = int(totals.argmax())
             if totals[i] > best_total:

@@ -48,6 +48,7 @@ from roundtable.training.evaluation.evaluate import (
     evaluation_summary,
     format_result,
 )
+from roundtable.training.learner.config import TrainConfig, config_from_dict
 
 
 def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]:
@@ -91,6 +92,22 @@ def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]
     return history(card)
 
 
+def card_config(card: dict, card_path: Path) -> TrainConfig:
+    """The training config a card records, validated as a config file is (its rule options,
+    its table sizes, ...), and its step count: a missing or bad key is one line naming it."""
+    config = card.get("config")
+    if not isinstance(config, dict):
+        raise ValueError(f"{card_path}: the card has no config (a mapping); a shipped "
+                         "checkpoint's card records the config that trained it")
+    training = card.get("training")
+    if not isinstance(training, dict) or not isinstance(training.get("steps"), int):
+        raise ValueError(f"{card_path}: the card has no training.steps (an integer)")
+    try:
+        return config_from_dict(config, f"{card_path}: config")
+    except (ValueError, TypeError) as err:
+        raise ValueError(str(err)) from None
+
+
 def ship(path: str, *, games: int = 2000, style_games: int | None = None,
          styles: bool = True, sizes: list[int] | tuple[int, ...] = (3, 4), workers: int = 2,
          seed: int = 0, dest: str | Path = "checkpoints", force: bool = False,
@@ -100,14 +117,22 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     docstring); 0 when shipped, 1 when a bar is missed without ``force``."""
     zip_path, card_path = checkpoint.find_checkpoint(path)
     card = checkpoint.read_card(card_path)
-    game = card["game"]
-    entry = get_game(game)
+    checkpoint.check_card(card, card_path, None)
+    entry = get_game(card["game"])  # "roundtable/paladin-v0" names paladin: ship to its name
+    game = entry.name
+    cfg = card_config(card, card_path)
+    rules = cfg.env.rules
     for n in sizes:
         if n not in entry.players:
             raise ValueError(f"--sizes: {game} is played by "
                              f"{', '.join(map(str, entry.players))} players, not {n}")
     if act not in (None, "greedy", "sample"):
         raise ValueError(f"--act: greedy or sample, not {act!r}")
+    for n in sizes:  # the card's rule options, checked as a config's are, at every size
+        try:
+            entry.engine.rules_cls.from_kwargs(n, rules)
+        except ValueError as err:
+            raise ValueError(f"{card_path}: config.env.rules: {err}") from None
     if search:
         parse_spec(search, game)  # a bad spec fails before the long evaluation
     target = Path(dest) / game / game
@@ -120,7 +145,6 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     # the curve history now: before the copy may replace a card it reads, and before the long
     # evaluation, so that a damaged curve.csv in the chain stops the run at once
     points = curve_history(card, card_path)
-    rules = card["config"]["env"].get("rules") or {}
     learner = parse_spec(str(zip_path), game)
     if act is not None:  # measured, and shipped, acting this way
         card = {**card, "policy": {**card.get("policy", {}), "act": act}}
@@ -156,8 +180,8 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
                           **({"style_games": style_games} if style_specs else {}),
                           **({"search_games": search_games} if search else {}),
                           "workers": workers, "passes": passes, "results": summary}
-    shipped = checkpoint.copy_checkpoint(zip_path, target)
-    checkpoint.write_card(shipped, card)
+    # a zip rebuilt from the checked tensors alone, and a card written here
+    shipped = checkpoint.rebuild_checkpoint(zip_path, target, card, game)
     if points:
         write_csv(points, target.parent / "curve.csv")
         plot(points, target.parent / "curve.png", f"{game}: learner vs baselines "
