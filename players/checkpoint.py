@@ -445,6 +445,16 @@ def restore_model_state(model: Any, zip_path: Path, card: dict[str, Any]) -> Non
                               f"card: {_first_line(err)}") from None
 
 
+def check_restorable(path: str | Path, game: GameLike | None = None) -> tuple[Path, dict[str, Any]]:
+    """(zip, card) of a checkpoint an SB3 model can start from (``--init`` of distill and the
+    league): every check of :func:`load_actor`, and its optimizer state read as plain tensors
+    too, as :func:`restore_model_state` will read it — before any long work, not after it."""
+    _, card = load_actor(path, game)
+    zip_path, _ = find_checkpoint(path, game)
+    read_member_state(zip_path, "policy.optimizer.pth", member_limit(card))
+    return zip_path, card
+
+
 def load_actor(path: str | Path, game: GameLike | None = None) -> tuple[NumpyActor, dict[str, Any]]:
     """Checked load of a checkpoint's actor as numpy arrays, on CPU; returns (actor, card)."""
     zip_path, card = open_checkpoint(path, game)

@@ -218,6 +218,19 @@ class PolicySpec:
     def __post_init__(self) -> None:
         self.game = get_game(self.game)  # a name given by a caller is resolved once, here
 
+    def check_table_size(self, num_players: int) -> None:
+        """Refuse, before any game, a table this policy cannot play: a ``+bn`` search's belief
+        network serves the table size it was trained at (``ValueError`` naming both)."""
+        if self.learned_belief is not None:
+            trained = self.game.proposal.PROPOSAL_PLAYERS
+            if num_players != trained:
+                raise ValueError(f"{self.spec}: the '+bn' belief network of {self.game} serves "
+                                 f"{trained}-player tables, not {num_players}; drop '+bn' or "
+                                 f"play at {trained} players")
+        for inner in (self.rollout, self.belief_model):
+            if inner is not None:
+                inner.check_table_size(num_players)
+
     def build(self, seed: int | None = None) -> Policy:
         """A fresh policy instance (one per seat; seeded for reproducible play)."""
         if self.kind in ("pimc", "ismcts") and self.belief_model is not None:
@@ -518,7 +531,8 @@ def _split_learned(count: str, game: Game, shown: str) -> tuple[str, Any]:
 
     try:
         net = load_belief_net(shipped_checkpoint(game) / "belief.npz",
-                              belief.num_places(belief.PROPOSAL_PLAYERS), belief.PROPOSAL_KINDS)
+                              belief.num_places(belief.PROPOSAL_PLAYERS), belief.PROPOSAL_KINDS,
+                              inputs=game.engine.layout.size)
     except BeliefNetError as exc:
         raise ValueError(f"bad search spec {shown}: {exc}") from None
     return count, net

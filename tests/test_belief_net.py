@@ -471,3 +471,66 @@ def test_quests_the_proposal_steers_the_hands_within_the_pool() -> None:
         assert [sum(c) for c in zip(*got.values())] == pool
     with pytest.raises(ValueError, match="at 4 players"):
         state.sample_world(0, np.random.default_rng(0), np.ones((2, Q_KINDS)))
+
+
+# -- loaded files are checked at load, not at the first decision (issue 41, rows 7 and 8) --------
+def _npz_with(path: Path, arrays: dict[str, np.ndarray], lying: str | None = None) -> Path:
+    """An .npz of ``arrays``; the member ``lying`` declares shape (2**40, 2**20) in its header
+    and holds a few bytes."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            if name == lying:
+                np.lib.format.write_array_header_2_0(buffer, {
+                    "descr": "<f4", "fortran_order": False, "shape": (2**40, 2**20)})
+                buffer.write(b"\0" * 64)
+            else:
+                np.lib.format.write_array(buffer, array)
+            archive.writestr(f"{name}.npy", buffer.getvalue())
+    return path
+
+
+def _shipped_arrays(game: str) -> dict[str, np.ndarray]:
+    with np.load(Path(__file__).resolve().parents[1] / "checkpoints" / game / "belief.npz") as d:
+        return {k: d[k] for k in d.files}
+
+
+def test_a_belief_file_whose_header_lies_about_its_size_is_one_line(tmp_path: Path) -> None:
+    bomb = _npz_with(tmp_path / "bomb.npz", _shipped_arrays("paladin"), lying="w1")
+    with pytest.raises(BeliefNetError, match=r"declares shape \(1099511627776, 1048576\)"):
+        load_belief_net(bomb)
+
+
+def test_a_belief_net_for_other_observations_or_with_absurd_weights_is_refused_at_load(
+        tmp_path: Path) -> None:
+    arrays = _shipped_arrays("paladin")
+    wrong_rows = {**arrays, "w1": arrays["w1"][:-1]}
+    np.savez(tmp_path / "rows.npz", **wrong_rows)
+    with pytest.raises(BeliefNetError, match="its w1 rows"):
+        load_belief_net(tmp_path / "rows.npz", inputs=arrays["w1"].shape[0])
+    huge = {**arrays, "w2": np.full_like(arrays["w2"], 3e38)}
+    np.savez(tmp_path / "huge.npz", **huge)
+    with pytest.raises(BeliefNetError, match="magnitude"):
+        load_belief_net(tmp_path / "huge.npz")
+    net = load_belief_net(tmp_path / "rows.npz")  # without inputs: loads, then refuses to guess
+    with pytest.raises(BeliefNetError, match="observation of size"):
+        net.probs(np.zeros(arrays["w1"].shape[0], np.float32))
+
+
+def test_a_dataset_whose_header_lies_about_its_size_is_one_line(tmp_path: Path) -> None:
+    from roundtable.training.league.dataset import ARRAYS, DatasetError, load_dataset
+
+    arrays = {name: np.zeros(1, np.float32) for name in ARRAYS}
+    bomb = _npz_with(tmp_path / "bomb.npz", arrays, lying=next(iter(ARRAYS)))
+    with pytest.raises(DatasetError, match="declares shape"):
+        load_dataset(bomb)
+
+
+def test_bn_at_a_table_size_its_net_does_not_serve_is_refused_before_any_game() -> None:
+    from roundtable.training.evaluation.evaluate import evaluate
+
+    with pytest.raises(ValueError, match="serves 4-player tables, not 3"):
+        evaluate("paladin", ["pimc:2+bn", "heuristic"], 3, 3)

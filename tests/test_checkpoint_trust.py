@@ -166,6 +166,8 @@ def test_no_command_runs_code_from_a_checkpoint(hostile: tuple[str, Path, Path],
     # what starts SB3 from the checkpoint also restores its optimizer: tensors only
     for what in ("train --init", "distill --init", "distill --teacher pimc:2:CKPT"):
         assert (outcomes[what] == 0) == (policy_ok and restores_ok), what
+    if not (policy_ok and restores_ok):  # refused before the recording, not after it
+        assert not (out / "d1").exists() and not (out / "d2").exists()
 
 
 def test_serve_runs_no_code_from_its_checkpoint(hostile: tuple[str, Path, Path],
@@ -230,4 +232,5 @@ def test_ship_and_league_run_no_code_from_a_checkpoint(hostile: tuple[str, Path,
               "--steps", "64", "--exploit-steps", "64", "--no-progress"])
     _clean_outcome(rc, capsys.readouterr().err, "league")
     assert not marker.exists(), "the exploiter league ran the checkpoint's code"
+    assert rc == 0 or not (tmp_path / "league").exists()  # refused: no folder left behind
     assert (rc == 0) == (VARIANTS[variant] >= {"policy.pth", "policy.optimizer.pth"})

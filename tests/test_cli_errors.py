@@ -416,6 +416,7 @@ def test_ship_names_the_destination_by_the_registry(capsys: pytest.CaptureFixtur
     (["--snapshots-weight", "x"], "argument --snapshots-weight: must be a number, got 'x'"),
     (["--config", "missing.yaml"], "missing.yaml"),
     (["--iterations", "1000000"], "argument --iterations: must be at most 100"),
+    (["--init", "pimc:2"], "--init pimc:2: no checkpoint at pimc:2"),
 ])
 def test_league_option_errors(capsys: pytest.CaptureFixture, ckpt: Path, tmp_path: Path,
                               extra: list[str], match: str) -> None:

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from roundtable.envs.core.untrusted_npz import npz_arrays
+
 #: the arrays of a belief .npz, nothing else
 KEYS = ("w1", "b1", "w2", "b2", "shape")
 #: refuse a belief file larger than this (bytes): the shipped ones are a few hundred kB
@@ -31,6 +33,9 @@ MAX_BYTES = 8 * 1024 * 1024
 #: refuse a belief file whose arrays would unpack to more than this (a zip bomb)
 MAX_UNPACKED_BYTES = 32 * 1024 * 1024
 MAX_HIDDEN = 1024
+#: the largest weight a belief network may hold: the shipped ones stay under 3; one of 3e38 is
+#: finite but overflows the softmax into NaN probabilities
+MAX_WEIGHT = 1e3
 
 
 class BeliefNetError(ValueError):
@@ -54,8 +59,13 @@ class BeliefNet:
             if got != shape or min(shape) < 1:
                 raise BeliefNetError(f"belief net: {name} has shape {got}, expected {shape}")
         for name in expected:
-            if not np.isfinite(getattr(self, name)).all():
+            values = getattr(self, name)
+            if not np.isfinite(values).all():
                 raise BeliefNetError(f"belief net: {name} holds a non-finite number")
+            if np.abs(values).max() > MAX_WEIGHT:
+                raise BeliefNetError(f"belief net: {name} holds a weight of magnitude above "
+                                     f"{MAX_WEIGHT:g} (no trained network does; its softmax "
+                                     "would overflow)")
         if hidden > MAX_HIDDEN:
             raise BeliefNetError(f"belief net: {hidden} hidden units, at most {MAX_HIDDEN}")
 
@@ -73,7 +83,11 @@ class BeliefNet:
         z = (h @ self.w2 + self.b2).reshape(self.places, self.kinds).astype(np.float64)
         z -= z.max(axis=1, keepdims=True)
         p = np.exp(z)
-        return p / p.sum(axis=1, keepdims=True)
+        p /= p.sum(axis=1, keepdims=True)
+        if not np.isfinite(p).all():  # never a silent fall back to the uniform draw
+            raise BeliefNetError("belief net: its prediction is not finite for this "
+                                 "observation")
+        return p
 
     def save(self, path: str | os.PathLike) -> None:
         np.savez_compressed(path, w1=self.w1, b1=self.b1, w2=self.w2, b2=self.b2,
@@ -81,10 +95,12 @@ class BeliefNet:
 
 
 def load_belief_net(path: str | os.PathLike, places: int | None = None,
-                    kinds: int | None = None) -> BeliefNet:
+                    kinds: int | None = None, inputs: int | None = None) -> BeliefNet:
     """A belief network from a plain ``.npz`` (``allow_pickle=False``): refused with one line
-    (:class:`BeliefNetError`) when it is missing, too large, pickled, has other arrays or the
-    wrong shapes (``places`` / ``kinds``: what the game expects, when given)."""
+    (:class:`BeliefNetError`) when it is missing, too large, pickled, declares arrays larger
+    than it holds, has other arrays or the wrong shapes (``places`` / ``kinds`` / ``inputs``:
+    what the game expects, when given: the observation size it reads), or weights no trained
+    network has."""
     path = Path(path)
     if not path.is_file():
         raise BeliefNetError(f"belief net: no file {path}")
@@ -100,6 +116,7 @@ def load_belief_net(path: str | os.PathLike, places: int | None = None,
         if unpacked > MAX_UNPACKED_BYTES:
             raise BeliefNetError(f"belief net: {path} would unpack to {unpacked} bytes, more "
                                  f"than the {MAX_UNPACKED_BYTES} allowed")
+        npz_arrays(path, f"belief net: {path}")  # declared sizes, before np.load allocates
         with np.load(path, allow_pickle=False) as data:
             names = set(data.files)
             if names != set(KEYS):
@@ -124,8 +141,12 @@ def load_belief_net(path: str | os.PathLike, places: int | None = None,
                                                            and got_kinds != kinds):
         raise BeliefNetError(f"belief net: {path} predicts {got_places} places x {got_kinds} "
                              f"kinds, the game needs {places} x {kinds}")
-    return BeliefNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"], got_places,
-                     got_kinds)
+    net = BeliefNet(arrays["w1"], arrays["b1"], arrays["w2"], arrays["b2"], got_places,
+                    got_kinds)
+    if inputs is not None and net.input_size != inputs:
+        raise BeliefNetError(f"belief net: {path} reads observations of {net.input_size} "
+                             f"numbers (its w1 rows), the game's have {inputs}")
+    return net
 
 
 def checked_proposal(proposal: Any, game: str, places: int, kinds: int,

@@ -228,6 +228,8 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry) for s in specs]
     n = default_table_size(entry, len(parsed)) if table_size is None else table_size
     entry.check_table_size(n)
+    for spec in parsed:
+        spec.check_table_size(n)
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from roundtable.envs.core.registry import get_game
+from roundtable.envs.core.untrusted_npz import npz_arrays
 from roundtable.players.checkpoint import (
     game_sizes,
 )
@@ -121,6 +122,10 @@ def load_dataset(path: str | Path, game: str | None = None) -> Dataset:
     if declared > MAX_DATASET_BYTES:
         raise DatasetError(f"{where}: its arrays would unpack to {declared:,} bytes, more "
                            f"than the {MAX_DATASET_BYTES:,} allowed")
+    try:
+        npz_arrays(source, where)  # declared sizes, before np.load allocates them
+    except ValueError as err:
+        raise DatasetError(str(err)) from None
     try:
         with np.load(source, allow_pickle=False) as data:
             arrays = {name: data[name] for name in ARRAYS}

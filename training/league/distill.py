@@ -26,9 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from roundtable.envs.core.registry import get_game
-from roundtable.players.checkpoint import (
-    load_actor,
-)
+from roundtable.players.checkpoint import check_restorable
 from roundtable.players.policies import parse_spec
 from roundtable.training.league.cloning import (
     behaviour_clone,
@@ -85,12 +83,17 @@ def run(game: str, *, out: str | Path, teacher: str | None, games: int | None,
     for path in new_files:
         check_new_file(path, "--out", overwrite=overwrite, make_parents=True,
                        example=f"{name}.zip")
+    if dataset_path is not None and init is None:
+        # (the dataset's recorded teacher string is the file's word, not the user's choice)
+        raise ValueError("--dataset needs --init CHECKPOINT: the network to distil into")
     loaded = load_dataset(dataset_path, game) if dataset_path is not None else None
-    start_spec = init or default_init(teacher or loaded.teacher, game)  # type: ignore[union-attr]
-    load_actor(start_spec, game)  # checked before the recording, not after it
-    if opponents:
-        for spec in opponents:
-            parse_spec(spec, game)
+    start_spec = init or default_init(teacher, game)  # type: ignore[arg-type]
+    check_restorable(start_spec, game)  # every tensor it starts from, before the recording
+    specs = [parse_spec(spec, game) for spec in [*([teacher] if teacher else []),
+                                                 *(opponents or [])]]
+    for n in table_sizes:  # every table the recording sits at (a '+bn' net serves one)
+        for spec in specs:
+            spec.check_table_size(n)
     announce("roundtable distill", [(what, path) for what, path in (
         ("the recorded decisions", recorded_path), ("the distilled checkpoint", model_path))
         if path is not None])

@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     for n in sizes:
         if len(specs) > n:
             raise ValueError(f"--players: {len(specs)} specs do not fit a {n}-player table")
+        for spec in specs:  # every size before the first game (a '+bn' net serves one)
+            spec.check_table_size(n)
     keep = {n: (args.save_count or n) if args.save_games else 0 for n in sizes}
     names = {n: saved_game_names(args.game, n, args.games, keep[n], args.seed) for n in sizes}
     if args.save_games:
