@@ -89,6 +89,12 @@ class Deadline:
     def done_one(self) -> None:
         self.units += 1
 
+    def move_spent(self) -> bool:
+        """Whether the reply's clock (:func:`move_budget`) has run out: checked inside a unit
+        too (between the rollouts of one world), since one world of a long game can cost more
+        than the whole reply's budget."""
+        return self.move_deadline is not None and time.perf_counter() > self.move_deadline
+
 
 class NeedsWorldSampler(TypeError):
     """A search player was asked to ``act`` without a world sampler."""
@@ -179,11 +185,16 @@ class PimcPlayer(SearchPlayer):
             seat = world.current_player
             row = np.empty(len(legal))
             for i, action in enumerate(legal):
+                if deadline.move_spent():  # the reply's budget ran out inside this world
+                    break
                 branch = copy.deepcopy(world)
                 branch.apply(int(action))
                 row[i] = self._value(branch, seat)
-            values.append(row)
-            deadline.done_one()
+            else:
+                values.append(row)
+                deadline.done_one()
+                continue
+            break  # (a world left half-done is no world: its actions were not all compared)
         used = self.last_worlds = len(values)
         if used == 0:  # a move_budget was spent: the rollout policy's own move
             return self._break_tie(legal, 0, observation, action_mask)

@@ -690,6 +690,34 @@ def test_a_spent_move_budget_plays_the_fallback_move_without_searching() -> None
     assert pimc.act_with_sampler(world, np.zeros(3), mask) == 1
 
 
+def test_a_move_budget_that_runs_out_inside_a_world_stops_that_world(monkeypatch) -> None:
+    """One world of a long game can cost more than a reply's whole budget (a Quests world took
+    1.65 s under a 0.6 s budget): the clock is read between the rollouts of a world too, and
+    a world left half-done is dropped, so the reply overruns by one rollout at most."""
+    from roundtable.players import search
+
+    clock = [0.0]
+    monkeypatch.setattr(search.time, "perf_counter", lambda: clock[0])
+    rollouts = []
+
+    def value(self, world, seat):  # each rollout costs 0.3 s of the fake clock
+        rollouts.append(1)
+        clock[0] += 0.3
+        return 0.0
+
+    monkeypatch.setattr(search.PimcPlayer, "_value", value)
+    mask = np.array([1, 1, 1], dtype=np.int8)
+    world = lambda rng: OneMoveWorld({0: 0.0, 1: 1.0, 2: -1.0})  # noqa: E731
+    pimc = PimcPlayer(8, [Fixed(2)] * 3, seed=0)
+    with search.move_budget(0.5):  # spent after the second rollout of the first world
+        assert pimc.act_with_sampler(world, np.zeros(3), mask) == 2  # the rollout's own move
+    assert len(rollouts) == 2 and pimc.last_worlds == 0
+    rollouts.clear()
+    with search.move_budget(1.0):  # the first world whole (0.9 s); a second would not fit
+        assert pimc.act_with_sampler(world, np.zeros(3), mask) in (0, 1, 2)
+    assert len(rollouts) == 3 and pimc.last_worlds == 1
+
+
 def test_a_spent_move_budget_without_prior_or_rollout_agents_plays_a_legal_move() -> None:
     """An ISMCTS player with a leaf value and no rollout agents (the constructor allows it) and
     no network prior: once the move's clock is spent it plays its (uniform) prior's move, a

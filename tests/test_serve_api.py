@@ -445,3 +445,31 @@ def test_how_many_cards_an_opponent_chose_face_down_is_secret(monkeypatch) -> No
         if compared == 3:
             break
     assert compared == 3
+
+
+def test_a_light_games_move_never_queues_behind_searches() -> None:
+    """The moves of a game without a searching opponent run on the light threads: with every
+    search thread busy, its move still answers at once (issue 41, light moves)."""
+    store = GameStore(Catalog(max_worlds=2), max_games=8)
+    app = create_app(store)
+    search, _ = app.state.pools
+    with TestClient(app) as c:
+        light_game = start(c, "paladin", 3, opponents=["checkpoint", "heuristic"])
+        searching = start(c, "paladin", 3, opponents=["pimc:2", "heuristic"])
+        assert not store.get(light_game["id"]).searching
+        assert store.get(searching["id"]).searching
+        release = threading.Event()
+        busy = [search.submit(release.wait, 30) for _ in range(search._max_workers)]
+        try:
+            view = light_game["view"]
+            legal = view["legal"][0]["id"]
+            started = time.perf_counter()
+            r = c.post(f"/api/games/{light_game['id']}/moves",
+                       json={"step": view["step"], "action": legal})
+            elapsed = time.perf_counter() - started
+            assert r.status_code == 200, r.text
+            assert elapsed < 10  # (queued behind the busy search threads it waits 30 s)
+        finally:
+            release.set()
+            for f in busy:
+                f.result()

@@ -273,19 +273,29 @@ def test_a_body_that_never_arrives_is_a_408(monkeypatch) -> None:
 
 
 
-def test_a_request_head_over_the_limit_is_refused() -> None:
-    """h11 buffers at most MAX_HEADER_BYTES of a request head still incomplete (uvicorn's own
-    400 beyond): a client that sends header bytes without end holds no more memory."""
+@pytest.mark.parametrize("whole", [False, True])
+def test_a_request_head_over_the_limit_is_refused(whole: bool) -> None:
+    """Every request head holds at most MAX_HEADER_BYTES, in pieces without an end (a client
+    that sends header bytes for ever) or whole in one send (h11's own limit missed those): a
+    one-line JSON 431, and the connection closes."""
     from roundtable.ui.server import MAX_HEADER_BYTES
     from scripts.serve_support import running_server
 
+    end = b"\r\n\r\n" if whole else b""  # and no end of the head
     with running_server() as (url, _):
         port = int(url.rsplit(":", 1)[1])
         with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
             sock.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: "
-                         + b"a" * (MAX_HEADER_BYTES + 1024))  # and no end of the head
-            answer = sock.recv(65536)
-        assert answer.startswith(b"HTTP/1.1 400"), answer[:100]
+                         + b"a" * (MAX_HEADER_BYTES + 1024) + end)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 431"), answer[:100]
+        assert answer.endswith(b'{"error": "a request head may hold at most 16384 bytes"}')
+        with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:  # still serving
+            sock.sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Ok: "
+                         + b"a" * (MAX_HEADER_BYTES - 200) + b"\r\n\r\n")
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200")
 
 
 def test_a_new_game_whose_opponents_fail_leaves_no_game_behind(monkeypatch) -> None:

@@ -186,6 +186,13 @@ class LiveGame:
         return self._shown
 
     # -- playing -----------------------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        """Whether an opponent searches (``pimc``/``ismcts``): its replies take up to the move
+        budget and run on the server's search threads; a game without one never waits behind
+        them (docs/serve.md, "Load")."""
+        return any(spec.kind in ("pimc", "ismcts") for spec in self.specs.values())
+
     def run_opponents(self) -> None:
         """The opponents move until it is the human's turn or the game is over."""
         # not players.table.play_game: the game stops at the person's seat and waits for a

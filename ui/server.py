@@ -28,6 +28,7 @@ else's view. Connections idle or half-sent for :data:`IDLE_S` are closed
 
 import asyncio
 import concurrent.futures
+import json
 import logging
 import threading
 import webbrowser
@@ -58,8 +59,8 @@ IDLE_S = 10  # seconds a connection may sit idle or half-sent (no whole request)
 KEEP_ALIVE_S = 5  # uvicorn's timeout_keep_alive: an idle connection after a response closes
 MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes buffered of a request head not yet whole
 MAX_CONNECTIONS = 512  # uvicorn's limit_concurrency: connections and tasks; beyond, a 503
-LIGHT_THREADS = 8  # threads for views, hints and records
-SEARCH_THREADS = 2  # threads for new games and moves (the opponents' replies: searches)
+LIGHT_THREADS = 8  # threads for views, hints, records and the moves of games without a search
+SEARCH_THREADS = 2  # threads for new games and moves against searching opponents
 #: sent with every response: no page may frame this one (clickjacking), no guessed types
 SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
                     "X-Content-Type-Options": "nosniff"}
@@ -136,9 +137,10 @@ async def body_of(request: Request) -> Any:
 
 
 class GameWorkers:
-    """Where a game's work runs: ``search`` threads for what may make the opponents think (a
-    new game, a move), ``light`` threads for views, hints and records, one request per game
-    at a time."""
+    """Where a game's work runs: ``search`` threads for what makes searching opponents think
+    (a new game, a move against ``pimc``/``ismcts``), ``light`` threads for everything else
+    (views, hints, records, the moves of games without a search); one request per game at a
+    time."""
 
     def __init__(self, store: GameStore, search_threads: int) -> None:
         self.store = store
@@ -170,6 +172,11 @@ class GameWorkers:
             raise
         return await asyncio.shield(asyncio.wrap_future(future))
 
+    def pool_for(self, game: LiveGame) -> Any:
+        """The threads a game's moves run on: the search threads when an opponent searches,
+        else the light ones, so a light game's move never queues behind searches."""
+        return self.search if game.searching else self.light
+
     def on_id(self, game_id: str, work: Callable[[LiveGame], Any], pool: Any = None) -> Any:
         return self.on_game(self.store.get(game_id), work, pool or self.light)
 
@@ -198,7 +205,7 @@ def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
             return g.view()
 
         try:
-            view = await workers.on_game(game, first_view, workers.search, claimed=True)
+            view = await workers.on_game(game, first_view, workers.pool_for(game), claimed=True)
         except Exception:  # (not a hang-up: the shielded work goes on and the game stays)
             store.discard(game)  # nobody has its id: it would only take a place under the cap
             raise
@@ -219,7 +226,7 @@ def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
             game.move(body["step"], body["action"])
             return game.view()
 
-        return await workers.on_id(game_id, play, workers.search)
+        return await workers.on_id(game_id, play, workers.pool_for(store.get(game_id)))
 
     @router.get("/api/games/{game_id}/hint")
     async def hint(game_id: str) -> dict:
@@ -303,6 +310,9 @@ class TimedH11Protocol(H11Protocol):
     of a request head, would hold its connection for good."""
 
     _deadline: asyncio.TimerHandle | None = None
+    #: bytes of the request head received so far; None once the head is whole
+    _head: int | None = 0
+    _tail = b""  # the last bytes seen of the head, to find its end across two sends
 
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -310,7 +320,36 @@ class TimedH11Protocol(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
+        self._head, self._tail = 0, b""  # the next request's head starts
         self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        """Every request head at most :data:`MAX_HEADER_BYTES`, whether it arrives in pieces
+        or in one send (h11's own limit applies only to a head not yet whole): a longer one is
+        a one-line JSON 431 and the connection closes."""
+        if self._head is not None:
+            scan = self._tail + data
+            end = scan.find(b"\r\n\r\n")
+            if end >= 0:
+                size = self._head - len(self._tail) + end + 4
+                self._head = None
+            else:
+                size = self._head = self._head + len(data)
+                self._tail = scan[-3:]
+            if size > MAX_HEADER_BYTES:
+                self._refuse(431, "Request Header Fields Too Large",
+                             f"a request head may hold at most {MAX_HEADER_BYTES} bytes")
+                return
+        super().data_received(data)
+
+    def _refuse(self, status: int, reason: str, message: str) -> None:
+        """Answer in the API's one-line JSON without reading on, then close."""
+        body = json.dumps({"error": message}).encode()
+        head = [f"HTTP/1.1 {status} {reason}", "content-type: application/json",
+                f"content-length: {len(body)}", "connection: close",
+                *(f"{k.lower()}: {v}" for k, v in SECURITY_HEADERS.items())]
+        self.transport.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._deadline is not None:

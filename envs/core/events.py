@@ -17,6 +17,7 @@ Event texts use absolute seat names (``player_2``) so they read the same for eve
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -362,13 +363,23 @@ def second_person(text: str, seat: int) -> str:
 
     Event texts are written in the past tense so that "you" needs no other change.
     """
-    name = SEAT[seat]
-    text = re.sub(rf"\b{name}'s\b", "your", text)
-    text = re.sub(rf"\b{name}\b", "you", text)
+    if SEAT[seat] in text:
+        possessive, plain = _seat_patterns(seat)
+        text = plain.sub("you", possessive.sub("your", text))
+    if "you" not in text:  # nothing below can apply
+        return text
     if text.startswith("you "):  # the seat is the subject: "you dealt 5 cards to yourself"
         clause, sep, rest = text.partition(";")
         text = re.sub(r"\bto you\b", "to yourself", clause) + sep + rest
     return _YOU_VERB.sub(lambda m: "you " + _YOU_VERBS[m.group(1)], text)
+
+
+@functools.cache
+def _seat_patterns(seat: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """``player_k's`` and ``player_k`` as whole words, compiled once per seat (every view
+    rewrites hundreds of texts)."""
+    name = SEAT[seat]
+    return re.compile(rf"\b{name}'s\b"), re.compile(rf"\b{name}\b")
 
 
 #: verbs written for a third person that "you" takes in another form ("you were dealt …")

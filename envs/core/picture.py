@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from roundtable.envs.core.events import second_person
+
 Card = dict[str, Any]
 
 
@@ -100,17 +102,28 @@ def seen_by(snap: Any, viewer: int | None) -> Any:
     person (:func:`roundtable.envs.core.events.second_person`: "player_2 looked at…" is "you looked
     at…" for player_2), as the events beside it are. ``viewer=None`` (the whole truth) keeps the
     seat names."""
-    from roundtable.envs.core.events import second_person
-
     if viewer is None:
         return snap
-    if isinstance(snap, str):
-        return second_person(snap, viewer) if "player_" in snap else snap
-    if isinstance(snap, list):
-        return [seen_by(v, viewer) for v in snap]
-    if isinstance(snap, dict):
-        return {k: seen_by(v, viewer) for k, v in snap.items()}
-    return snap
+    return _seen(snap, viewer)
+
+
+def _seen(value: Any, viewer: int) -> Any:
+    # (on every move of the web app: exact types, and no call for a number, a flag or a text
+    # that names no seat)
+    kind = type(value)
+    if kind is str:
+        return second_person(value, viewer) if "player_" in value else value
+    if kind is dict:
+        return {k: v if type(v) in _PLAIN or (type(v) is str and "player_" not in v)
+                else _seen(v, viewer) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _PLAIN or (type(v) is str and "player_" not in v)
+                else _seen(v, viewer) for v in value]
+    return value
+
+
+#: JSON values that hold no text
+_PLAIN = frozenset({int, float, bool, type(None)})
 
 
 def move_hidden(module: Any, engine: Any, action: int, viewer: int | None) -> bool:
