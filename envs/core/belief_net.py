@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +126,8 @@ def load_belief_net(path: str | os.PathLike, places: int | None = None,
             arrays = {k: data[k] for k in KEYS}
     except BeliefNetError:
         raise
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError,
+            zlib.error) as exc:
         # a pickled object array raises ValueError under allow_pickle=False
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise BeliefNetError(f"belief net: {path} is not a plain numeric .npz ({first})") from None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,8 @@ def npz_arrays(path: str | Path, where: str) -> dict[str, tuple[tuple[int, ...],
                         reader = (np.lib.format.read_array_header_1_0 if version == (1, 0)
                                   else np.lib.format.read_array_header_2_0)
                         shape, _, dtype = reader(handle, max_header_size=MAX_HEADER_BYTES)
-                    except (ValueError, OSError, EOFError, SyntaxError) as err:
+                    except (ValueError, OSError, EOFError, SyntaxError, zlib.error,
+                            zipfile.BadZipFile, NotImplementedError) as err:
                         raise ValueError(f"{where}: array {name!r} has no readable .npy "
                                          f"header ({str(err).splitlines()[0][:80]})") from None
                 if dtype.hasobject:
@@ -47,6 +49,7 @@ def npz_arrays(path: str | Path, where: str) -> dict[str, tuple[tuple[int, ...],
                                      f"({declared:,} bytes) but its member holds "
                                      f"{info.file_size:,}")
                 out[name] = (tuple(shape), dtype)
-    except (zipfile.BadZipFile, OSError, EOFError) as err:
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError) as err:
+        # (zipfile raises NotImplementedError for a member of an unknown version or method)
         raise ValueError(f"{where}: not a readable .npz ({err})") from None
     return out

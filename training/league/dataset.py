@@ -107,7 +107,7 @@ def load_dataset(path: str | Path, game: str | None = None) -> Dataset:
     try:
         with zipfile.ZipFile(source) as archive:
             members = {info.filename: info.file_size for info in archive.infolist()}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as err:
         raise DatasetError(f"{where}: not an .npz dataset (truncated or not a zip: "
                            f"{err})") from None
     wanted = {f"{name}.npy" for name in ARRAYS}
@@ -134,7 +134,8 @@ def load_dataset(path: str | Path, game: str | None = None) -> Dataset:
             raise DatasetError(f"{where}: holds pickled objects, which are never loaded; a "
                                "dataset holds only numbers and strings") from None
         raise DatasetError(f"{where}: damaged array ({err})") from None
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError) as err:
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError,
+            NotImplementedError) as err:
         raise DatasetError(f"{where}: damaged or truncated ({type(err).__name__}: "
                            f"{err})") from None
     return _check_arrays(arrays, where, game)
