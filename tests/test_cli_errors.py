@@ -395,6 +395,23 @@ def test_ship_checks_the_cards_config_before_any_game(capsys: pytest.CaptureFixt
     assert capsys.readouterr().out == "" and not (tmp_path / "dest").exists()
 
 
+def test_ship_reads_a_cards_table_size_weights(capsys: pytest.CaptureFixture, ckpt: Path,
+                                              tmp_path: Path) -> None:
+    """A config's ``table_sizes: {3: 0.4, 4: 0.6}`` is ``{"3": 0.4, "4": 0.6}`` in the JSON card:
+    the same weights, not a bad table size."""
+    card = _card_of(ckpt)
+    card["config"]["env"]["table_sizes"] = {"3": 0.4, "4": 0.6}
+    pair = pair_copy(ckpt, tmp_path / "weights")
+    checkpoint.write_card(pair, card)
+    assert main(["ship", str(pair), "--games", "3", "--no-styles", "--no-expert", "--sizes", "3",
+                 "--workers", "1", "--dest", str(tmp_path / "dest"), "--force"]) == 0
+    capsys.readouterr()
+    card["config"]["env"]["table_sizes"] = {"9": 1.0}
+    checkpoint.write_card(pair, card)
+    status, line = cli_error(capsys, "ship", str(pair), "--dest", str(tmp_path / "dest2"))
+    assert status == 2 and "not 9" in line
+
+
 def test_ship_names_the_destination_by_the_registry(capsys: pytest.CaptureFixture, ckpt: Path,
                                                     tmp_path: Path) -> None:
     """A card whose game is the registry id ``roundtable/paladin-v0`` ships into

@@ -102,6 +102,12 @@ def card_config(card: dict, card_path: Path) -> TrainConfig:
     training = card.get("training")
     if not isinstance(training, dict) or not isinstance(training.get("steps"), int):
         raise ValueError(f"{card_path}: the card has no training.steps (an integer)")
+    env = config.get("env")
+    sizes = env.get("table_sizes") if isinstance(env, dict) else None
+    if isinstance(sizes, dict):  # JSON keys are strings: {"3": 0.4} is the config's {3: 0.4}
+        sizes = {int(k) if isinstance(k, str) and k.isascii() and k.isdigit() else k: v
+                 for k, v in sizes.items()}
+        config = {**config, "env": {**env, "table_sizes": sizes}}
     try:
         return config_from_dict(config, f"{card_path}: config")
     except (ValueError, TypeError) as err:
