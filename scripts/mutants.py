@@ -107,7 +107,9 @@ DESELECTED = ("tests/test_env_misuse.py::"
 #: read-only folders the tests open through the repository root (linked, not copied)
 DATA = ("docs", "configs", "checkpoints", "scripts", "README.md")
 #: what mutmut copies into its folder (source and tests; the tests are copied fresh per run)
-COPIED = ("envs", "players", "training", "ui", "roundtable", "tests")
+COPIED = ("envs", "players", "training", "ui", "src", "tests")
+#: the one import package's subpackages and the folders they live in (pyproject's package-dir)
+SUBPACKAGES = {"envs": "envs", "players": "players", "training": "training", "ui": "ui"}
 
 
 def slug(module: str) -> str:
@@ -144,7 +146,7 @@ def config_text(module: str) -> str:
     tests = ", ".join(json.dumps(t) for t in (*MODULES[module], *deselect))
     return base + f"""
 [tool.mutmut]
-source_paths = ["envs", "players", "training", "ui", "roundtable"]
+source_paths = ["envs", "players", "training", "ui"]
 only_mutate = [{json.dumps(module)}]
 pytest_add_cli_args = ["-p", "no:xdist", "-p", "no:cacheprovider", "-q", "-m", "not slow"]
 pytest_add_cli_args_test_selection = [{tests}]
@@ -165,6 +167,23 @@ def prepare(module: str) -> Path:
     shutil.rmtree(work / "mutants" / "tests", ignore_errors=True)
     for name in DATA:
         link = work / "mutants" / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name)
+    # ``import roundtable.envs...`` must reach mutmut's mutated copies in mutants/, not the
+    # checkout the editable install maps: a package folder mutants/roundtable/ whose
+    # subpackages link to those copies (and whose own files, the CLI, to src/roundtable/)
+    package = work / "mutants" / "roundtable"
+    package.mkdir(exist_ok=True)
+    for entry in (ROOT / "src" / "roundtable").iterdir():
+        link = package / entry.name
+        if not link.is_symlink() and entry.name != "__pycache__":
+            link.symlink_to(entry)
+    for name, folder in SUBPACKAGES.items():
+        link = package / name
+        if not link.is_symlink():
+            link.symlink_to(Path("..") / folder)
+    for name in ("checkpoints", "configs"):
+        link = package / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name)
     return work

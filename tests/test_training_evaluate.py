@@ -687,3 +687,35 @@ def test_evaluate_shows_no_progress_unless_asked(capsys: pytest.CaptureFixture) 
     err = capsys.readouterr().err
     assert "eval paladin 3p: 100%" in err and "3/3 [" in err
     assert re.search(r"\d(game/s|s/game)\]", err), err  # counted in games
+
+
+def test_the_expert_seated_line_is_a_ceiling_and_the_others_floors() -> None:
+    """Issue 40's bars: against N - 1 experts a floor of 0.9x fair, the expert seated against
+    N - 1 of the checkpoint a ceiling of 1.1x on its upper CI end, head to head against the
+    checkpoint it replaces a floor of 1.3x."""
+    from roundtable.training.evaluation.evaluate import (
+        EXPERT_SEATED,
+        REPLACED,
+        EvalResult,
+        PlayerStats,
+        bar_multiple,
+        bar_verdict,
+        evaluation_summary,
+    )
+
+    def result(win: float, ci: list[float]) -> EvalResult:
+        first = PlayerStats("x", win, ci, 0.0, 1.0, 0.0)
+        return EvalResult("paladin", 1000, 4, [first, PlayerStats("y", 0.25, ci, 0.0, 1.0, 0.0)])
+
+    assert (bar_multiple("expert"), bar_multiple(EXPERT_SEATED), bar_multiple(REPLACED)) == (
+        0.9, 1.1, 1.3)
+    summary = evaluation_summary({
+        EXPERT_SEATED: {4: result(0.25, [0.22, 0.27])},  # upper end 0.27 <= 0.275: passes
+        "expert": {4: result(0.26, [0.23, 0.29])},  # lower end 0.23 > 0.225: passes
+        REPLACED: {4: result(0.40, [0.33, 0.47])},  # lower end 0.33 > 0.325: passes
+    })
+    assert all(row["4"]["passes"] for row in summary.values())
+    assert summary[EXPERT_SEATED]["4"]["ceiling"] is True
+    over = evaluation_summary({EXPERT_SEATED: {4: result(0.25, [0.22, 0.28])}})
+    assert over[EXPERT_SEATED]["4"]["passes"] is False  # the upper end 0.28 > 0.275
+    assert "FAIL" in bar_verdict(result(0.25, [0.22, 0.28]), EXPERT_SEATED)

@@ -9,10 +9,13 @@ Usage::
 
 The final evaluation uses deal seeds from 0 (training evaluates on seeds from 1,000,000): the
 checkpoint against N − 1 random players, N − 1 heuristics and N − 1 copies of every named
-heuristic style (``heuristic:cautious``, …; ``--no-styles`` skips them) at every size, and,
-where the game has an expert (Paladin), N − 1 experts (``--no-expert`` skips them; as many
-games as a style). Bars: 2× fair share against random, 1.3× against the heuristic, each style
-and the expert. Results go into the
+heuristic style (``heuristic:cautious``, …; ``--no-styles`` skips them) at every size; where
+the game has an expert (Paladin), N − 1 experts and the expert seated against N − 1 copies of
+the checkpoint (``--no-expert`` skips both; as many games as a style); and, where ``--dest``
+already holds a checkpoint for the game, head to head against N − 1 copies of the one it
+replaces. Bars (floors, on the lower CI end): 2× fair share against random, 1.3× against the
+heuristic, each style and the checkpoint it replaces, 0.9× against the expert; and a ceiling
+(on the expert's upper CI end): the expert seated against it at most 1.1×. Results go into the
 shipped card's ``evaluation`` (which ``roundtable leaderboard`` reads); the learning curve
 behind it (curve.png, curve.csv; through every ``--init`` run before it) is written beside it.
 ``--search`` also plays N − 1 copies of the search player (``pimc:2``, the shipping budget of
@@ -42,8 +45,11 @@ from roundtable.players.policies import heuristic_styles, parse_spec
 from roundtable.training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
 from roundtable.training.evaluation.evaluate import (
     EXPERT_BASELINE,
+    EXPERT_SEATED,
+    REPLACED,
     SHIPPING_BARS,
     bar_multiple,
+    evaluate,
     evaluate_baselines,
     evaluation_summary,
     format_result,
@@ -146,6 +152,13 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     outputs += [target.parent / "curve.csv", target.parent / "curve.png"]
     for output in outputs:  # before the long evaluation, not after it
         check_new_file(output, "--dest", overwrite=overwrite, make_parents=True)
+    replaced = None  # the checkpoint already shipped there, if one loads: the one it replaces
+    if target.with_suffix(".zip").is_file():
+        try:
+            replaced = dataclasses.replace(parse_spec(str(target.parent), game), spec=REPLACED)
+        except ValueError as err:
+            print(f"no head-to-head line: the checkpoint in {target.parent} does not load "
+                  f"({err})")
     announce("roundtable ship", [("the shipped checkpoint and its curve",
                                   f"{target.with_suffix('.zip')}, .json, curve.csv, curve.png")])
     # the curve history now: before the copy may replace a card it reads, and before the long
@@ -167,6 +180,13 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     if expert and entry.expert is not None:
         results.update(evaluate_baselines(learner, [EXPERT_BASELINE], sizes, style_games,
                                           seed=seed, workers=workers, rules=rules))
+        teacher = parse_spec(EXPERT_BASELINE, game)  # the expert against N - 1 of it
+        results[EXPERT_SEATED] = {n: evaluate(game, [teacher, learner], style_games, n,
+                                              seed=seed, workers=workers, rules=rules)
+                                  for n in sizes}
+    if replaced is not None:  # head to head against the checkpoint it replaces
+        results[REPLACED] = {n: evaluate(game, [learner, replaced], style_games, n, seed=seed,
+                                         workers=workers, rules=rules) for n in sizes}
     if search:
         results.update(evaluate_baselines(learner, [search], sizes, search_games,
                                           seed=seed, workers=workers, rules=rules))
@@ -175,7 +195,8 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
         for n, result in by_size.items():
             row = summary[baseline][str(n)]
             print(format_result(result))
-            print(f"-> bar {bar_multiple(baseline)}× fair share = {row['bar']:.4f}: "
+            kind = "ceiling (upper CI end)" if row.get("ceiling") else "bar"
+            print(f"-> {kind} {bar_multiple(baseline)}× fair share = {row['bar']:.4f}: "
                   f"{'PASS' if row['passes'] else 'MISS'}\n")
     passes = all(row["passes"] for by_size in summary.values() for row in by_size.values())
     print(f"evaluation took {time.perf_counter() - start:.0f} s")
