@@ -122,3 +122,32 @@ def test_distilling_the_expert_into_a_features_network(trained: Path) -> None:
                                      batch_size=64, holdout=0.0)
     # the expert's move is in the input: the clone learns to copy it
     assert result.after["agreement"] > 0.95 > result.before["agreement"]
+
+
+def test_the_feature_is_the_same_from_many_threads_at_once() -> None:
+    """The web app decides for many games at once: the expert's reading of one decision must
+    not leak into another's (one shared expert made a move of another seat's hand, or an
+    IndexError, under 12 concurrent games)."""
+    import concurrent.futures
+    import pickle
+
+    from roundtable.envs import paladin_v0
+
+    rows = []
+    for seed in range(6):
+        env = paladin_v0.raw_env(num_players=4)
+        env.reset(seed=seed)
+        for _ in env.agent_iter(max_iter=40):
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            rows.append((obs["observation"].copy(), obs["action_mask"].copy()))
+            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    alone = [expert_features(o, m) for o, m in rows]
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        for _ in range(3):
+            together = list(pool.map(lambda r: expert_features(*r), rows))
+            assert all(np.array_equal(a, b) for a, b in zip(alone, together))
+    assert pickle.loads(pickle.dumps(expert_features)) is expert_features
+    assert copy.deepcopy(expert_features) is expert_features

@@ -59,7 +59,7 @@ IDLE_S = 10  # seconds a connection may sit idle or half-sent (no whole request)
 KEEP_ALIVE_S = 5  # uvicorn's timeout_keep_alive: an idle connection after a response closes
 MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes buffered of a request head not yet whole
 MAX_CONNECTIONS = 512  # uvicorn's limit_concurrency: connections and tasks; beyond, a 503
-LIGHT_THREADS = 8  # threads for views, hints, records and the moves of games without a search
+LIGHT_THREADS = 4  # threads for views, hints, records and the moves of games without a search
 SEARCH_THREADS = 2  # threads for new games and moves against searching opponents
 #: sent with every response: no page may frame this one (clickjacking), no guessed types
 SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",

@@ -17,6 +17,8 @@ as ``expert_features(obs, mask)``, one row or a batch of rows.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from roundtable.envs.core.obs_layout import ObsLayout
@@ -37,7 +39,20 @@ class ExpertFeatures:
     needs_mask = True
 
     def __init__(self) -> None:
-        self.expert = PaladinExpert(seed=0)
+        # one expert per thread: its act() keeps the decision's reading (hand, missions) on
+        # the instance while it decides, and the web app decides for many games at once
+        self._local = threading.local()
+
+    def __reduce__(self) -> str:
+        # pickled (resumable training state) and copied as the module's one instance
+        return "expert_features"
+
+    @property
+    def expert(self) -> PaladinExpert:
+        expert = getattr(self._local, "expert", None)
+        if expert is None:
+            expert = self._local.expert = PaladinExpert(seed=0)
+        return expert
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray,
                  out: np.ndarray | None = None) -> np.ndarray:
@@ -50,9 +65,10 @@ class ExpertFeatures:
         rows_obs = obs.reshape(-1, obs.shape[-1])
         rows_mask = mask.reshape(-1, mask.shape[-1])
         rows_out = out.reshape(-1, self.size)
+        expert = self.expert
         for row in range(rows_obs.shape[0]):
             if rows_mask[row].any():
-                rows_out[row, self.expert.act(rows_obs[row], rows_mask[row])] = 1.0
+                rows_out[row, expert.act(rows_obs[row], rows_mask[row])] = 1.0
         return out
 
 
