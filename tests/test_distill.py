@@ -216,9 +216,9 @@ def test_cloning_moves_the_network_toward_the_teacher(recorded: dataset_file.Dat
     assert result.after["agreement"] > result.before["agreement"]
     assert result.best_epoch >= 1 and len(result.history) == 9
     # the kept weights are those the numbers describe
-    actor = parse_spec(CHECKPOINT, GAME).actor
-    assert actor is not None
-    x = np.concatenate([recorded.obs, recorded.mask.astype(np.float32)], axis=1)
+    spec = parse_spec(CHECKPOINT, GAME)  # (the shipped Paladin network reads features too:
+    assert spec.actor is not None        # the counting features and the expert's move)
+    x = spec.build(0).network_input(recorded.obs, recorded.mask)
     from roundtable.players.numpy_net import NumpyActor
     cloned = NumpyActor.from_sb3(result.model.policy, "tanh")
     agree = float(np.mean(cloned.greedy(x, recorded.mask) == recorded.action))

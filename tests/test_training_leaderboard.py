@@ -112,13 +112,16 @@ def test_ship_evaluates_copies_and_feeds_the_leaderboard(
     assert main([*args, "--force"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
     assert card["evaluation"]["passes"] is False
-    # random, the heuristic, every named style and (Paladin has one) the expert, each but
-    # random with the heuristic's 1.3x bar
+    # random, the heuristic and every named style (the heuristic's 1.3x bar), and (Paladin
+    # has one) the expert (0.9x) and the expert seated against it (a 1.1x ceiling)
+    from roundtable.training.evaluation.evaluate import EXPERT_SEATED
+
     results = card["evaluation"]["results"]
-    assert set(results) == {"random", *heuristic_styles("paladin"), "expert"}
+    assert set(results) == {"random", *heuristic_styles("paladin"), "expert", EXPERT_SEATED}
     assert set(results["heuristic"]) == {"3", "4"} == set(results["expert"])
-    assert {row["bar"] for spec in results if spec != "random"
-            for row in [results[spec]["4"]]} == {0.325}
+    assert {results[spec]["4"]["bar"] for spec in heuristic_styles("paladin")} == {0.325}
+    assert (results["expert"]["4"]["bar"], results[EXPERT_SEATED]["4"]["bar"]) == (0.225, 0.275)
+    assert results[EXPERT_SEATED]["4"]["ceiling"] is True
     assert (dest / "paladin" / "curve.png").exists()
     assert [p.step for p in read_csv(dest / "paladin" / "curve.csv")] == [100, 300]
     assert card["policy"]["act"] == "greedy"  # as the run's card said
@@ -141,11 +144,16 @@ def test_ship_evaluates_copies_and_feeds_the_leaderboard(
     # a second ship replaces the first only with --overwrite, checked before the evaluation
     assert main([*args, "--force", "--no-styles"]) == 2
     assert main([*args, "--force", "--no-styles", "--overwrite"]) == 0
+    # (one is shipped there now: the new one is also measured head to head against it)
+    from roundtable.training.evaluation.evaluate import REPLACED
+
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
-    assert set(card["evaluation"]["results"]) == {"random", "heuristic", "expert"}
+    assert set(card["evaluation"]["results"]) == {"random", "heuristic", "expert",
+                                                  EXPERT_SEATED, REPLACED}
+    assert card["evaluation"]["results"][REPLACED]["4"]["bar"] == 0.325
     assert main([*args, "--force", "--no-styles", "--no-expert", "--overwrite"]) == 0
     card = json.loads((dest / "paladin" / "paladin.json").read_text())
-    assert set(card["evaluation"]["results"]) == {"random", "heuristic"}
+    assert set(card["evaluation"]["results"]) == {"random", "heuristic", REPLACED}
     # a damaged curve.csv in the run folder: one line, before any game is played
     (tmp_path / "run" / "curve.csv").write_text("step,wall_s\n100,oops\n")
     monkeypatch.setattr(ship, "evaluate_baselines", lambda *a, **k: pytest.fail("evaluated"))

@@ -83,7 +83,9 @@ def curve_history(card: dict, card_path: Path | None = None) -> list[CurvePoint]
         seen.add(prior_path)
         prior = checkpoint.read_card(prior_path)
         beside = prior_path.parent / "curve.csv"
-        if prior.get("sha256") == card.get("sha256") and prior["training"] == training:
+        # (a shipped zip is rebuilt from the tensors: its card keeps the source's SHA-256)
+        if prior.get("source_sha256", prior.get("sha256")) == card.get("sha256") and \
+                prior["training"] == training:
             # shipped once already (this run's init is the folder it was shipped into): that
             # folder's curve is this checkpoint's whole history
             return read_csv(beside) if beside.exists() else points
@@ -207,7 +209,9 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
                           **({"style_games": style_games} if style_specs else {}),
                           **({"search_games": search_games} if search else {}),
                           "workers": workers, "passes": passes, "results": summary}
-    # a zip rebuilt from the checked tensors alone, and a card written here
+    # a zip rebuilt from the checked tensors alone, and a card written here (it keeps the
+    # source zip's SHA-256: the curve of a later ship knows the run it came from)
+    card["source_sha256"] = card["sha256"]
     shipped = checkpoint.rebuild_checkpoint(zip_path, target, card, game)
     if points:
         write_csv(points, target.parent / "curve.csv")
