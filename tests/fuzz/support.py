@@ -236,3 +236,20 @@ def mutated_text(draw: Callable, text: str) -> str:
     end = draw(st.integers(start, min(len(text), start + 20)))
     insert = draw(st.one_of(st.text(max_size=10), st.sampled_from(NASTY_TEXT)))
     return text[:start] + insert + text[end:]
+
+
+def damaged_bytes(data: Any, raw: bytes) -> bytes:
+    """``raw`` with a few bytes flipped, cut short, or with random bytes spliced in (``data``:
+    hypothesis' ``st.data()``): a file damaged on disk or in transit."""
+    buffer = bytearray(raw)
+    op = data.draw(st.sampled_from(["flip", "truncate", "splice"]))
+    if op == "flip":
+        for _ in range(data.draw(st.integers(1, 8))):
+            i = data.draw(st.integers(0, len(buffer) - 1))
+            buffer[i] ^= data.draw(st.integers(1, 255))
+    elif op == "truncate":
+        buffer = buffer[: data.draw(st.integers(0, len(buffer) - 1))]
+    else:
+        i = data.draw(st.integers(0, len(buffer)))
+        buffer[i:i] = data.draw(st.binary(min_size=1, max_size=64))
+    return bytes(buffer)

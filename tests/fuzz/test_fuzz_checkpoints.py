@@ -26,6 +26,7 @@ from roundtable.players import checkpoint
 from roundtable.players.policies import parse_spec
 from tests.fuzz.support import (
     bounded,
+    damaged_bytes,
     folder_state,
     fuzz_settings,
     mutated_json,
@@ -114,18 +115,7 @@ def test_a_damaged_card_file_is_refused_in_one_line(data: st.DataObject) -> None
 def test_a_damaged_zip_with_a_matching_card_loads_or_is_refused(data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         zip_path, _ = _copy(Path(tmp))
-        raw_bytes = bytearray(zip_path.read_bytes())
-        op = data.draw(st.sampled_from(["flip", "truncate", "splice"]))
-        if op == "flip":
-            for _ in range(data.draw(st.integers(1, 8))):
-                i = data.draw(st.integers(0, len(raw_bytes) - 1))
-                raw_bytes[i] ^= data.draw(st.integers(1, 255))
-        elif op == "truncate":
-            raw_bytes = raw_bytes[: data.draw(st.integers(0, len(raw_bytes) - 1))]
-        else:
-            i = data.draw(st.integers(0, len(raw_bytes)))
-            raw_bytes[i:i] = data.draw(st.binary(min_size=1, max_size=64))
-        zip_path.write_bytes(bytes(raw_bytes))
+        zip_path.write_bytes(damaged_bytes(data, zip_path.read_bytes()))
         checkpoint.write_card(zip_path, json.loads(zip_path.with_suffix(".json").read_text()))
         _check_loads_or_refuses(zip_path)
 

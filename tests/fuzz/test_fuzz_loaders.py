@@ -25,25 +25,10 @@ from hypothesis import strategies as st
 
 from roundtable.envs.core.belief_net import load_belief_net
 from roundtable.players import checkpoint
-from tests.fuzz.support import bounded, fuzz_settings, mutated_json, outcome
+from tests.fuzz.support import bounded, damaged_bytes, fuzz_settings, mutated_json, outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 BELIEF = ROOT / "checkpoints" / "paladin" / "belief.npz"
-
-
-def _damaged_bytes(data: st.DataObject, raw: bytes) -> bytes:
-    buffer = bytearray(raw)
-    op = data.draw(st.sampled_from(["flip", "truncate", "splice"]))
-    if op == "flip":
-        for _ in range(data.draw(st.integers(1, 8))):
-            i = data.draw(st.integers(0, len(buffer) - 1))
-            buffer[i] ^= data.draw(st.integers(1, 255))
-    elif op == "truncate":
-        buffer = buffer[: data.draw(st.integers(0, len(buffer) - 1))]
-    else:
-        i = data.draw(st.integers(0, len(buffer)))
-        buffer[i:i] = data.draw(st.binary(min_size=1, max_size=64))
-    return bytes(buffer)
 
 
 def _with_headers(data: st.DataObject, arrays: dict[str, np.ndarray]) -> bytes:
@@ -85,7 +70,7 @@ def _check_belief(path: Path) -> None:
 def test_a_damaged_belief_file_loads_or_is_refused_in_one_line(data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "belief.npz"
-        path.write_bytes(_damaged_bytes(data, BELIEF.read_bytes()))
+        path.write_bytes(damaged_bytes(data, BELIEF.read_bytes()))
         _check_belief(path)
 
 
@@ -126,7 +111,7 @@ def _check_dataset(path: Path) -> None:
 def test_a_damaged_dataset_loads_or_is_refused_in_one_line(data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "dataset.npz"
-        path.write_bytes(_damaged_bytes(data, _dataset().read_bytes()))
+        path.write_bytes(damaged_bytes(data, _dataset().read_bytes()))
         _check_dataset(path)
 
 
