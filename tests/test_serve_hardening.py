@@ -332,3 +332,28 @@ def test_the_strongest_search_uses_the_servers_own_network(tmp_path) -> None:
     spec = own.spec("paladin", STRONGEST_SEARCH)
     assert spec.kind == "ismcts" and spec.rollout is not None
     assert spec.rollout.spec == str(tmp_path / "paladin")
+
+
+def test_a_connection_over_the_limit_gets_a_json_503(monkeypatch) -> None:
+    """Connections beyond the cap are answered in the API's one-line JSON (uvicorn's own
+    answer was plain text), at once, and the server goes on serving the others."""
+    from roundtable.ui.server import TimedH11Protocol
+    from scripts.serve_support import running_server
+
+    monkeypatch.setattr(TimedH11Protocol, "max_connections", 2)
+    with running_server() as (url, _):
+        port = int(url.rsplit(":", 1)[1])
+        held = [socket.create_connection(("127.0.0.1", port), timeout=15) for _ in range(2)]
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=15) as extra:
+                answer = b""
+                while chunk := extra.recv(65536):
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 503"), answer[:80]
+            assert answer.endswith(b"(2); try again shortly\"}")
+            held[0].sendall(b"GET /api/catalog HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert held[0].recv(65536).startswith(b"HTTP/1.1 200")
+        finally:
+            for sock in held:
+                sock.close()
+

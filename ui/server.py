@@ -58,7 +58,7 @@ BODY_S = 10.0  # seconds a body may take to arrive once its headers have
 IDLE_S = 10  # seconds a connection may sit idle or half-sent (no whole request) before closing
 KEEP_ALIVE_S = 5  # uvicorn's timeout_keep_alive: an idle connection after a response closes
 MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes buffered of a request head not yet whole
-MAX_CONNECTIONS = 512  # uvicorn's limit_concurrency: connections and tasks; beyond, a 503
+MAX_CONNECTIONS = 512  # connections at once; beyond, a JSON 503 (TimedH11Protocol)
 LIGHT_THREADS = 4  # threads for views, hints, records and the moves of games without a search
 SEARCH_THREADS = 2  # threads for new games and moves against searching opponents
 #: sent with every response: no page may frame this one (clickjacking), no guessed types
@@ -314,8 +314,16 @@ class TimedH11Protocol(H11Protocol):
     _head: int | None = 0
     _tail = b""  # the last bytes seen of the head, to find its end across two sends
 
+    #: the most connections at once; one more is answered a JSON 503 and closed at once
+    max_connections = MAX_CONNECTIONS
+
     def connection_made(self, transport: Any) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        if len(self.connections) > self.max_connections:  # (this one counted already)
+            self._refuse(503, "Service Unavailable",
+                         f"the server holds its most connections at once "
+                         f"({self.max_connections}); try again shortly")
+            return
         self._arm()
 
     def on_response_complete(self) -> None:
@@ -376,7 +384,9 @@ def server_settings(host: str, port: int) -> dict[str, Any]:
     return {"host": host, "port": port, "log_level": "warning", "lifespan": "off",
             "http": TimedH11Protocol, "timeout_keep_alive": KEEP_ALIVE_S,
             "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
-            "limit_concurrency": MAX_CONNECTIONS}
+            # the protocol refuses connection MAX_CONNECTIONS + 1 itself, in the API's JSON;
+            # uvicorn's own plain-text 503 stays a backstop that a connection never reaches
+            "limit_concurrency": MAX_CONNECTIONS + 1}
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = False,
