@@ -31,9 +31,11 @@ ROOT = Path(__file__).resolve().parents[2]
 BELIEF = ROOT / "checkpoints" / "paladin" / "belief.npz"
 
 
-def _with_headers(data: st.DataObject, arrays: dict[str, np.ndarray]) -> bytes:
-    """An .npz of ``arrays`` whose ``.npy`` headers may declare other shapes or dtypes than the
-    data they hold (a header is what numpy allocates from)."""
+def _with_headers(data: st.DataObject, source: Path) -> bytes:
+    """The arrays of the .npz at ``source``, rewritten with ``.npy`` headers that may declare
+    other shapes or dtypes than the data they hold (a header is what numpy allocates from)."""
+    with np.load(source) as loaded:
+        arrays = {k: loaded[k] for k in loaded.files}
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
         for name, array in arrays.items():
@@ -77,11 +79,9 @@ def test_a_damaged_belief_file_loads_or_is_refused_in_one_line(data: st.DataObje
 @fuzz_settings(40)
 @given(data=st.data())
 def test_a_belief_file_with_lying_headers_loads_or_is_refused(data: st.DataObject) -> None:
-    with np.load(BELIEF) as loaded:
-        arrays = {k: loaded[k] for k in loaded.files}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "belief.npz"
-        path.write_bytes(_with_headers(data, arrays))
+        path.write_bytes(_with_headers(data, BELIEF))
         _check_belief(path)
 
 
@@ -118,11 +118,9 @@ def test_a_damaged_dataset_loads_or_is_refused_in_one_line(data: st.DataObject) 
 @fuzz_settings(30)
 @given(data=st.data())
 def test_a_dataset_with_lying_headers_loads_or_is_refused(data: st.DataObject) -> None:
-    with np.load(_dataset()) as loaded:
-        arrays = {k: loaded[k] for k in loaded.files}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "dataset.npz"
-        path.write_bytes(_with_headers(data, arrays))
+        path.write_bytes(_with_headers(data, _dataset()))
         _check_dataset(path)
 
 
