@@ -229,13 +229,21 @@ def run_in_workers(func: Callable[..., Any], jobs: list[tuple], workers: int,
     return results
 
 
+#: Plays ``[func(*job) for job in jobs]`` somewhere, returned in job order, calling the third
+#: argument (when not None) with each result as it arrives: how :func:`evaluate` hands its
+#: chunks to another executor (a Ray cluster) than its own processes.
+Executor = Callable[[Callable[..., Any], list[tuple], Callable[[Any], None] | None], list[Any]]
+
+
 def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
              table_size: int | None = None, *, seed: int = 0, workers: int = 1,
              rules: dict[str, Any] | None = None, keep_records: int = 0,
-             progress: bool = False) -> EvalResult:
+             progress: bool = False, executor: Executor | None = None) -> EvalResult:
     """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats;
     the first ``keep_records`` games' records are in ``result.records``. ``progress`` shows
-    a tqdm bar of games played on stderr (``roundtable eval`` turns it on at a terminal)."""
+    a tqdm bar of games played on stderr (``roundtable eval`` turns it on at a terminal).
+    ``executor`` (e.g. :class:`roundtable.training.evaluation.ray_eval.RayExecutor`) plays the
+    chunks instead of this process or ``workers``: the same jobs, so the same results."""
     entry = get_game(game)
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry) for s in specs]
     n = default_table_size(entry, len(parsed)) if table_size is None else table_size
@@ -264,7 +272,9 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
                    desc=f"eval {entry} {n}p")
     advance = (lambda part: bar.update(len(part))) if bar is not None else None
     try:
-        if workers <= 1 or len(jobs) == 1:
+        if executor is not None:
+            rows = [row for part in executor(_play_chunk, jobs, advance) for row in part]
+        elif workers <= 1 or len(jobs) == 1:
             rows = []
             for job in jobs:
                 part = _play_chunk(*job)
