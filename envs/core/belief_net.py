@@ -18,14 +18,11 @@ observation, so the proposal cannot read anything the seat does not know.
 from __future__ import annotations
 
 import os
-import zipfile
-import zlib
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from roundtable.envs.core.untrusted_npz import npz_arrays
+from roundtable.envs.core.untrusted_npz import load_plain_npz
 
 #: the arrays of a belief .npz, nothing else
 KEYS = ("w1", "b1", "w2", "b2", "shape")
@@ -102,38 +99,10 @@ def load_belief_net(path: str | os.PathLike, places: int | None = None,
     than it holds, has other arrays or the wrong shapes (``places`` / ``kinds`` / ``inputs``:
     what the game expects, when given: the observation size it reads), or weights no trained
     network has."""
-    path = Path(path)
-    if not path.is_file():
-        raise BeliefNetError(f"belief net: no file {path}")
-    size = path.stat().st_size
-    if size > MAX_BYTES:
-        raise BeliefNetError(f"belief net: {path} is {size} bytes, more than the {MAX_BYTES} "
-                             "allowed")
     try:
-        # a compressed member may unpack to far more than the file: bound what it declares
-        # (zipfile reads no more than a member's declared size)
-        with zipfile.ZipFile(path) as archive:
-            unpacked = sum(info.file_size for info in archive.infolist())
-        if unpacked > MAX_UNPACKED_BYTES:
-            raise BeliefNetError(f"belief net: {path} would unpack to {unpacked} bytes, more "
-                                 f"than the {MAX_UNPACKED_BYTES} allowed")
-        npz_arrays(path, f"belief net: {path}")  # declared sizes, before np.load allocates
-        with np.load(path, allow_pickle=False) as data:
-            names = set(data.files)
-            if names != set(KEYS):
-                raise BeliefNetError(f"belief net: {path} holds arrays {sorted(names)}, "
-                                     f"expected exactly {list(KEYS)}")
-            arrays = {k: data[k] for k in KEYS}
-    except BeliefNetError:
-        raise
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError,
-            zlib.error) as exc:
-        # a pickled object array raises ValueError under allow_pickle=False
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise BeliefNetError(f"belief net: {path} is not a plain numeric .npz ({first})") from None
-    for key, arr in arrays.items():
-        if arr.dtype.kind not in "fi":
-            raise BeliefNetError(f"belief net: {key} has dtype {arr.dtype}, expected numbers")
+        arrays = load_plain_npz(path, KEYS, "belief net", MAX_BYTES, MAX_UNPACKED_BYTES)
+    except ValueError as exc:
+        raise BeliefNetError(str(exc)) from None
     shape = arrays["shape"]
     if shape.shape != (2,) or shape.dtype.kind != "i" or (shape < 1).any():
         raise BeliefNetError(f"belief net: 'shape' must be two positive integers "

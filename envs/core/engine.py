@@ -31,7 +31,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from roundtable.envs.core.cards import CardCatalog
+from roundtable.envs.core.cards import CardCatalog, shuffled
 from roundtable.envs.core.events import EventLog
 from roundtable.envs.core.obs_layout import ObsLayout
 
@@ -222,6 +222,20 @@ class GameEngine(ABC):
         ``belief.py``; see :mod:`roundtable.envs.core.belief`). Search plays its futures in such
         worlds."""
         raise NotImplementedError(f"{self.name} has no belief sampler")
+
+    # -- chance not yet revealed (variance-reduced evaluation) -------------------------------
+    #: the shuffled piles still to be drawn (lists drawn from their end) whose order nobody has
+    #: seen: :func:`roundtable.envs.core.chance.chance_world` redeals them; empty: the game has
+    #: no chance worlds
+    chance_piles: ClassVar[tuple[str, ...]] = ()
+    #: the fields of :meth:`global_state` that encode those piles' order (chance to come, which
+    #: a value of the state should average over rather than read)
+    chance_fields: ClassVar[tuple[str, ...]] = ()
+
+    def redeal_pile(self, name: str, pile: list[int], rng: np.random.Generator) -> list[int]:
+        """The pile ``name`` dealt afresh as chance would have dealt it, given its cards: a
+        uniform shuffle, unless the game stacks it (Paladin's Queen-over-King missions)."""
+        return shuffled(pile, rng)
 
     # -- lifecycle -----------------------------------------------------------------------------
     @abstractmethod

@@ -53,3 +53,42 @@ def npz_arrays(path: str | Path, where: str) -> dict[str, tuple[tuple[int, ...],
         # (zipfile raises NotImplementedError for a member of an unknown version or method)
         raise ValueError(f"{where}: not a readable .npz ({err})") from None
     return out
+
+
+def load_plain_npz(path: str | Path, keys: tuple[str, ...], where: str, max_bytes: int,
+                   max_unpacked: int) -> dict[str, np.ndarray]:
+    """Exactly the arrays ``keys`` of the plain numeric ``.npz`` at ``path`` (a shipped network's
+    weights): refused with one ``ValueError`` starting with ``where`` when the file is missing,
+    larger than ``max_bytes``, would unpack to more than ``max_unpacked``, declares arrays larger
+    than it holds (:func:`npz_arrays`), holds pickles, other arrays, or non-numbers."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{where}: no file {path}")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ValueError(f"{where}: {path} is {size} bytes, more than the {max_bytes} allowed")
+    try:
+        # a compressed member may unpack to far more than the file: bound what it declares
+        # (zipfile reads no more than a member's declared size)
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(info.file_size for info in archive.infolist())
+        if unpacked <= max_unpacked:
+            npz_arrays(path, f"{where}: {path}")  # declared sizes, before np.load allocates
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files if k in keys}
+                names = set(data.files)
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError, NotImplementedError,
+            zlib.error) as exc:
+        # a pickled object array raises ValueError under allow_pickle=False
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ValueError(f"{where}: {path} is not a plain numeric .npz ({first})") from None
+    if unpacked > max_unpacked:
+        raise ValueError(f"{where}: {path} would unpack to {unpacked} bytes, more than the "
+                         f"{max_unpacked} allowed")
+    if names != set(keys):
+        raise ValueError(f"{where}: {path} holds arrays {sorted(names)}, expected exactly "
+                         f"{list(keys)}")
+    for key, arr in arrays.items():
+        if arr.dtype.kind not in "fi":
+            raise ValueError(f"{where}: {key} has dtype {arr.dtype}, expected numbers")
+    return arrays

@@ -139,6 +139,8 @@ class PaladinEngine(GameEngine):
     rules_cls = PaladinRules
     hand_deck = "paladin_deck"
     deck_options = ("paladin_deck", "mission_deck")
+    chance_piles = ("deck", "mission_deck")
+    chance_fields = ("deck_top", "missions_top")
     seat_options = ("first_dealer",)
     phase_descriptions = PHASE_DESCRIPTIONS
 
@@ -731,6 +733,15 @@ class PaladinEngine(GameEngine):
         return text
 
     # -- belief (search) -------------------------------------------------------------------------
+    def redeal_pile(self, name: str, pile: list[int], rng: np.random.Generator) -> list[int]:
+        """The mission deck keeps its Queen deck (low honours) over its King deck, each
+        shuffled alone (drawn from the end); the paladin deck is a plain shuffle."""
+        if name != "mission_deck":
+            return super().redeal_pile(name, pile, rng)
+        queen_max = self.rules.queen_max_honour
+        return (shuffled([k for k in pile if k + 1 > queen_max], rng)
+                + shuffled([k for k in pile if k + 1 <= queen_max], rng))
+
     def sample_world(self, observer: int, rng: np.random.Generator,
                      proposal: np.ndarray | None = None) -> PaladinEngine:
         from roundtable.envs.paladin.belief import sample_world

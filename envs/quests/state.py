@@ -116,6 +116,8 @@ class Table(CardMoves, Standing, Masks, GameEngine):
     rules_cls = QuestsRules
     hand_deck = "adventure_deck"
     deck_options = ("story_deck", "adventure_deck")
+    chance_piles = ("deck", "story_deck")
+    chance_fields = ("deck_top", "stories_top")
     seat_options = ("start_player",)
     extra_options = ("progress", "allies")
     seat_keyed_options = ("progress", "allies")

@@ -94,6 +94,8 @@ class WhiteKnightEngine(TurnFlow, BattleFlow, GameEngine):
     rules_cls = WhiteKnightRules
     hand_deck = "action_deck"
     deck_options = ("action_deck", "treasure_deck")
+    chance_piles = ("deck", "treasure_deck")
+    chance_fields = ("deck_top", "treasures_top")
     seat_options = ("start_player",)
     phase_descriptions = PHASE_DESCRIPTIONS
 
