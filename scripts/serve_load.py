@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         from scripts.serve_support import running_server
 
         store = GameStore(Catalog(max_worlds=args.max_worlds), max_games=args.games + 10)
-        with running_server(store) as (url, _):
+        with running_server(store, one_client_may_fill=True) as (url, _):
             print(f"serving at {url}; {args.games} games against {args.opponents} ...",
                   flush=True)
             started = time.perf_counter()

@@ -20,15 +20,20 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_server(store: GameStore | None = None) -> Iterator[tuple[str, GameStore]]:
-    """``(base URL, store)`` of a uvicorn serving the app in a thread until the block ends."""
+def running_server(store: GameStore | None = None, one_client_may_fill: bool = False
+                   ) -> Iterator[tuple[str, GameStore]]:
+    """``(base URL, store)`` of a uvicorn serving the app in a thread until the block ends.
+    ``one_client_may_fill``: no share per client (a load run plays every game from one
+    address); else the server's own (``MAX_GAMES_PER_CLIENT``)."""
     import uvicorn
 
-    from roundtable.ui.server import create_app, server_settings
+    from roundtable.ui.server import MAX_GAMES_PER_CLIENT, create_app, server_settings
 
     store = GameStore(Catalog(max_worlds=4), max_games=80) if store is None else store
+    per_client = None if one_client_may_fill else MAX_GAMES_PER_CLIENT
     port = free_port()
-    config = uvicorn.Config(create_app(store), **server_settings("127.0.0.1", port))
+    config = uvicorn.Config(create_app(store, games_per_client=per_client),
+                            **server_settings("127.0.0.1", port))
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

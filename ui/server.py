@@ -24,10 +24,13 @@ opponents reply) runs on a small pool of its own (``search_threads``), everythin
 another (:data:`LIGHT_THREADS`), so a game whose opponents think for seconds delays nobody
 else's view. Connections idle or half-sent for :data:`IDLE_S` are closed
 (:func:`server_settings`).
+
+Fair share (:mod:`roundtable.ui.fair_share`): a client (a remote address) runs at most
+:data:`MAX_GAMES_PER_CLIENT` unfinished games, and both pools serve the clients with work
+waiting in turn, so one client's many searching games cannot starve another's.
 """
 
 import asyncio
-import concurrent.futures
 import json
 import logging
 import threading
@@ -46,6 +49,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from roundtable.envs.core.untrusted_json import parse_json
 from roundtable.players.numpy_net import limit_blas_threads
+from roundtable.ui.fair_share import ClientCap, FairPool
 from roundtable.ui.live import ApiError, Catalog, GameStore, LiveGame
 from roundtable.ui.port import usable_port
 from roundtable.ui.replay_page import render_page
@@ -61,6 +65,9 @@ MAX_HEADER_BYTES = 16 * 1024  # h11: the most bytes buffered of a request head n
 MAX_CONNECTIONS = 512  # connections at once; beyond, a JSON 503 (TimedH11Protocol)
 LIGHT_THREADS = 4  # threads for views, hints, records and the moves of games without a search
 SEARCH_THREADS = 2  # threads for new games and moves against searching opponents
+#: unfinished games one client (remote address) may run at once (the server's cap, 64 by
+#: default, takes four such clients); beyond, a one-line 429 naming this limit
+MAX_GAMES_PER_CLIENT = 16
 #: sent with every response: no page may frame this one (clickjacking), no guessed types
 SECURITY_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'",
                     "X-Content-Type-Options": "nosniff"}
@@ -136,19 +143,25 @@ async def body_of(request: Request) -> Any:
     return parse_body(raw)
 
 
+def client_of(request: Request) -> str:
+    """The client a request counts for: its remote address (the port changes per
+    connection)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
 class GameWorkers:
     """Where a game's work runs: ``search`` threads for what makes searching opponents think
     (a new game, a move against ``pimc``/``ismcts``), ``light`` threads for everything else
     (views, hints, records, the moves of games without a search); one request per game at a
-    time."""
+    time. Both pools take the clients with work waiting in turn (:class:`FairPool`)."""
 
     def __init__(self, store: GameStore, search_threads: int) -> None:
         self.store = store
-        self.search = concurrent.futures.ThreadPoolExecutor(search_threads, "roundtable-search")
-        self.light = concurrent.futures.ThreadPoolExecutor(LIGHT_THREADS, "roundtable-light")
+        self.search = FairPool(search_threads, "roundtable-search")
+        self.light = FairPool(LIGHT_THREADS, "roundtable-light")
 
     async def on_game(self, game: LiveGame, work: Callable[[LiveGame], Any], pool: Any,
-                      claimed: bool = False) -> Any:
+                      claimed: bool = False, client: str = "") -> Any:
         """``work(game)`` on ``pool``, the game's only request until it is done: a request
         for a busy game is a 409 at once (it never waits on a thread). The worker releases the
         game even when the client hangs up (the await is shielded, the work runs to its end)."""
@@ -166,7 +179,7 @@ class GameWorkers:
                 game.lock.release()
 
         try:
-            future = pool.submit(run)
+            future = pool.submit(run, client=client)
         except BaseException:
             game.lock.release()
             raise
@@ -177,13 +190,15 @@ class GameWorkers:
         else the light ones, so a light game's move never queues behind searches."""
         return self.search if game.searching else self.light
 
-    def on_id(self, game_id: str, work: Callable[[LiveGame], Any], pool: Any = None) -> Any:
-        return self.on_game(self.store.get(game_id), work, pool or self.light)
+    def on_id(self, game_id: str, work: Callable[[LiveGame], Any], pool: Any = None,
+              client: str = "") -> Any:
+        return self.on_game(self.store.get(game_id), work, pool or self.light, client=client)
 
 
-def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
+def game_routes(store: GameStore, workers: GameWorkers, cap: ClientCap) -> APIRouter:
     """The pages and the JSON API (docs/serve.md): the start page, the catalog, new games,
-    views, moves, hints, records and replays."""
+    views, moves, hints, records and replays; a client's new game within its share
+    (``cap``)."""
     router = APIRouter()
 
     @router.get("/", include_in_schema=False)
@@ -197,7 +212,14 @@ def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
     @router.post("/api/games", status_code=201)
     async def create(request: Request) -> JSONResponse:
         body = await body_of(request)
-        game = await asyncio.wrap_future(workers.light.submit(store.create, body))
+        who = client_of(request)
+        cap.reserve(who)  # a 429 when this client runs its share already
+        try:
+            game = await asyncio.wrap_future(workers.light.submit(store.create, body, client=who))
+        except BaseException:
+            cap.release(who)
+            raise
+        cap.bind(who, game)
         game.lock.acquire()  # nobody else knows its id yet
 
         def first_view(g: LiveGame) -> dict:
@@ -205,15 +227,17 @@ def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
             return g.view()
 
         try:
-            view = await workers.on_game(game, first_view, workers.pool_for(game), claimed=True)
+            view = await workers.on_game(game, first_view, workers.pool_for(game), claimed=True,
+                                         client=who)
         except Exception:  # (not a hang-up: the shielded work goes on and the game stays)
             store.discard(game)  # nobody has its id: it would only take a place under the cap
+            cap.forget(who, game)
             raise
         return JSONResponse({"id": game.id, "view": view}, status_code=201)
 
     @router.get("/api/games/{game_id}")
-    async def view(game_id: str) -> dict:
-        return await workers.on_id(game_id, lambda g: g.view())
+    async def view(game_id: str, request: Request) -> dict:
+        return await workers.on_id(game_id, lambda g: g.view(), client=client_of(request))
 
     @router.post("/api/games/{game_id}/moves")
     async def move(game_id: str, request: Request) -> dict:
@@ -226,20 +250,21 @@ def game_routes(store: GameStore, workers: GameWorkers) -> APIRouter:
             game.move(body["step"], body["action"])
             return game.view()
 
-        return await workers.on_id(game_id, play, workers.pool_for(store.get(game_id)))
+        return await workers.on_id(game_id, play, workers.pool_for(store.get(game_id)),
+                                   client=client_of(request))
 
     @router.get("/api/games/{game_id}/hint")
-    async def hint(game_id: str) -> dict:
-        return await workers.on_id(game_id, lambda g: g.hint())
+    async def hint(game_id: str, request: Request) -> dict:
+        return await workers.on_id(game_id, lambda g: g.hint(), client=client_of(request))
 
     @router.get("/api/games/{game_id}/record")
-    async def record(game_id: str) -> dict:
-        return await workers.on_id(game_id, lambda g: g.record())
+    async def record(game_id: str, request: Request) -> dict:
+        return await workers.on_id(game_id, lambda g: g.record(), client=client_of(request))
 
     @router.get("/games/{game_id}/replay", include_in_schema=False)
-    async def replay(game_id: str) -> HTMLResponse:
+    async def replay(game_id: str, request: Request) -> HTMLResponse:
         return HTMLResponse(await workers.on_id(
-            game_id, lambda g: render_page(build_replay(g.record()))))
+            game_id, lambda g: render_page(build_replay(g.record())), client=client_of(request)))
 
     return router
 
@@ -280,14 +305,16 @@ async def _http_error(_: Request, err: HTTPException) -> JSONResponse:
 
 def create_app(store: GameStore | None = None,
                allowed_hosts: tuple[str, ...] | None = None,
-               search_threads: int = SEARCH_THREADS) -> FastAPI:
+               search_threads: int = SEARCH_THREADS,
+               games_per_client: int | None = MAX_GAMES_PER_CLIENT) -> FastAPI:
     """The FastAPI app over ``store`` (a :class:`roundtable.ui.live.GameStore`; a default one if
     None): the routes of :func:`game_routes` behind the :func:`guard` middleware.
 
     ``allowed_hosts``: the host names a request's ``Host`` header may carry (any port); None
     takes any. A server on the loopback address takes only loopback names, so that a web page
     elsewhere cannot reach it through a DNS name rebound to 127.0.0.1. ``search_threads``:
-    threads for new games and moves (the opponents' searches).
+    threads for new games and moves (the opponents' searches). ``games_per_client``: the
+    unfinished games one remote address may run at once (None: only the store's cap).
     """
     limit_blas_threads()  # the networks are small: threads only add waits (numpy_net)
     store = GameStore(Catalog()) if store is None else store
@@ -295,11 +322,12 @@ def create_app(store: GameStore | None = None,
     app.state.store = store
     workers = GameWorkers(store, search_threads)
     app.state.pools = (workers.search, workers.light)
+    app.state.client_cap = cap = ClientCap(store, games_per_client)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.middleware("http")(guard(allowed_hosts))
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(HTTPException, _http_error)
-    app.include_router(game_routes(store, workers))
+    app.include_router(game_routes(store, workers, cap))
     return app
 
 
@@ -390,15 +418,18 @@ def server_settings(host: str, port: int) -> dict[str, Any]:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, *, open_browser: bool = False,
-          max_games: int = 64, idle_minutes: float = 30.0, max_worlds: int = 8) -> int:
+          max_games: int = 64, idle_minutes: float = 30.0, max_worlds: int = 8,
+          games_per_client: int | None = MAX_GAMES_PER_CLIENT) -> int:
     """Run the app until Ctrl-C; ``open_browser`` opens the start page once it listens."""
     store = GameStore(Catalog(max_worlds=max_worlds), max_games=max_games,
                       idle_s=idle_minutes * 60)
-    app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None)
+    app = create_app(store, LOOPBACK if host in ("127.0.0.1", "localhost", "::1") else None,
+                     games_per_client=games_per_client)
     port = usable_port(host, port)  # a busy port says --port before any URL is shown; 0: any
     shown = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
     url = f"http://{f'[{shown}]' if ':' in shown else shown}:{port}/"  # an IPv6 URL: [::1]
-    print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, idle ones end "
+    print(f"roundtable serve: {url} (Ctrl-C stops; up to {max_games} games, "
+          f"{games_per_client or max_games} per client, idle ones end "
           f"after {idle_minutes:g} min, search up to {max_worlds} worlds per move)")
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"roundtable serve: listening on {host}: anyone who can reach this machine can "

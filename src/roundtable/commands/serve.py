@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open", action="store_true", help="open the start page in a browser")
     parser.add_argument("--max-games", type=positive_int, default=64,
                         help="games running at once (default 64)")
+    parser.add_argument("--games-per-client", type=positive_int, default=16,
+                        help="games one client (remote address) may run at once (default 16; "
+                             "docs/serve.md, Limits)")
     parser.add_argument("--idle-minutes", type=positive_float, default=30.0,
                         help="a game nobody touched this long ends (default 30)")
     parser.add_argument("--max-worlds", type=positive_int, default=8,
@@ -38,4 +41,5 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"roundtable serve needs FastAPI and uvicorn ({err}); install them with "
                          "pip install -e '.[serve]' (make test and make demo do)") from None
     return serve(args.host, args.port, open_browser=args.open, max_games=args.max_games,
-                 idle_minutes=args.idle_minutes, max_worlds=args.max_worlds)
+                 idle_minutes=args.idle_minutes, max_worlds=args.max_worlds,
+                 games_per_client=args.games_per_client)
