@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roundtable.envs.core.cli_args import MAX_EVAL_GAMES, at_most, positive_int, seed_int
 from roundtable.envs.core.outputs import (
@@ -14,6 +15,9 @@ from roundtable.envs.core.outputs import (
     check_output_folder,
     write_text_atomic,
 )
+
+if TYPE_CHECKING:
+    from roundtable.training.evaluation.ray_eval import RayExecutor
 
 HELP = 'seeded, seat-rotated matches between policies, with CIs and ratings'
 
@@ -35,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="first deal seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=2,
                         help="worker processes (default 2)")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play the deals as tasks on the Ray cluster whose head is at "
+                             "ADDRESS (HOST:PORT, or auto: $RAY_ADDRESS or this machine's "
+                             "cluster), one CPU per task, instead of --workers; the same "
+                             "results as a local run. Needs the [rllib] extra "
+                             "(docs/scale-out.md)")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--save-games", metavar="DIR",
                         help="write the records of the first games of each table size to DIR "
@@ -88,26 +98,45 @@ def run(args: argparse.Namespace) -> int:
     if args.save_games:
         outputs.append((f"{sum(len(v) for v in names.values())} game records",
                         f"{Path(args.save_games)}/"))  # "games/" given: not "games//"
+    executor = _ray_executor(args.ray) if args.ray is not None else None
     announce("roundtable eval", outputs)
     progress = stderr_is_terminal() and not args.no_progress
     results = []
-    for n in sizes:
-        result = evaluate(args.game, specs, args.games, n, seed=args.seed, workers=args.workers,
-                          keep_records=keep[n], progress=progress)
-        results.append(result)
-        print(format_result(result))
-        print()
-        if args.save_games:
-            folder = Path(args.save_games)
-            folder.mkdir(exist_ok=True)
-            for name, record in zip(names[n], result.records, strict=True):
-                save_record(record, folder / name)
-            print(f"wrote {len(result.records)} game records to {folder}/ (watch one: "
-                  f"roundtable replay {folder / names[n][0]} --html replay.html --open)")
+    try:
+        for n in sizes:
+            result = evaluate(args.game, specs, args.games, n, seed=args.seed,
+                              workers=args.workers, keep_records=keep[n], progress=progress,
+                              executor=executor)
+            results.append(result)
+            if executor is not None:  # on stderr: stdout stays a local run's
+                print(f"ray: {len(executor.nodes)} tasks on {len(set(executor.nodes))} "
+                      f"node(s) of {executor.address}", file=sys.stderr)
+            print(format_result(result))
             print()
+            if args.save_games:
+                folder = Path(args.save_games)
+                folder.mkdir(exist_ok=True)
+                for name, record in zip(names[n], result.records, strict=True):
+                    save_record(record, folder / name)
+                print(f"wrote {len(result.records)} game records to {folder}/ (watch one: "
+                      f"roundtable replay {folder / names[n][0]} --html replay.html --open)")
+                print()
+    finally:
+        if executor is not None:
+            executor.close()
     if args.json:
         data = [r.to_json() for r in results]
         write_text_atomic(args.json, json.dumps(data[0] if len(data) == 1 else data, indent=2)
                           + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+def _ray_executor(address: str) -> RayExecutor:
+    """A :class:`RayExecutor` joined to the cluster before any game is played (one-line
+    errors: Ray not installed, no head at ``address``). Ray is imported only with ``--ray``."""
+    from roundtable.training.evaluation.ray_eval import RayExecutor
+
+    executor = RayExecutor(address)
+    executor.connect()
+    return executor
