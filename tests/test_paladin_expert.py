@@ -43,8 +43,8 @@ def test_spec_builds_the_expert_and_rollouts_accept_it():
     assert isinstance(parse_spec("expert", "paladin").build(seed=1), PaladinExpert)
     pimc = parse_spec("pimc:2:expert", "paladin")
     assert pimc.kind == "pimc" and pimc.rollout.kind == "expert"
-    with pytest.raises(ValueError, match="no expert agent for quests"):
-        parse_spec("expert", "quests")
+    with pytest.raises(ValueError, match="no expert agent for white_knight"):
+        parse_spec("expert", "white_knight")
 
 
 # -- counting --------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 from roundtable.envs.core.game import Game
 from roundtable.envs.quests import belief, features, picture, words
 from roundtable.envs.quests.engine import QuestsEngine
+from roundtable.envs.quests.expert import QuestsExpert
 from roundtable.envs.quests.heuristic import QuestsHeuristic
 
 GAME = Game(
@@ -18,5 +19,6 @@ GAME = Game(
     picture=picture,
     features=features,
     proposal=belief,
+    expert=QuestsExpert,
     origin=__name__,
 )
