@@ -88,12 +88,6 @@ def test_declines_a_quest_that_could_crown_an_opponent() -> None:
     assert decide(safe) == "sponsor"
 
 
-def test_cannot_fill_cannot_sponsor() -> None:
-    game = start(3, story_deck=["Search for the Holy Grail"], start_player="player_0",
-                 hands={"player_0": ["Thieves", "Boar", "Sword"]})
-    assert decide(game) == "decline"
-
-
 # -- foe stages ------------------------------------------------------------------------------------
 def _foe_stage(hand: list[str], stage: list[str]) -> QuestsEngine:
     """2 players: player_1 sponsors Boar Hunt (stage 1 = ``stage``, stage 2 Giant); player_0
