@@ -28,6 +28,9 @@ class GameResult:
     steps: int
     #: the game record (``env.unwrapped.record()``) when the match was asked to keep it
     record: dict[str, Any] | None = None
+    #: per lineup position, the win share with the luck taken out, when the match had a ``luck``
+    #: estimator (:mod:`roundtable.training.evaluation.aivat`)
+    corrected: list[float] | None = None
 
 
 @dataclass
@@ -63,13 +66,16 @@ def play_match(
     seeds: Iterable[int],
     rotate: bool = True,
     keep_records: int = 0,
+    luck: Any = None,
     **rules: Any,
 ) -> MatchResult:
     """Play ``lineup`` (one agent per seat) on every seed, rotated through all seats.
 
     The first ``keep_records`` games keep their record (``GameResult.record``), so that they
     can be replayed or watched (``roundtable eval --save-games``); the others keep none, as a
-    record holds every action.
+    record holds every action. With ``luck`` (an estimator with ``play(env, policies, seed) ->
+    (outcome, report)``, :class:`roundtable.training.evaluation.aivat.LuckEstimator`) every game
+    is played through it, the same moves, and its ``GameResult.corrected`` filled in.
     """
     if len(lineup) != num_players:
         raise ValueError(f"lineup has {len(lineup)} agents for a {num_players}-player game")
@@ -88,7 +94,12 @@ def play_match(
             by_seat: list[Policy] = [None] * num_players  # type: ignore[list-item]
             for pos, seat in enumerate(seats):
                 by_seat[seat] = lineup[pos]
-            outcome = play_game(env, by_seat, seed)
+            corrected = None
+            if luck is None:
+                outcome = play_game(env, by_seat, seed)
+            else:
+                outcome, report = luck.play(env, by_seat, seed)
+                corrected = [report.corrected[s] for s in seats]
             scores, ranks, rewards = outcome.scores, outcome.ranks, outcome.rewards
             winners = [s for s in range(num_players) if ranks[s] == 1]
             result.games.append(
@@ -100,6 +111,7 @@ def play_match(
                     wins=[1.0 / len(winners) if s in winners else 0.0 for s in seats],
                     steps=outcome.steps,
                     record=env.record() if len(result.games) < keep_records else None,
+                    corrected=corrected,
                 )
             )
     if not result.games:  # win rates of no games would read as zeros

@@ -162,6 +162,24 @@ class CheckpointPolicy:
             return int(self.actor.greedy(x, action_mask))
         return int(self.actor.sample(x, action_mask, self.rng))
 
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray,
+                             ) -> np.ndarray:
+        """The distribution :meth:`act` draws from: one-hot on the greedy move, or the
+        network's masked softmax when sampling (what the variance-reduced evaluation averages
+        a value over at this policy's decisions)."""
+        mask = np.asarray(action_mask) != 0
+        out = np.zeros(mask.shape, dtype=np.float64)
+        legal = mask.nonzero()[0]
+        if legal.size == 1 or self.deterministic:
+            out[self.act(observation, action_mask)] = 1.0
+            return out
+        logits = self.actor.masked_logits(self.network_input(observation, action_mask),
+                                          action_mask).astype(np.float64)
+        logits -= logits[legal].max()
+        weights = np.exp(logits[legal])
+        out[legal] = weights / weights.sum()
+        return out
+
     @property
     def batch_key(self) -> tuple[str, bool, bool, tuple[str, ...]]:
         """Policies with equal keys act identically on a batch (same weights, same mode, same

@@ -35,6 +35,13 @@ class RandomAgent:
             raise ValueError("RandomAgent asked to act with an empty action mask")
         return int(legal[self.rng.randrange(len(legal))])
 
+    def action_probabilities(self, observation: np.ndarray, action_mask: np.ndarray,
+                             ) -> np.ndarray:
+        """The distribution :meth:`act` draws from: uniform over the legal actions (the
+        variance-reduced evaluation averages a value over it)."""
+        mask = np.asarray(action_mask) != 0
+        return mask / np.count_nonzero(mask)
+
 
 class StyledAgent:
     """Base of a rule-based agent whose play is shaped by a named *style* (a parameter set).

@@ -31,6 +31,7 @@ from roundtable.commands import (
     ship,
     train,
     train_bench,
+    value,
 )
 from roundtable.envs.core.cli_args import OneLineParser
 from roundtable.training.learner.run_state import TrainingInterrupted
@@ -40,6 +41,7 @@ COMMANDS: dict[str, ModuleType] = {
     "demo": demo, "train": train, "eval": evaluate, "leaderboard": leaderboard, "play": play,
     "replay": replay, "serve": serve, "bench": bench, "train-bench": train_bench,
     "exploit": exploit, "league": league, "distill": distill, "ship": ship,
+    "value": value,
 }
 
 

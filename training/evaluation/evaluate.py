@@ -42,6 +42,8 @@ from roundtable.envs.core.registry import Game, GameLike, default_table_size, ge
 from roundtable.players.arena import play_match
 from roundtable.players.numpy_net import limit_blas_threads
 from roundtable.players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
+from roundtable.training.evaluation.aivat import DEALS, SAMPLES, LuckEstimator, fresh_deals
+from roundtable.training.evaluation.value import ValueNet
 
 CHUNK_DEALS = 25
 #: A shipped checkpoint must beat N − 1 copies of each baseline by this multiple of fair share
@@ -75,6 +77,41 @@ Z95 = 1.959963984540054
 
 
 @dataclass
+class LuckSettings:
+    """What the variance-reduced estimate needs (``evaluate(luck=...)``): the value network and
+    how many worlds it averages per step that revealed chance and per deal."""
+
+    value: ValueNet
+    samples: int = SAMPLES
+    deals: int = DEALS
+
+
+@dataclass
+class LuckStats:
+    """A spec's win rate with the luck taken out: mean and 95% CI over deals, and how many times
+    smaller its variance per deal is than the plain estimate's (the factor fewer games the
+    same CI needs)."""
+
+    win_rate: float
+    ci95: list[float]
+    variance_ratio: float
+
+
+def luck_stats(plain_per_deal: np.ndarray, corrected_per_deal: np.ndarray) -> LuckStats:
+    """:class:`LuckStats` from the per-deal means of the plain and the corrected win shares.
+    The corrected estimate is not a proportion (it may leave [0, 1] in one game), so its CI is
+    the normal interval, unclipped."""
+    mean = float(corrected_per_deal.mean())
+    k = len(corrected_per_deal)
+    var_c = float(corrected_per_deal.var(ddof=1)) if k > 1 else float("nan")
+    var_p = float(plain_per_deal.var(ddof=1)) if k > 1 else float("nan")
+    half = Z95 * math.sqrt(var_c / k) if k > 1 else float("nan")
+    ratio = var_p / var_c if k > 1 and var_c > 0 else float("nan")
+    return LuckStats(round(mean, 4), [round(mean - half, 4), round(mean + half, 4)],
+                     round(ratio, 2))
+
+
+@dataclass
 class PlayerStats:
     spec: str
     win_rate: float
@@ -82,6 +119,8 @@ class PlayerStats:
     mean_score: float
     mean_rank: float
     rating: float
+    #: the variance-reduced estimate, when the evaluation was asked for it (``luck``)
+    luck: LuckStats | None = None
 
 
 @dataclass
@@ -130,19 +169,26 @@ def lineup_positions(num_specs: int, table_size: int) -> list[int]:
 
 def _play_chunk(game: Game, specs: list[PolicySpec], positions: list[int], table_size: int,
                 deals: list[int], chunk_seed: list[int], rules: dict[str, Any],
-                keep: int = 0) -> list[list]:
-    """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks, record) by
-    position, the record kept for the first ``keep`` games (else ``None``)."""
+                keep: int = 0, luck: LuckSettings | None = None) -> list[list]:
+    """Worker: play ``deals`` rotated; per game rows of (wins, scores, ranks, record, corrected)
+    by position, the record kept for the first ``keep`` games (else ``None``), the corrected
+    win shares with ``luck`` (else ``None``)."""
     limit_blas_threads()
     seeds = np.random.SeedSequence(chunk_seed).generate_state(len(positions))
     lineup = [specs[s].build(int(seed)) for s, seed in zip(positions, seeds)]
-    match = play_match(game, table_size, lineup, deals, keep_records=keep, **rules)
+    estimator = None
+    if luck is not None:
+        estimator = LuckEstimator(luck.value, fresh_deals(game, table_size, rules),
+                                  np.random.default_rng([*chunk_seed, 43]), luck.samples,
+                                  luck.deals)
+    match = play_match(game, table_size, lineup, deals, keep_records=keep, luck=estimator,
+                       **rules)
     rows = []
     for g in match.games:
         if g.record is not None:
             spec_at = {seat: specs[positions[pos]].spec for pos, seat in enumerate(g.seats)}
             g.record["players"] = {f"player_{seat}": spec_at[seat] for seat in sorted(spec_at)}
-        rows.append([g.wins, g.scores, g.ranks, g.record])
+        rows.append([g.wins, g.scores, g.ranks, g.record, g.corrected])
     return rows
 
 
@@ -238,12 +284,16 @@ Executor = Callable[[Callable[..., Any], list[tuple], Callable[[Any], None] | No
 def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
              table_size: int | None = None, *, seed: int = 0, workers: int = 1,
              rules: dict[str, Any] | None = None, keep_records: int = 0,
-             progress: bool = False, executor: Executor | None = None) -> EvalResult:
+             progress: bool = False, executor: Executor | None = None,
+             luck: LuckSettings | None = None) -> EvalResult:
     """Play about ``games`` games (whole deals, seats rotated) and compute every spec's stats;
     the first ``keep_records`` games' records are in ``result.records``. ``progress`` shows
     a tqdm bar of games played on stderr (``roundtable eval`` turns it on at a terminal).
     ``executor`` (e.g. :class:`roundtable.training.evaluation.ray_eval.RayExecutor`) plays the
-    chunks instead of this process or ``workers``: the same jobs, so the same results."""
+    chunks instead of this process or ``workers``: the same jobs, so the same results.
+    ``luck`` (a value network and its sample counts) adds every spec's variance-reduced
+    estimate (:mod:`roundtable.training.evaluation.aivat`) beside the plain one: the same games,
+    the same moves."""
     entry = get_game(game)
     parsed = [s if isinstance(s, PolicySpec) else parse_spec(s, entry) for s in specs]
     n = default_table_size(entry, len(parsed)) if table_size is None else table_size
@@ -263,7 +313,8 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
     deal_seeds = [seed + i for i in range(num_deals)]
     chunks = [deal_seeds[i : i + CHUNK_DEALS] for i in range(0, num_deals, CHUNK_DEALS)]
     jobs = [(entry, parsed, positions, n, chunk, [seed, n, k], dict(rules or {}),
-             max(0, keep_records - k * CHUNK_DEALS * n)) for k, chunk in enumerate(chunks)]
+             max(0, keep_records - k * CHUNK_DEALS * n), luck)
+            for k, chunk in enumerate(chunks)]
     bar = None
     if progress:
         from tqdm import tqdm
@@ -289,6 +340,7 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
             bar.close()
     wins, scores, ranks = (np.array([r[i] for r in rows], dtype=float) for i in range(3))
     records = [r[3] for r in rows if r[3] is not None]
+    corrected = None if luck is None else np.array([r[4] for r in rows], dtype=float)
     ratings = _ratings(ranks)
     players = []
     for s, spec in enumerate(parsed):
@@ -303,6 +355,8 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
             mean_score=round(float(scores[:, cols].mean()), 3),
             mean_rank=round(float(ranks[:, cols].mean()), 3),
             rating=round(float(np.mean([ratings[c] for c in cols])), 2),
+            luck=None if corrected is None else luck_stats(
+                per_deal, corrected[:, cols].mean(axis=1).reshape(num_deals, n).mean(axis=1)),
         ))
     return EvalResult(entry.name, len(rows), n, players, records)
 
@@ -387,6 +441,15 @@ def format_result(result: EvalResult) -> str:
                      f"{p.mean_score:.2f} | {p.mean_rank:.2f} | {p.rating:.2f} |")
     lines.append("")
     lines.append(RATING_NOTE)
+    if any(p.luck is not None for p in result.players):
+        lines += ["", "With the luck taken out (variance-reduced, docs/evaluation.md): the same "
+                  "games, each result corrected by the value of the cards dealt and drawn",
+                  "", "| player | win rate | 95% CI | variance ratio (× fewer games) |",
+                  "|---|---:|---|---:|"]
+        for p in result.players:
+            if p.luck is not None:
+                lines.append(f"| {p.spec} | {p.luck.win_rate:.3f} | [{p.luck.ci95[0]:.3f}, "
+                             f"{p.luck.ci95[1]:.3f}] | {p.luck.variance_ratio:.2f} |")
     return "\n".join(lines)
 
 

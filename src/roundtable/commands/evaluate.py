@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from roundtable.envs.core.cli_args import MAX_EVAL_GAMES, at_most, positive_int, seed_int
 from roundtable.envs.core.outputs import (
@@ -45,6 +45,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "cluster), one CPU per task, instead of --workers; the same "
                              "results as a local run. Needs the [rllib] extra "
                              "(docs/scale-out.md)")
+    parser.add_argument("--aivat", nargs="?", const="shipped", metavar="VALUE",
+                        help="also report every player's win rate with the luck of the cards "
+                             "taken out (AIVAT-style, unbiased; docs/evaluation.md), from the "
+                             "same games: a value network VALUE.npz, or the game's shipped one "
+                             "when no path is given (train one: roundtable value GAME). Costs "
+                             "about 5-10x the CPU per game, for several times fewer games")
+    parser.add_argument("--aivat-samples", type=at_most(64), default=None, metavar="K",
+                        help="redealt worlds per step that revealed chance (default 4)")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON")
     parser.add_argument("--save-games", metavar="DIR",
                         help="write the records of the first games of each table size to DIR "
@@ -98,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if args.save_games:
         outputs.append((f"{sum(len(v) for v in names.values())} game records",
                         f"{Path(args.save_games)}/"))  # "games/" given: not "games//"
+    luck = _luck_settings(args, entry)
     executor = _ray_executor(args.ray) if args.ray is not None else None
     announce("roundtable eval", outputs)
     progress = stderr_is_terminal() and not args.no_progress
@@ -106,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
         for n in sizes:
             result = evaluate(args.game, specs, args.games, n, seed=args.seed,
                               workers=args.workers, keep_records=keep[n], progress=progress,
-                              executor=executor)
+                              executor=executor, luck=luck)
             results.append(result)
             if executor is not None:  # on stderr: stdout stays a local run's
                 print(f"ray: {len(executor.nodes)} tasks on {len(set(executor.nodes))} "
@@ -130,6 +139,24 @@ def run(args: argparse.Namespace) -> int:
                           + "\n")
         print(f"wrote {args.json}")
     return 0
+
+
+def _luck_settings(args: argparse.Namespace, entry: Any) -> Any:
+    """The value network ``--aivat`` names (loaded and checked before any game), or None."""
+    if args.aivat is None:
+        if args.aivat_samples is not None:
+            raise ValueError("--aivat-samples is given without --aivat")
+        return None
+    from roundtable.training.evaluation.aivat import SAMPLES
+    from roundtable.training.evaluation.evaluate import LuckSettings
+    from roundtable.training.evaluation.value import load_value_net, shipped_value_path
+
+    path = shipped_value_path(entry) if args.aivat == "shipped" else Path(args.aivat)
+    if args.aivat == "shipped" and not path.is_file():
+        raise ValueError(f"--aivat: {entry.name} ships no value network ({path}); train one "
+                         f"with: roundtable value {entry.name} --out value.npz, then --aivat "
+                         "value.npz")
+    return LuckSettings(load_value_net(path, entry), args.aivat_samples or SAMPLES)
 
 
 def _ray_executor(address: str) -> RayExecutor:
