@@ -7,7 +7,8 @@ built-ins:
 - ``random`` — a uniformly random legal action (:class:`roundtable.envs.core.agents.RandomAgent`);
 - ``heuristic`` — the game's rule-based agent (its descriptor's ``Game.heuristic``);
 - ``expert`` — the game's card-counting expert, where it has one (Paladin:
-  :class:`roundtable.envs.paladin.expert.PaladinExpert`; :func:`expert_class`);
+  :class:`roundtable.envs.paladin.expert.PaladinExpert`; Quests:
+  :class:`roundtable.envs.quests.expert.QuestsExpert`; :func:`expert_class`);
 - ``heuristic:<style>`` — the same agent in a named style (``cautious``, ``aggressive``, … —
   each game's ``STYLES``; :func:`heuristic_styles` lists them);
 - a checkpoint path — :class:`CheckpointPolicy`, a numpy copy of a trained network;
@@ -404,7 +405,8 @@ def parse_spec(spec: str, game: GameLike) -> PolicySpec:
                              "holding one")
         raise ValueError(
             f"unknown policy spec {spec!r}: use 'random', 'heuristic', 'heuristic:<style>', "
-            f"'expert' (Paladin), {PIMC_FORMAT}, {ISMCTS_FORMAT} or the path of a checkpoint "
+            f"'expert' (Paladin, Quests), {PIMC_FORMAT}, {ISMCTS_FORMAT} or the path of a "
+            f"checkpoint "
             f"(.zip with its .json card, or a folder holding one); no file or folder of that "
             f"name exists{where}"
         )

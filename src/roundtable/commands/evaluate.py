@@ -25,7 +25,8 @@ HELP = 'seeded, seat-rotated matches between policies, with CIs and ratings'
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="paladin, white_knight, quests")
     parser.add_argument("--players", nargs="+", required=True, metavar="SPEC",
-                        help="random, heuristic[:STYLE], expert (Paladin's card counter), "
+                        help="random, heuristic[:STYLE], expert (the card counter: Paladin, "
+                             "Quests), "
                              "pimc:N[~Z][/K][:ROLLOUT][@BUDGET] or ismcts:N[:CHECKPOINT][@BUDGET] "
                              "(search players, docs/search.md) or a checkpoint path, one per "
                              "seat in order; "

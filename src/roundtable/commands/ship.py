@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--styles", action=argparse.BooleanOptionalAction, default=True,
                         help="evaluate against every named heuristic style (default: on)")
     parser.add_argument("--expert", action=argparse.BooleanOptionalAction, default=True,
-                        help="where the game has an expert (Paladin), evaluate against it too, "
+                        help="where the game has an expert (Paladin, Quests), evaluate against it "
+                             "too, "
                              "with --style-games games (default: on)")
     parser.add_argument("--sizes", nargs="+", type=positive_int, default=[3, 4], metavar="N",
                         help="table sizes (default 3 4)")
