@@ -23,9 +23,14 @@ written; and the size of every TensorBoard event file, so that a resumed run cut
 killed one wrote after the state (no duplicated step). Snapshots are stored by reference
 (pickle ``persistent_id``) to their ``league/<name>.npz``.
 
-**Trust.** The state is a pickle (the envs' mid-game state is arbitrary Python objects), so,
-like an SB3 ``.zip``, only resume runs you trust. Its size is bounded and its structure is
-checked before use; shipped checkpoints never contain it.
+**Trust.** The state is a pickle (the envs' mid-game state is arbitrary objects of this
+package, which no code-free format holds), read by an allowlisted unpickler
+(:mod:`roundtable.training.learner.state_unpickler`): it builds only this package's classes
+(never calling them), numpy arrays and generators, tensors read with ``weights_only``, and a
+few named reconstructors; anything else the file asks for (a ``__reduce__`` payload) is a
+one-line :class:`ResumeError` before it runs. Its size is bounded, snapshot files' headers are
+checked before numpy allocates, and the state's structure is checked before use; shipped
+checkpoints never contain it. Old runs' ``state.pkl`` (the same format) are read the same way.
 """
 
 from __future__ import annotations
@@ -44,7 +49,9 @@ from typing import Any
 
 import numpy as np
 
+from roundtable.envs.core.untrusted_npz import npz_arrays
 from roundtable.players.numpy_net import NumpyActor
+from roundtable.training.learner.state_unpickler import RefusedState, StateUnpickler
 
 FORMAT = "roundtable-resume/1"
 STATE_DIR = "resume"
@@ -122,6 +129,7 @@ def load_actor(path: Path) -> NumpyActor:
     if path.stat().st_size > MAX_SNAPSHOT_BYTES:
         raise ResumeError(f"{path}: larger than {MAX_SNAPSHOT_BYTES} bytes, not a snapshot")
     try:
+        npz_arrays(path, str(path))  # every header checked before numpy allocates
         with np.load(path, allow_pickle=False) as data:
             layers = sum(1 for k in data.files if k.startswith("w"))
             weights = [data[f"w{i}"] for i in range(layers)]
@@ -147,7 +155,10 @@ class _Pickler(pickle.Pickler):
         return None
 
 
-class _Unpickler(pickle.Unpickler):
+class _Unpickler(StateUnpickler):
+    """The allowlisted unpickler (:mod:`roundtable.training.learner.state_unpickler`), with
+    snapshot references read from their ``league/<name>.npz``."""
+
     def __init__(self, f: Any, league: Path) -> None:
         super().__init__(f)
         self.league = league
@@ -238,9 +249,14 @@ class StateStore:
                 state = unpickler.load()
             except ResumeError:
                 raise
+            except RefusedState as err:  # before anything it asked for ran
+                raise ResumeError(f"{self.path}: refused, not run: {err}; only resume a state "
+                                  "this project wrote (training/README.md, \"Resuming a run\")"
+                                  ) from None
             except Exception as err:  # a truncated or foreign file: many kinds of errors
+                why = " ".join(str(err).split())[:200]
                 raise ResumeError(f"{self.path}: not a readable resume state "
-                                  f"({type(err).__name__}: {err})") from None
+                                  f"({type(err).__name__}: {why})") from None
         check_state(state, self.path)
         self.snapshots = {name: unpickler.actors[name] for name in state["snapshot_files"]
                           if name in unpickler.actors}
