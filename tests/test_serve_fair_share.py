@@ -87,6 +87,23 @@ def test_the_pool_runs_on_every_thread_and_passes_errors() -> None:
         pool.submit(print)
 
 
+def test_the_pool_never_loses_a_task_while_its_threads_come_and_go(monkeypatch) -> None:
+    """Threads end when idle and start again on demand: with a 1 ms idle limit, tasks
+    submitted in bursts at odd moments (a thread timing out just as work arrives) all run."""
+    import random
+
+    from roundtable.ui import fair_share
+
+    monkeypatch.setattr(fair_share, "IDLE_THREAD_S", 0.001)
+    pool = FairPool(2, "test")
+    rng = random.Random(0)
+    for i in range(400):
+        futures = [pool.submit(int, i, client=str(k % 3)) for k in range(rng.randint(1, 4))]
+        assert [f.result(5) for f in futures] == [i] * len(futures)
+        time.sleep(rng.choice((0.0, 0.0008, 0.001, 0.0012, 0.003)))
+    pool.shutdown()
+
+
 # -- the cap per client ---------------------------------------------------------------------------
 @needs_second_address
 def test_a_client_over_its_share_is_refused_in_one_line_and_others_still_play() -> None:

@@ -114,7 +114,8 @@ class FairPool:
         self._queues = OrderedDict()
         self._cond = threading.Condition()
         self._threads = 0
-        self._idle = 0
+        self._idle = 0  # threads waiting for work (a notified one counts until it wakes)
+        self._queued = 0  # tasks not yet taken
         self._closed = False
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, client: str = "") -> Any:
@@ -123,10 +124,11 @@ class FairPool:
             if self._closed:
                 raise RuntimeError(f"{self.name}: the pool is shut down")
             self._queues.setdefault(client, deque()).append((future, lambda: fn(*args)))
-            if self._idle:  # a waiting thread takes it (counted busy from now on)
-                self._idle -= 1
-                self._cond.notify()
-            elif self._threads < self._max_workers:
+            self._queued += 1
+            self._cond.notify()
+            # a new thread when the waiting ones cannot take every queued task (a notified
+            # thread still counts as waiting until it wakes: it takes one of them)
+            if self._queued > self._idle and self._threads < self._max_workers:
                 self._threads += 1
                 threading.Thread(target=self._work, name=f"{self.name}-{self._threads}",
                                  daemon=True).start()
@@ -143,12 +145,13 @@ class FairPool:
             if self._closed:
                 return None
             self._idle += 1
-            if not self._cond.wait(IDLE_THREAD_S):  # (a notify took it off the idle count)
-                self._idle -= 1
-                if not self._queues:
-                    return None
+            woken = self._cond.wait(IDLE_THREAD_S)
+            self._idle -= 1
+            if not woken and not self._queues:
+                return None
         client, queue = next(iter(self._queues.items()))
         task = queue.popleft()
+        self._queued -= 1
         if queue:
             self._queues.move_to_end(client)  # its next task waits for every other client's
         else:
@@ -177,5 +180,4 @@ class FairPool:
         """No new tasks; idle threads end (running and queued tasks still finish)."""
         with self._cond:
             self._closed = True
-            self._idle = 0
             self._cond.notify_all()
