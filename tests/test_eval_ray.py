@@ -234,6 +234,33 @@ def test_interrupt_cancels_the_tasks_still_running(cluster) -> None:
 
 
 @pytest.mark.rllib
+def test_ctrl_c_ends_eval_with_130_and_frees_the_nodes(cluster, tmp_path: Path) -> None:
+    """A real SIGINT to ``roundtable eval --ray`` while both nodes play: exit 130 with the
+    CLI's interrupted line, and the tasks cancelled (both CPUs free again within seconds)."""
+    import ray
+
+    address, _ = cluster
+    assert _wait(lambda: ray.available_resources().get("CPU", 0) == 2, 30)
+    proc = subprocess.Popen(  # SIGINT as a terminal sends it (not ignored, as in a background job)
+        [str(Path(sys.executable).with_name("roundtable")), "eval", "white_knight", "--players",
+         *SPECS, "--games", "60000", "--table-sizes", "3", "--ray", address, "--no-progress"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        busy = _wait(lambda: ray.available_resources().get("CPU", 0) == 0, 60)  # none: absent
+        assert busy, "the evaluation's tasks never occupied both nodes"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "interrupted" in err, err
+    assert _wait(lambda: ray.available_resources().get("CPU", 0) == 2, 20), \
+        ray.available_resources()
+
+
+@pytest.mark.rllib
 def test_bad_address_is_one_line() -> None:
     pytest.importorskip("ray", reason="Ray is not installed (the [rllib] extra)")
     start = time.monotonic()
