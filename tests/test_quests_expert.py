@@ -256,3 +256,51 @@ def test_no_leak_twins_that_differ_in_hidden_cards_decide_alike(n: int) -> None:
                 checked += 1
             engine.apply(action)
     assert checked > 100 and differed > checked // 2
+
+
+# -- the expert's move as a network input (feature set ``expert``) --------------------------------
+def _decisions(n: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    engine = QuestsEngine(n, QuestsEngine.rules_cls.from_kwargs(n, {}))
+    engine.reset(np.random.default_rng(seed), Setup())
+    expert, found = QuestsExpert(seed=0), []
+    while not engine.over and len(found) < 150:
+        seat = engine.current_player
+        obs, mask = engine.observation(seat), engine.legal_mask().copy()
+        found.append((obs, mask))
+        engine.apply(expert.act(obs, mask))
+    return found
+
+
+def test_the_input_feature_is_the_experts_move_row_by_row_and_in_a_batch() -> None:
+    import pickle
+
+    from roundtable.envs.quests.expert_features import expert_features
+
+    rows = _decisions(3, 0)
+    obs, masks = np.stack([r[0] for r in rows]), np.stack([r[1] for r in rows])
+    batch = expert_features(obs, masks)
+    assert batch.shape == (len(rows), 223) and batch.dtype == np.float32
+    expert = QuestsExpert(seed=0)
+    for row, (o, m) in enumerate(rows):
+        assert batch[row].sum() == 1.0 and batch[row][expert.act(o, m)] == 1.0
+    assert not expert_features(obs[0], np.zeros_like(masks[0])).any()
+    assert pickle.loads(pickle.dumps(expert_features)) is expert_features
+
+
+def test_a_checkpoint_reads_the_experts_move(tmp_path) -> None:
+    from roundtable.envs.quests.expert_features import expert_features
+    from roundtable.players.policies import CheckpointPolicy
+    from roundtable.training.learner.train import train
+    from tests.training_support import tiny_config
+
+    cfg = tiny_config(tmp_path / "run", "quests", env={"features": ["counting", "expert"]},
+                      total_steps=256, opponents={"snapshot_every": 128, "max_snapshots": 2,
+                                                  "weights": {"expert": 0.5, "heuristic": 0.5}},
+                      eval={"every": 256, "games": 3, "table_sizes": [3]})
+    final = train(cfg, progress=False).final
+    policy = parse_spec(str(final), "quests").build(seed=0)
+    assert isinstance(policy, CheckpointPolicy)
+    obs, mask = _decisions(4, 1)[20]
+    x = policy.network_input(obs, mask)
+    np.testing.assert_array_equal(x[-223:], expert_features(obs, mask))
+    assert mask[policy.act(obs, mask)]

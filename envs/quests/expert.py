@@ -114,7 +114,6 @@ class ExpertParams:
     sponsor_margin: float = 0.0  # sponsor when its value is above this
     load_last: int = 15  # weapons of at most this BP go on the last stage of a quest it builds
     win_bonus: float = 4.0  # shields' worth of reaching the Round Table oneself
-    pass_floor: float = 0.0  # a foe stage set must pass with at least this probability
     tournament_all: bool = False  # ablation: play everything in tournaments
     card_scale: float = 3.0  # every keep value times this (cards against shields)
 
@@ -422,7 +421,11 @@ class QuestsExpert:
             floor += 5
         return chance
 
-    def _stage_play(self, obs: np.ndarray, mask: np.ndarray) -> int:
+    def stage_prices(self, obs: np.ndarray, mask: np.ndarray
+                     ) -> list[tuple[tuple[int, ...], float, float, float]]:
+        """Every card set it could still add at a foe stage, priced: (kinds, P(pass), P(the later
+        stages), value in shields). Reads ``obs`` afresh (the README's worked example)."""
+        self._read(np.asarray(obs, dtype=np.float32))
         stage = int(_piece(obs, "current_stage").argmax())
         known = float(_piece(obs, "stage_bp")[stage])
         revealed = _piece(obs, "stage_revealed") > 0
@@ -434,13 +437,15 @@ class QuestsExpert:
         target = (np.array([round(known * 100)]) if known > 0
                   else self._stage_bps(cards, floor))
         base = self._my_base(obs, True)
-        stages = STORY_STAGES[self.story]
-        shields = stages + self.recognition
-        gain = self._my_value(shields)
+        gain = self._my_value(STORY_STAGES[self.story] + self.recognition)
         weapons = self.hand[list(WEAPONS)].copy()
-        amour_later = 10 if (self.amour[0] or self.hand[AMOUR_KIND]) else 0
-        best, best_value = (), -np.inf
+        committed = _piece(obs, "committed")[0] > 0
+        # what stays for the later stages: rank, allies and the Amour (in play, or in hand)
+        rest_base = base - sum(KIND_BP[k] for k in WEAPONS if committed[k])
+        if not (self.amour[0] or committed[AMOUR_KIND]) and self.hand[AMOUR_KIND]:
+            rest_base += 10
         median = float(np.median(target))
+        prices = []
         for choice in self._choices(mask):
             bp = base + sum(10 if k == AMOUR_KIND else KIND_BP[k] for k in choice)
             p_pass = float(np.mean(target <= bp))
@@ -448,16 +453,14 @@ class QuestsExpert:
             for k in choice:
                 if k != AMOUR_KIND:
                     left[k] -= 1
-            rest_base = base - sum(KIND_BP[k] for k in WEAPONS
-                                   if _piece(obs, "committed")[0][k] > 0)
-            rest_base += 10 if (AMOUR_KIND in choice) else 0
-            if AMOUR_KIND not in choice and not self.amour[0]:
-                rest_base += amour_later if self.hand[AMOUR_KIND] else 0
             rest = self._rest_chance(obs, stage, left, rest_base, median)
             cost = sum(self.keep[k] for k in choice)
-            value = p_pass * (self.draw_value + rest * gain) - cost
-            if p_pass < self.params.pass_floor and choice:
-                value = -np.inf
+            prices.append((choice, p_pass, rest, p_pass * (self.draw_value + rest * gain) - cost))
+        return prices
+
+    def _stage_play(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        best, best_value = (), -np.inf
+        for choice, _, _, value in self.stage_prices(obs, mask):
             if value > best_value + 1e-9:
                 best, best_value = choice, value
         return A.PLAY + best[0] if best else A.DONE

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from roundtable.envs.core.game import Game
-from roundtable.envs.quests import belief, features, picture, words
+from roundtable.envs.quests import belief, input_features, picture, words
 from roundtable.envs.quests.engine import QuestsEngine
 from roundtable.envs.quests.expert import QuestsExpert
 from roundtable.envs.quests.heuristic import QuestsHeuristic
@@ -17,7 +17,7 @@ GAME = Game(
     heuristic=QuestsHeuristic,
     words=words,
     picture=picture,
-    features=features,
+    features=input_features,
     proposal=belief,
     expert=QuestsExpert,
     origin=__name__,

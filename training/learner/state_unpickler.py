@@ -69,6 +69,7 @@ ALLOWED: frozenset[tuple[str, str]] = frozenset({
 PACKAGE_OBJECTS: frozenset[tuple[str, str]] = frozenset({
     ("roundtable.players.search", "score_value"),  # a search's value function
     ("roundtable.envs.paladin.expert_features", "expert_features"),  # its one instance
+    ("roundtable.envs.quests.expert_features", "expert_features"),  # Quests' one instance
 })
 
 
