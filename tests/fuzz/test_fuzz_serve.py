@@ -45,7 +45,8 @@ NEW_GAME = {"game": "paladin", "num_players": 3, "seat": 1, "opponents": ["rando
 @pytest.fixture(scope="module")
 def client() -> TestClient:
     store = GameStore(Catalog(max_worlds=2), max_games=10_000)
-    return TestClient(create_app(store), raise_server_exceptions=False)
+    # one client plays every game here: no share per client (docs/serve.md, "Limits")
+    return TestClient(create_app(store, games_per_client=None), raise_server_exceptions=False)
 
 
 JSON_TYPE = {"content-type": "application/json"}
