@@ -234,6 +234,19 @@ def test_interrupt_cancels_the_tasks_still_running(cluster) -> None:
 
 
 @pytest.mark.rllib
+def test_a_tasks_own_error_is_raised_as_itself(cluster) -> None:
+    """A task's exception comes back as that exception with its own message (one line for the
+    CLI), not Ray's wrapper carrying the remote traceback; the other tasks are cancelled."""
+    from roundtable.training.evaluation.ray_eval import RayExecutor
+
+    address, _ = cluster
+    with pytest.raises(ValueError) as caught:
+        RayExecutor(address)(int, [("7",), ("seven",)])
+    assert type(caught.value) is ValueError
+    assert str(caught.value) == "invalid literal for int() with base 10: 'seven'"
+
+
+@pytest.mark.rllib
 def test_ctrl_c_ends_eval_with_130_and_frees_the_nodes(cluster, tmp_path: Path) -> None:
     """A real SIGINT to ``roundtable eval --ray`` while both nodes play: exit 130 with the
     CLI's interrupted line, and the tasks cancelled (both CPUs free again within seconds)."""

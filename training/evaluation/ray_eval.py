@@ -14,7 +14,9 @@ same Python, as for RLlib training. Ray is imported only here, and only when an 
 used: without it ``--ray`` is one line that says how to install it.
 
 A Ctrl-C (or any error) while waiting cancels every task not yet finished (``ray.cancel`` with
-``force``, which ends a running task's worker process) before the exception goes on.
+``force``, which ends a running task's worker process) before the exception goes on; an
+exception raised inside a task is raised here as itself (a bad input stays one line). A task
+lost with its worker or node is rerun (``RETRIES``): the same seeds, the same games.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from typing import Any
 #: Seconds to wait for the head's port to answer before ``ray.init``, which on an address where
 #: nothing listens retries for minutes instead of failing.
 CONNECT_TIMEOUT = 5.0
+#: Times Ray reruns a task whose worker or node died: a chunk is seeded, so a rerun plays the
+#: same games (an exception raised by the task itself is not retried).
+RETRIES = 2
 #: Seconds between looks at which tasks have finished (a Ctrl-C is seen between two).
 POLL_S = 0.5
 
@@ -130,7 +135,7 @@ class RayExecutor:
         gets each result as it arrives (in the order the tasks finish: a progress bar)."""
         self.connect()
         ray = self.ray
-        remote = ray.remote(num_cpus=1, max_retries=0)(_on_node)
+        remote = ray.remote(num_cpus=1, max_retries=RETRIES)(_on_node)
         stored: dict[int, Any] = {}  # id(argument) -> its ObjectRef: each object put once
 
         def shared(arg: Any) -> Any:
@@ -153,7 +158,13 @@ class RayExecutor:
                 done, _ = ray.wait(list(pending), num_returns=len(pending), timeout=POLL_S)
                 for ref in done:
                     k = pending.pop(ref)
-                    nodes[k], results[k] = ray.get(ref)
+                    try:
+                        nodes[k], results[k] = ray.get(ref)
+                    except ray.exceptions.RayTaskError as err:  # the task's own exception,
+                        cause = getattr(err, "cause", None)  # not Ray's wrapper with the
+                        if isinstance(cause, Exception):  # remote traceback in its text
+                            raise cause from None
+                        raise
                     if on_result is not None:
                         on_result(results[k])
         except BaseException:
