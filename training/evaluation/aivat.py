@@ -44,12 +44,15 @@ import numpy as np
 from roundtable.envs.core.chance import chance_key, chance_world, quiet_copy
 from roundtable.players.numpy_net import limit_blas_threads
 from roundtable.players.table import Move, Outcome, play_game
-from roundtable.training.evaluation.value import ValueNet, value_inputs
+from roundtable.training.evaluation.value import ValueNet, player_kind, value_inputs
 
 #: worlds per step that revealed chance (and per action of a known policy's decision)
 SAMPLES = 4
 #: fresh deals averaged for the deal's expectation
-DEALS = 8
+DEALS = 16
+#: the games whose unbiasedness check passes (tests/test_aivat.py runs it for each one listed
+#: here): only their bars may be judged on the corrected estimate (``roundtable ship --aivat``)
+UNBIASED_GAMES = ("paladin", "white_knight", "quests")
 
 
 def win_shares(engine: Any) -> np.ndarray:
@@ -83,11 +86,12 @@ class LuckEstimator:
         self.rng = rng
         self.samples = samples
         self.deals = deals
+        self.kinds: list[int] | None = None  # the kind of player at each seat, per game
 
     # -- values --------------------------------------------------------------------------------
     def values(self, engines: Sequence[Any]) -> np.ndarray:
-        """``(len(engines), N)``: every seat's value in each game; finished games their true
-        result."""
+        """``(len(engines), N)``: every seat's value in each game (the table's players are
+        ``self.kinds``); finished games their true result."""
         n = engines[0].num_players
         out = np.empty((len(engines), n))
         live = [i for i, e in enumerate(engines) if not e.over]
@@ -95,7 +99,7 @@ class LuckEstimator:
             if engine.over:
                 out[i] = win_shares(engine)
         if live:
-            x = np.concatenate([value_inputs(engines[i]) for i in live])
+            x = np.concatenate([value_inputs(engines[i], self.kinds) for i in live])
             out[live] = self.value(x).reshape(len(live), n)
         return out
 
@@ -123,6 +127,7 @@ class LuckEstimator:
              options: dict | None = None) -> tuple[Outcome, LuckReport]:
         """Play one game as :func:`play_game` does (same moves, same result) and correct it."""
         state: dict[str, Any] = {"shadow": None, "pending": None, "chance": 0, "decisions": 0}
+        self.kinds = [player_kind(p) for p in policies_by_seat]
         total = np.zeros(len(policies_by_seat))
 
         def settle(after: Any) -> None:

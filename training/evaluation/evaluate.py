@@ -34,6 +34,7 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ from roundtable.players.arena import play_match
 from roundtable.players.numpy_net import limit_blas_threads
 from roundtable.players.policies import PIMC_PREFIX, STYLE_PREFIX, PolicySpec, parse_spec
 from roundtable.training.evaluation.aivat import DEALS, SAMPLES, LuckEstimator, fresh_deals
-from roundtable.training.evaluation.value import ValueNet
+from roundtable.training.evaluation.value import ValueNet, load_value_net, shipped_value_path
 
 CHUNK_DEALS = 25
 #: A shipped checkpoint must beat N − 1 copies of each baseline by this multiple of fair share
@@ -84,6 +85,17 @@ class LuckSettings:
     value: ValueNet
     samples: int = SAMPLES
     deals: int = DEALS
+
+
+def luck_settings(value: str | Path, game: GameLike, samples: int | None = None) -> LuckSettings:
+    """The :class:`LuckSettings` of a value ``.npz`` path, or of ``"shipped"`` (the game's own,
+    ``checkpoints/<game>/value.npz``), loaded and checked now (one-line errors)."""
+    entry = get_game(game)
+    path = shipped_value_path(entry) if value == "shipped" else Path(value)
+    if value == "shipped" and not path.is_file():
+        raise ValueError(f"{entry.name} ships no value network ({path}); train one with: "
+                         f"roundtable value {entry.name} --out value.npz, then give its path")
+    return LuckSettings(load_value_net(path, entry), samples or SAMPLES)
 
 
 @dataclass
@@ -134,7 +146,8 @@ class EvalResult:
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "games": self.games, "table_size": self.table_size,
-                "players": [asdict(p) for p in self.players]}
+                "players": [{k: v for k, v in asdict(p).items() if k != "luck" or v is not None}
+                            for p in self.players]}
 
 
 def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -375,12 +388,13 @@ def _ratings(ranks: np.ndarray) -> list[float]:
 
 def evaluate_baselines(learner: PolicySpec, baselines: Sequence[str], sizes: Sequence[int],
                        games: int, *, seed: int = 0, workers: int = 1,
-                       rules: dict[str, Any] | None = None) -> dict[str, dict[int, EvalResult]]:
+                       rules: dict[str, Any] | None = None, luck: LuckSettings | None = None,
+                       ) -> dict[str, dict[int, EvalResult]]:
     """``learner`` against N − 1 copies of each baseline at each table size (the bar's setting)."""
     game = learner.game
     return {
         baseline: {n: evaluate(game, [learner, parse_spec(baseline, game)], games, n, seed=seed,
-                               workers=workers, rules=rules) for n in sizes}
+                               workers=workers, rules=rules, luck=luck) for n in sizes}
         for baseline in baselines
     }
 
@@ -400,21 +414,29 @@ def bar_multiple(baseline: str) -> float | None:
     return SEARCH_BAR if baseline.startswith(PIMC_PREFIX) else None
 
 
-def evaluation_summary(results: dict[str, dict[int, EvalResult]]) -> dict[str, Any]:
+def evaluation_summary(results: dict[str, dict[int, EvalResult]],
+                       judge_corrected: bool = False) -> dict[str, Any]:
     """JSON for a checkpoint card: per baseline and table size, the learner's numbers, the
-    shipping bar and whether the lower end of the 95% CI clears it."""
+    shipping bar and whether the lower end of the 95% CI clears it. With ``judge_corrected``
+    a result that has the variance-reduced estimate is judged on its CI (the caller vouches
+    that the game's unbiasedness check passes: :data:`aivat.UNBIASED_GAMES`); the plain
+    figures stay in every row."""
     summary: dict[str, Any] = {}
     for baseline, by_size in results.items():
         summary[baseline] = {}
         for n, result in by_size.items():
             me, other = result.players[0], result.players[-1]
             bar = bar_multiple(baseline)
+            judged = me.luck.ci95 if judge_corrected and me.luck is not None else me.ci95
             summary[baseline][str(n)] = {
                 "games": result.games, "win_rate": me.win_rate, "ci95": me.ci95,
                 "fair_share": round(1 / n, 4), "mean_score": me.mean_score,
                 "mean_rank": me.mean_rank, "opponent_win_rate": other.win_rate,
-                **({"bar": round(bar / n, 4), "passes": _clears(baseline, me.ci95, bar / n)}
+                **({"luck": asdict(me.luck)} if me.luck is not None else {}),
+                **({"bar": round(bar / n, 4), "passes": _clears(baseline, judged, bar / n)}
                    if bar else {}),
+                **({"judged_on": "corrected" if judged is not me.ci95 else "plain"}
+                   if bar and me.luck is not None else {}),
                 **({"ceiling": True} if baseline in CEILINGS else {}),
             }
     return summary

@@ -94,6 +94,9 @@ def check_figures(card: dict[str, Any], card_path: Path) -> None:
                                   f"must map table sizes ('3', '4', ...) to results")
         for n, row in by_size.items():
             _check_row(row, f"evaluation.results[{spec!r}][{n!r}]", card_path)
+            if "luck" in row:  # the variance-reduced estimate (ship --aivat)
+                _check_row(row["luck"], f"evaluation.results[{spec!r}][{n!r}].luck", card_path,
+                           games=False)
     training = card.get("training", {})
     if not isinstance(training, dict):
         raise bad("training", "an object")
@@ -117,6 +120,11 @@ def _cell(row: dict[str, Any] | None) -> str:
     mark = ""
     if "bar" in row:
         mark = " ✓" if row.get("passes") else " ✗"
+    luck = row.get("luck")
+    if luck:  # the plain figure first, always; the luck-corrected one beside it
+        llo, lhi = luck["ci95"]
+        return (f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}] · corrected {luck['win_rate']:.3f} "
+                f"[{llo:.3f}, {lhi:.3f}]{mark}")
     return f"{row['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]{mark}"
 
 

@@ -42,6 +42,7 @@ from roundtable.envs.core.outputs import announce, check_new_file
 from roundtable.envs.core.registry import get_game
 from roundtable.players import checkpoint
 from roundtable.players.policies import heuristic_styles, parse_spec
+from roundtable.training.evaluation.aivat import UNBIASED_GAMES
 from roundtable.training.evaluation.curves import CurvePoint, plot, read_csv, write_csv
 from roundtable.training.evaluation.evaluate import (
     EXPERT_BASELINE,
@@ -53,6 +54,7 @@ from roundtable.training.evaluation.evaluate import (
     evaluate_baselines,
     evaluation_summary,
     format_result,
+    luck_settings,
 )
 from roundtable.training.learner.config import TrainConfig, config_from_dict
 
@@ -126,9 +128,11 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
          styles: bool = True, sizes: list[int] | tuple[int, ...] = (3, 4), workers: int = 2,
          seed: int = 0, dest: str | Path = "checkpoints", force: bool = False,
          overwrite: bool = False, search: str | None = None, search_games: int = 200,
-         act: str | None = None, expert: bool = True) -> int:
+         act: str | None = None, expert: bool = True, aivat: str | None = None) -> int:
     """Evaluate the checkpoint at ``path`` and ship it into ``dest/<game>/`` (the module
-    docstring); 0 when shipped, 1 when a bar is missed without ``force``."""
+    docstring); 0 when shipped, 1 when a bar is missed without ``force``. ``aivat`` (a value
+    .npz, or ``"shipped"``) adds the variance-reduced estimate to every line, and the bars are
+    judged on it where the game's unbiasedness check passes (``UNBIASED_GAMES``)."""
     zip_path, card_path = checkpoint.find_checkpoint(path)
     card = checkpoint.read_card(card_path)
     checkpoint.check_card(card, card_path, None)
@@ -149,6 +153,7 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
             raise ValueError(f"{card_path}: config.env.rules: {err}") from None
     if search:
         parse_spec(search, game)  # a bad spec fails before the long evaluation
+    luck = luck_settings(aivat, entry) if aivat else None
     target = Path(dest) / game / game
     outputs = [target.with_suffix(s) for s in (".zip", ".json")]
     outputs += [target.parent / "curve.csv", target.parent / "curve.png"]
@@ -173,33 +178,38 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     start = time.perf_counter()
     sizes = list(sizes)
     results = evaluate_baselines(learner, list(SHIPPING_BARS), sizes, games,
-                                 seed=seed, workers=workers, rules=rules)
+                                 seed=seed, workers=workers, rules=rules, luck=luck)
     style_specs = [s for s in heuristic_styles(game) if s != "heuristic"] if styles else []
     style_games = style_games or games
     if style_specs:
         results.update(evaluate_baselines(learner, style_specs, sizes, style_games,
-                                          seed=seed, workers=workers, rules=rules))
+                                          seed=seed, workers=workers, rules=rules, luck=luck))
     if expert and entry.expert is not None:
         results.update(evaluate_baselines(learner, [EXPERT_BASELINE], sizes, style_games,
-                                          seed=seed, workers=workers, rules=rules))
+                                          seed=seed, workers=workers, rules=rules, luck=luck))
         teacher = parse_spec(EXPERT_BASELINE, game)  # the expert against N - 1 of it
         results[EXPERT_SEATED] = {n: evaluate(game, [teacher, learner], style_games, n,
-                                              seed=seed, workers=workers, rules=rules)
+                                              seed=seed, workers=workers, rules=rules,
+                                              luck=luck)
                                   for n in sizes}
     if replaced is not None:  # head to head against the checkpoint it replaces
         results[REPLACED] = {n: evaluate(game, [learner, replaced], style_games, n, seed=seed,
-                                         workers=workers, rules=rules) for n in sizes}
+                                         workers=workers, rules=rules, luck=luck)
+                             for n in sizes}
     if search:
         results.update(evaluate_baselines(learner, [search], sizes, search_games,
-                                          seed=seed, workers=workers, rules=rules))
-    summary = evaluation_summary(results)
+                                          seed=seed, workers=workers, rules=rules, luck=luck))
+    summary = evaluation_summary(results, judge_corrected=luck is not None
+                                 and game in UNBIASED_GAMES)
     for baseline, by_size in results.items():
         for n, result in by_size.items():
             row = summary[baseline][str(n)]
             print(format_result(result))
             kind = "ceiling (upper CI end)" if row.get("ceiling") else "bar"
             print(f"-> {kind} {bar_multiple(baseline)}× fair share = {row['bar']:.4f}: "
-                  f"{'PASS' if row['passes'] else 'MISS'}\n")
+                  f"{'PASS' if row['passes'] else 'MISS'}"
+                  + (f" (judged on the {row['judged_on']} CI)" if "judged_on" in row else "")
+                  + "\n")
     passes = all(row["passes"] for by_size in summary.values() for row in by_size.values())
     print(f"evaluation took {time.perf_counter() - start:.0f} s")
     if not passes and not force:
@@ -208,7 +218,9 @@ def ship(path: str, *, games: int = 2000, style_games: int | None = None,
     card["evaluation"] = {"seed": seed, "games_per_line": games,
                           **({"style_games": style_games} if style_specs else {}),
                           **({"search_games": search_games} if search else {}),
-                          "workers": workers, "passes": passes, "results": summary}
+                          "workers": workers, "passes": passes, "results": summary,
+                          **({"aivat": {"samples": luck.samples, "deals": luck.deals}}
+                             if luck else {})}
     # a zip rebuilt from the checked tensors alone, and a card written here (it keeps the
     # source zip's SHA-256: the curve of a later ship knows the run it came from)
     card["source_sha256"] = card["sha256"]

@@ -45,10 +45,25 @@ class ValueNetError(ValueError):
     """A value .npz that is missing, malformed, oversized or not for this game."""
 
 
+#: who sits at each seat, as the value reads it: the kind of player (a spec's first word)
+PLAYER_KINDS = ("random", "heuristic", "expert", "checkpoint", "search", "other")
+_KIND_OF_NAME = {"random": 0, "heuristic": 1, "expert": 2, "checkpoint": 3, "pimc": 4,
+                 "ismcts": 4}
+
+
+def player_kind(policy: Any) -> int:
+    """The :data:`PLAYER_KINDS` index of a policy, from its ``name`` (``heuristic:cautious`` is
+    a heuristic, ``pimc`` and ``ismcts`` are search); anything else is ``other``."""
+    name = str(getattr(policy, "name", "")).split(":")[0]
+    return _KIND_OF_NAME.get(name, len(PLAYER_KINDS) - 1)
+
+
 def input_size(game: GameLike) -> int:
-    """Numbers a value network of ``game`` reads: the observation, then the global state."""
+    """Numbers a value network of ``game`` reads: the observation, the global state, then the
+    kind of player at each seat (relative to the seat valued, padded to the largest table)."""
     engine_cls = get_game(game).engine
-    return engine_cls.layout.size + engine_cls.global_layout.size
+    return (engine_cls.layout.size + engine_cls.global_layout.size
+            + engine_cls.max_players * len(PLAYER_KINDS))
 
 
 def _chance_slices(engine_cls: Any) -> list[slice]:
@@ -58,16 +73,21 @@ def _chance_slices(engine_cls: Any) -> list[slice]:
             for name in engine_cls.chance_fields]
 
 
-def value_inputs(engine: Any, seats: list[int] | range | None = None) -> np.ndarray:
-    """``(len(seats), input_size)`` float32: each seat's observation then its global state, the
-    undrawn piles' order zeroed (all seats by default)."""
-    seats = range(engine.num_players) if seats is None else seats
+def value_inputs(engine: Any, kinds: list[int] | None = None) -> np.ndarray:
+    """``(N, input_size)`` float32, a row per seat: its observation, its global state with the
+    undrawn piles' order zeroed, and a one-hot :data:`PLAYER_KINDS` block per seat counted from
+    it (``kinds``: each seat's kind, e.g. from :func:`player_kind`; None leaves them zero)."""
+    n = engine.num_players
     cls = type(engine)
     obs_size = cls.layout.size
-    out = np.empty((len(seats), obs_size + cls.global_layout.size), dtype=np.float32)
-    for row, seat in enumerate(seats):
-        out[row, :obs_size] = engine.observation(seat)
-        out[row, obs_size:] = engine.global_state(seat)
+    state_end = obs_size + cls.global_layout.size
+    out = np.zeros((n, state_end + cls.max_players * len(PLAYER_KINDS)), dtype=np.float32)
+    for seat in range(n):
+        out[seat, :obs_size] = engine.observation(seat)
+        out[seat, obs_size:state_end] = engine.global_state(seat)
+        if kinds is not None:
+            for rel in range(n):
+                out[seat, state_end + rel * len(PLAYER_KINDS) + kinds[(seat + rel) % n]] = 1.0
     for cut in _chance_slices(cls):
         out[:, cut] = 0.0
     return out

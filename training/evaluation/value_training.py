@@ -27,7 +27,7 @@ from roundtable.players.checkpoint import shipped_checkpoint
 from roundtable.players.policies import expert_class, heuristic_styles, parse_spec
 from roundtable.players.table import play_game
 from roundtable.training.evaluation.aivat import win_shares
-from roundtable.training.evaluation.value import ValueNet, value_inputs
+from roundtable.training.evaluation.value import ValueNet, player_kind, value_inputs
 
 HIDDEN = (128, 32)
 #: share of seats that play ``random`` (a little of its wild states)
@@ -68,6 +68,7 @@ def record_states(game: GameLike, games: int, seed: int = 0, states_per_game: in
         specs = [("random" if rng.random() < RANDOM_SHARE else pool[rng.integers(len(pool))])
                  for _ in range(n)]
         policies = [parsed[s].build(int(rng.integers(2**31))) for s in specs]
+        kinds = [player_kind(p) for p in policies]
         env = envs[n]
         kept: list[np.ndarray] = []
         # first pass is the game itself; the states are read on a replay of the same moves, so
@@ -83,7 +84,7 @@ def record_states(game: GameLike, games: int, seed: int = 0, states_per_game: in
         env.reset(seed=game_seed)
         for t, action in enumerate(actions):
             if t in picks:
-                kept.append(value_inputs(env.engine))
+                kept.append(value_inputs(env.engine, kinds))
             env.step(action)
         for block in kept:
             inputs.append(block)

@@ -35,7 +35,7 @@ from roundtable.envs.core.outputs import (
 )
 from roundtable.envs.core.registry import get_game
 from roundtable.players import checkpoint
-from roundtable.training.evaluation.evaluate import evaluate
+from roundtable.training.evaluation.evaluate import LuckSettings, evaluate, luck_settings
 from roundtable.training.learner.config import TrainConfig, config_from_dict
 
 #: Learner steps below which a best response that stays under fair share proves nothing: the
@@ -57,6 +57,8 @@ class ExploitResult:
     train_wall_s: float
     eval_seed: int
     saved: str | None = None
+    #: the exploiter's variance-reduced win rate (``luck``): win_rate, ci95, variance_ratio
+    luck: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -84,8 +86,13 @@ class ExploitResult:
             f"  its win rate vs {self.players - 1}× the checkpoint over {self.games} duplicate "
             f"games: {self.win_rate:.3f} [{lo:.3f}, {hi:.3f}] (fair share {self.fair_share:.3f}, "
             f"{ratio:.2f}×)",
-            f"  {self.verdict()} (lower is better)",
         ]
+        if self.luck:
+            llo, lhi = self.luck["ci95"]
+            lines.append(f"  with the luck of the cards taken out: {self.luck['win_rate']:.3f} "
+                         f"[{llo:.3f}, {lhi:.3f}] (variance {self.luck['variance_ratio']:.1f}× "
+                         "smaller)")
+        lines.append(f"  {self.verdict()} (lower is better)")
         if self.saved:
             lines.append(f"  exploiter saved as {self.saved}")
         return "\n".join(lines)
@@ -117,12 +124,15 @@ def exploit_config(card: dict[str, Any], spec: str, steps: int, players: int,
 def exploit(path: str | Path, steps: int, players: int = 4, games: int = 400, *,
             seed: int = 0, eval_seed: int = 2_000_000, workers: int = 1, progress: bool = True,
             save: str | Path | None = None, record: bool = False,
-            overwrite: bool = False, game: str | None = None) -> ExploitResult:
+            overwrite: bool = False, game: str | None = None,
+            luck: LuckSettings | None = None) -> ExploitResult:
     """Train a best response to the checkpoint at ``path`` and measure it (module docstring).
 
     Every output is checked before the training (:func:`check_outputs`): ``save`` never
     replaces an existing checkpoint without ``overwrite``, and never the one under test.
-    ``game`` says whose shipped checkpoint ``path`` = ``checkpoint`` names."""
+    ``game`` says whose shipped checkpoint ``path`` = ``checkpoint`` names. ``luck`` adds
+    the variance-reduced win rate of the exploiter to the result (the plain one stays the
+    verdict's)."""
     import torch
 
     from roundtable.players.numpy_net import limit_blas_threads
@@ -152,11 +162,12 @@ def exploit(path: str | Path, steps: int, players: int = 4, games: int = 400, *,
     vec_env.close()
     learner = learner_spec(model, cfg, label="exploiter")
     evaluated = evaluate(cfg.game, [learner, spec], games, players, seed=eval_seed,
-                         workers=workers)
+                         workers=workers, luck=luck)
     result = evaluated.players[0]
     out = ExploitResult(str(path), cfg.game, players, int(model.num_timesteps),
                         evaluated.games, result.win_rate, result.ci95,
-                        round(1 / players, 4), round(wall, 1), eval_seed)
+                        round(1 / players, 4), round(wall, 1), eval_seed,
+                        luck=asdict(result.luck) if result.luck is not None else None)
     if save:
         exploiter_card = checkpoint.make_card(
             cfg.game, policy_card(cfg), cfg.to_dict(),
@@ -208,8 +219,14 @@ def _progress_callback(total: int, desc: str) -> Any:
 
 def main(path: str, steps: int, players: int, games: int, seed: int, workers: int,
          json_path: str | None, save: str | None, record: bool, progress: bool,
-         overwrite: bool = False, game: str | None = None) -> int:
+         overwrite: bool = False, game: str | None = None, aivat: str | None = None) -> int:
     zip_path, card_path = checkpoint.find_checkpoint(path, game)
+    luck = None
+    if aivat:
+        try:
+            luck = luck_settings(aivat, checkpoint.read_card(card_path)["game"])
+        except ValueError as err:
+            raise ValueError(f"--aivat: {err}") from None
     check_outputs(zip_path, card_path, save, record, overwrite)
     outputs = [("the result as JSON", json_path)] if json_path else []
     if save:
@@ -222,7 +239,7 @@ def main(path: str, steps: int, players: int, games: int, seed: int, workers: in
               f"clearing it needs at least {VERDICT_STEPS:,}", flush=True)
     result = exploit(path, steps, players, games, seed=seed, workers=workers,
                      progress=progress, save=save, record=record, overwrite=overwrite,
-                     game=game)
+                     game=game, luck=luck)
     print(result.summary())
     if json_path:
         write_text_atomic(json_path, json.dumps(result.to_json(), indent=2) + "\n")

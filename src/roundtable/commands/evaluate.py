@@ -148,16 +148,12 @@ def _luck_settings(args: argparse.Namespace, entry: Any) -> Any:
         if args.aivat_samples is not None:
             raise ValueError("--aivat-samples is given without --aivat")
         return None
-    from roundtable.training.evaluation.aivat import SAMPLES
-    from roundtable.training.evaluation.evaluate import LuckSettings
-    from roundtable.training.evaluation.value import load_value_net, shipped_value_path
+    from roundtable.training.evaluation.evaluate import luck_settings
 
-    path = shipped_value_path(entry) if args.aivat == "shipped" else Path(args.aivat)
-    if args.aivat == "shipped" and not path.is_file():
-        raise ValueError(f"--aivat: {entry.name} ships no value network ({path}); train one "
-                         f"with: roundtable value {entry.name} --out value.npz, then --aivat "
-                         "value.npz")
-    return LuckSettings(load_value_net(path, entry), args.aivat_samples or SAMPLES)
+    try:
+        return luck_settings(args.aivat, entry, args.aivat_samples)
+    except ValueError as err:
+        raise ValueError(f"--aivat: {err}") from None
 
 
 def _ray_executor(address: str) -> RayExecutor:

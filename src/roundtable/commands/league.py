@@ -43,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="opponent weight the exploiters share (default 0.25)")
     parser.add_argument("--snapshots-weight", type=_non_negative_float, default=0.25,
                         help="opponent weight of the learner's snapshots (default 0.25)")
+    parser.add_argument("--aivat", nargs="?", const="shipped", metavar="VALUE",
+                        help="also measure each exploiter with the luck of the cards taken out "
+                             "(docs/evaluation.md; the game's shipped value network, or "
+                             "VALUE.npz)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -53,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
         config=args.config, init=args.init, out=Path(args.out), iterations=args.iterations,
         steps=args.steps, exploit_steps=args.exploit_steps,
         exploiters_weight=args.exploiters_weight, snapshots_weight=args.snapshots_weight,
-        progress=not args.no_progress))
+        progress=not args.no_progress, aivat=args.aivat))
     return 0

@@ -43,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "shipping budget, pimc:2, unless SPEC is given; bar: fair share)")
     parser.add_argument("--search-games", type=at_most(MAX_EVAL_GAMES), default=200,
                         help="games per line against the search player (default 200)")
+    parser.add_argument("--aivat", nargs="?", const="shipped", metavar="VALUE",
+                        help="add the variance-reduced win rate (luck of the cards taken out, "
+                             "docs/evaluation.md) to every line, with the game's shipped value "
+                             "network or VALUE.npz; bars are then judged on its CI, which needs "
+                             "several times fewer games (the plain figures stay on the card)")
     parser.add_argument("--act", choices=["greedy", "sample"],
                         help="how the shipped policy acts (default: as its card says)")
 
@@ -55,4 +60,5 @@ def run(args: argparse.Namespace) -> int:
     return ship(args.checkpoint, games=args.games, style_games=args.style_games,
                 styles=args.styles, sizes=args.sizes, workers=args.workers, seed=args.seed,
                 dest=args.dest, force=args.force, overwrite=args.overwrite, search=search,
-                search_games=args.search_games, act=args.act, expert=args.expert)
+                search_games=args.search_games, act=args.act, expert=args.expert,
+                aivat=args.aivat)
