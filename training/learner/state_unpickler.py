@@ -10,15 +10,15 @@ same files with an explicit allowlist instead:
   :data:`ALLOWED`, classes defined in this package's own modules (``roundtable.*``), and the
   few module-level objects of the package a state refers to (:data:`PACKAGE_OBJECTS`). No
   module, no function of another library, no dotted path through a module's attributes.
-- **Calls** (``REDUCE``): only the reconstructors of :data:`CALLABLE` (numpy arrays, scalars
+- **Calls** (``REDUCE``): only what :data:`ALLOWED` names (numpy arrays, scalars
   and generators, ``random.Random``, ``slice``, ``OrderedDict``), an ``Enum`` by its value,
   and three replaced by safe versions: torch's storage loader (the bytes are read with
   ``torch.load(weights_only=True)``, which takes tensors only), ``getattr`` (a method of an
   object of the package already built: an engine's table of phase handlers), and the game
   descriptor's ``_load_game`` (a registered game, or a module of this package: no other
-  import). A class of the package is never called
-  (its ``__init__`` never runs); objects are made with ``cls.__new__`` and given their saved
-  attributes, as pickle does for them anyway.
+  import). The file never calls a class of the package (a ``REDUCE`` on one is refused):
+  objects are made with ``cls.__new__`` and given their saved state, as pickle does for them
+  anyway (a class's own ``__setstate__`` runs, as for any copy).
 - **The protocol-0/1 opcodes that call a class** (``INST``, ``OBJ``) are refused; the state
   is always written with the highest protocol.
 
@@ -158,7 +158,7 @@ class StateUnpickler(pickle._Unpickler):  # type: ignore[misc,name-defined]
             except ImportError:
                 obj = None
             if isinstance(obj, type) and obj.__module__ == module:
-                return obj  # a class of the package: built by __new__, never called
+                return obj  # a class of the package: built by __new__, never called here
         raise RefusedState(f"a state names {module[:60]}.{name[:40]}, which a resume state "
                            "never holds (not on the allowlist)")
 
