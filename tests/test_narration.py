@@ -127,7 +127,7 @@ def test_opponents_hidden_moves_say_what_publicly_happened() -> None:
                 input_fn=lambda prompt: next(answers), out=out) == 0
     text = out.getvalue()
     assert not re.search(r"\ba [a-z_]+ move\b", text)
-    assert re.search(r"player_\d \(heuristic\): add a card face down to stage \d", text)
+    assert re.search(r"(West|North|East) \(rule-based\): add a card face down to stage \d", text)
     # a card chosen face down is not told at all: how many is secret until the reveal
     assert "play a card face down" not in text
     assert "finished choosing cards face down" in text and "face-down choice" not in text
@@ -268,7 +268,8 @@ def test_terminal_final_result_explains_the_scores() -> None:
     assert play("paladin", ["heuristic"], num_players=3, seed=2,
                 input_fn=lambda prompt: next(answers), out=out) == 0
     final = out.getvalue().split("Final result:")[1]
-    assert re.search(r"rank 1: player_\d \(\w+\) score \d+ \(\d+ honour from M\d", final)
+    assert re.search(r"rank 1: (you|(West|East) \([\w-]+\)), score \d+ \(\d+ honour from "
+                     r"missions? worth \d", final)
 
 
 # -- White Knight ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from roundtable.cli import main
-from roundtable.ui.replay_viewer import build_replay, picture_module
+from roundtable.ui.replay_viewer import build_replay, picture_module, record_names
 from tests.helpers import move_pairs, play_random, raw
 
 GAMES = [("paladin", 3), ("white_knight", 3), ("quests", 3)]
@@ -83,7 +83,11 @@ def test_eval_save_games_writes_replayable_records(tmp_path, capsys) -> None:
         assert sorted(labels.values()) == ["heuristic", "random", "random"]
         heuristic_seats.append(next(a for a, s in labels.items() if s == "heuristic"))
         data = build_replay(record)  # replays to the recorded scores, else it raises
-        assert data["meta"]["players"] == [f"{a} ({labels[a]})" for a in sorted(labels)]
+        # no human seat: seat 0 is South, the others by position; agents in words (issue 42)
+        words = {"heuristic": "rule-based", "random": "random"}
+        assert data["meta"]["players"] == [
+            f"{where} ({words[labels[a]]})" for where, a in zip(("South", "West", "East"),
+                                                               sorted(labels))]
         assert len(data["frames"]) == len(record["actions"]) + 1
     assert heuristic_seats == ["player_0", "player_1", "player_2"]  # rotated through seats
     # the same games whatever the number of workers
@@ -143,8 +147,9 @@ def test_a_record_without_events_narrates_what_the_replayed_engine_emits() -> No
     events = record.pop("events")
     data = build_replay(record)
     assert data["meta"]["narrated"] and events
+    names = record_names(record)  # the texts in words, seats by position (issue 42)
     assert [(e["x"], e["k"], e["to"]) for e in data["events"]] == [
-        (e["text"], e["kind"], e["to"]) for e in events]
+        (names.text(e["text"]), e["kind"], e["to"]) for e in events]
 
 
 def test_a_game_without_events_is_not_narrated(monkeypatch) -> None:

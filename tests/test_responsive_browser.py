@@ -204,3 +204,40 @@ def test_the_hint_stays_in_sight_with_many_moves(site) -> None:
     best = driver.find_element("css selector", "#moves button.best")
     assert "checkpoint" in best.text
     assert best.value_of_css_property("border-top-width") == "3px"
+
+
+#: whether the human's hand and a legal move are both wholly in the screen as it is now
+TOGETHER = """
+const inside = e => { const r = e.getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0
+    && r.right <= innerWidth; };
+const hand = document.querySelector(".player.me .group.hand");
+const moves = [...document.querySelectorAll("#moves button.move")].filter(inside).length;
+return [inside(hand), moves, hand.getBoundingClientRect().bottom];
+"""
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_paladin_hand_and_moves_in_view_together_on_a_desktop(site, n: int) -> None:
+    """Issue 42: at 1280×800 Paladin's hand and a legal move are in view together, with the
+    longest move lists too: the page opens so, and scrolling to the hand keeps the moves in
+    view (the panel stays put beside the table)."""
+    url, store, driver = site
+    best = None
+    for seed in range(30):
+        live = new_game(store, "paladin", n, seed)
+        if best is None or len(live.view()["legal"]) > len(best.view()["legal"]):
+            best = live
+        if len(best.view()["legal"]) >= 4 * n:
+            break
+    open_size(driver, f"{url}/#{best.id}", 1280, 800)
+    inner = driver.execute_script("return innerHeight")  # the window's frame takes some
+    driver.set_window_size(1280, 800 + 800 - inner)
+    assert driver.execute_script("return [innerWidth, innerHeight]") == [1280, 800]
+    shown, moves, bottom = driver.execute_script(TOGETHER)
+    assert shown and moves >= 1, f"{n}p: hand shown {shown} (bottom {bottom:.0f} px), {moves} moves"
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    driver.execute_script("document.querySelector('.player.me .group.hand')"
+                          ".scrollIntoView({block: 'end'})")
+    shown, moves, _ = driver.execute_script(TOGETHER)
+    assert shown and moves >= 1, f"{n}p after scrolling to the hand: {shown}, {moves}"

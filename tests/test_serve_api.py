@@ -20,7 +20,6 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
-from roundtable.envs.core.picture import seen_by
 from roundtable.envs.core.record import METADATA_KEYS, replay
 from roundtable.ui.live import Catalog, GameStore
 from roundtable.ui.replay_viewer import picture_module
@@ -205,6 +204,7 @@ def _twin(game, world=None):
     twin = copy.copy(game)
     twin.env = copy.deepcopy(game.env)
     twin._moves = copy.deepcopy(game._moves)
+    twin._phases = set(game._phases)  # the phases whose purpose was told
     twin.lock = threading.Lock()
     if world is not None:
         twin.env.engine = world
@@ -225,7 +225,6 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
     how many cards a seat already chose face down (and which), a secret until the reveal, and
     the test goes on until it has checked views and moves at such states.
     """
-    from roundtable.envs.core.events import second_person
     from roundtable.envs.core.picture import move_hidden
     from roundtable.ui.live import LiveGame
 
@@ -249,14 +248,14 @@ def test_responses_hold_only_what_the_seat_may_know(game: str, n: int, monkeypat
             assert self.engine.events.visible(self.seat)[seen:] == []
             return
         entry = json.loads(json.dumps(self._moves[-1]))
-        assert entry["text"] == second_person(module.action_text(before, action, self.seat),
-                                              self.seat)
-        assert entry["name"] == module.move_name(before, action, self.seat)
-        assert entry["events"] == [second_person(e.text, self.seat)
+        words = self.names  # the seats by name, "you" for the seat (issue 42)
+        name = words.move(module.move_name(before, action, self.seat))
+        assert entry["text"] == f"{words.labels[actor]}: {name}" and entry["name"] == name
+        assert entry["events"] == [words.text(e.text)
                                    for e in after.events.visible(self.seat)[seen:]]
-        # the seat's table, in the second person as its events are
-        assert entry["table"] == json.loads(json.dumps(seen_by(module.picture(after, self.seat),
-                                                               self.seat)))
+        # the seat's table, in words as its events are
+        assert entry["table"] == json.loads(json.dumps(words.walk(module.picture(after,
+                                                                                 self.seat))))
         counts["moves"] += 1
         counts["changed"] += module.picture(after, None) != module.picture(self.engine, None)
 

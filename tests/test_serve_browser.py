@@ -1,16 +1,19 @@
 """``roundtable serve`` in a real headless browser (Chromium through Selenium, as the replay
 viewer's browser test): a whole game of each game, at 3 and 4 players, against the shipped
-checkpoint and the heuristic, played by clicking the page's own buttons.
+checkpoint and the heuristic, played by clicking the page's own buttons on a 390×844 phone held
+upright, and a whole game of each on the phone turned sideways (844×390).
 
-At every decision the other players' hands are face down; the checkpoint's hint lists legal
-moves; at the end the final scores are shown, the record downloads and replays exactly, and
-the replay viewer opens with the game's players. No console errors, and no request to anything
-but the server.
+At every decision a legal move is in the screen without scrolling (issue 42: the moves sit
+under the thumb), the page names no seat id and no raw opponent spec, and the other players'
+hands are face down; the checkpoint's hint lists legal moves; at the end the page says who won,
+the final scores are shown, the record downloads and replays exactly, and the replay viewer
+opens with the game's players. No console errors, and no request to anything but the server.
 """
 
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -46,6 +49,17 @@ const mine = document.querySelectorAll(".player.me").length;
 const buttons = [...document.querySelectorAll("#moves button.move .name")].map(b => b.textContent);
 return [faces, mine, buttons];
 """
+#: the move buttons wholly inside the screen as it is now (no scrolling), and the page's text
+IN_VIEW = """
+const inside = [...document.querySelectorAll("#moves button.move")].filter(b => {
+  const r = b.getBoundingClientRect();
+  return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0
+    && r.right <= innerWidth; }).length;
+return [inside, document.body.innerText];
+"""
+#: what no page may show a person: a seat id or an opponent's raw spec
+RAW = re.compile(r"player_\d|heuristic|pimc:|ismcts|@\d+ms")
+PHONE, SIDEWAYS = (390, 844), (844, 390)
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +76,14 @@ def driver():
     browser.quit()
 
 
+def _size(driver, width: int, height: int) -> None:
+    """The page's own viewport at ``width`` × ``height`` (the window adds its frame)."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [innerWidth, innerHeight]")
+    driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+    assert driver.execute_script("return [innerWidth, innerHeight]") == [width, height]
+
+
 def _choose(driver, select_id: str, value: str) -> None:
     driver.execute_script(
         "const s = document.getElementById(arguments[0]); s.value = arguments[1];"
@@ -69,11 +91,15 @@ def _choose(driver, select_id: str, value: str) -> None:
     assert driver.find_element("id", select_id).get_attribute("value") == value
 
 
-@pytest.mark.parametrize(("game", "n"), [("paladin", 3), ("paladin", 4), ("white_knight", 3),
-                                         ("white_knight", 4), ("quests", 3), ("quests", 4)])
-def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
+@pytest.mark.parametrize(("game", "n", "screen"), [
+    ("paladin", 3, PHONE), ("paladin", 4, PHONE), ("white_knight", 3, PHONE),
+    ("white_knight", 4, PHONE), ("quests", 3, PHONE), ("quests", 4, PHONE),
+    ("paladin", 5, SIDEWAYS), ("white_knight", 2, SIDEWAYS), ("quests", 2, SIDEWAYS)])
+def test_a_whole_game_by_clicking(server, driver, game: str, n: int,
+                                  screen: tuple[int, int]) -> None:
     url, _ = server
     rng = random.Random(n)
+    _size(driver, *screen)
     console_errors(driver)
     requested_urls(driver)
     driver.get(url + "/")
@@ -99,6 +125,9 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     while (state := driver.execute_async_script(WAIT_TURN)) == "mine":
         faces, mine, buttons = driver.execute_script(LOOK)
         assert faces == 0 and mine == 1 and buttons
+        inside, text = driver.execute_script(IN_VIEW)
+        assert inside >= 1, f"{game} {n}p decision {decisions}: no move in the screen {screen}"
+        assert not RAW.search(text), (decisions, RAW.search(text).group(), text[:2000])
         if decisions == 1:  # the checkpoint's advice: legal moves, most likely first
             driver.find_element("id", "hintToggle").click()
             WebDriverWait(driver, 30, poll_frequency=0.05).until(
@@ -115,6 +144,11 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     # the end: scores, the scoring rule, the record and the replay viewer
     assert state == "over", state
     assert driver.find_element("id", "results").is_displayed()
+    verdict = driver.find_element("id", "verdictTop")
+    assert verdict.is_displayed() and (" won " in verdict.text or "shared" in verdict.text)
+    assert driver.execute_script("return arguments[0].getBoundingClientRect().bottom", verdict) \
+        <= screen[1]
+    assert not RAW.search(driver.execute_script("return document.body.innerText"))
     assert len(driver.find_elements("css selector", "#resultsTable tr")) == n + 1
     assert driver.find_element("id", "scoring").text
     record_url = driver.find_element("id", "download").get_attribute("href")
@@ -124,7 +158,7 @@ def test_a_whole_game_by_clicking(server, driver, game: str, n: int) -> None:
     assert replay(record).record() == {k: v for k, v in record.items()
                                        if k not in METADATA_KEYS}
     players = record["players"]
-    assert players["player_2"] == "checkpoint" and players["player_1"] == "you"
+    assert players[f"player_{2 % n}"] == "checkpoint" and players["player_1"] == "you"
     if n == 4:
         assert players["player_3"] == "heuristic"
 

@@ -61,11 +61,12 @@ def test_moves_by_name_and_the_humans_view() -> None:
     assert play("paladin", ["random"], num_players=3, seat=2, seed=11, input_fn=ask,
                 out=out) == 0
     text = out.getvalue()
-    assert "you are player_2" in text and state["named"] > 10
-    assert "player_2 (you)" in text
+    # the seats by name (issue 42): the human is "you", the others by position and agent
+    assert "you against West (random), East (random)" in text and state["named"] > 10
+    assert "player_" not in text
     # the table is drawn from the human's point of view: its own hand is shown, no other
-    assert "player_2: score" in text and " hand: " in text
-    assert not any(line.startswith("  player_0") and "hand:" in line
+    assert "  you: score" in text and " hand: " in text
+    assert not any(line.startswith("  West") and "hand:" in line
                    for line in text.splitlines())
 
 
@@ -96,7 +97,7 @@ def test_cli_play(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 400))
     assert main(["play", "paladin", "--players", "random", "heuristic", "--seed", "2"]) == 0
     out = capsys.readouterr().out
-    assert "player_1: random, player_2: heuristic" in out and "Final result:" in out
+    assert "you against West (random), East (rule-based)" in out and "Final result:" in out
     assert main(["play", "paladin", "--players", "robot"]) == 2
     assert "unknown policy spec 'robot'" in capsys.readouterr().err
 

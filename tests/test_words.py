@@ -1,10 +1,13 @@
-"""Words a person reads (issue 31): no snake_case identifier, no doubled label, and one source.
+"""Words a person reads (issues 31 and 42): names, not seat ids; no snake_case identifier, no
+raw opponent spec, no doubled label; and one source.
 
 Whole games of every game at every table size are walked through what reaches a person: the live
-page's views (``ui/live.py``), the replay page's data (``ui/replay_viewer.py``) and the terminal
-(``ui/terminal.py``). A raw phase tag (``build_weapons``), a policy id or an event kind that
-slips into a text fails; so does a label that names its seat twice (``player_0 (player_0
-(you))``) or a second person with a third-person verb ("you was dealt").
+page's views (``ui/live.py``: the table, the log, the move lines and the move buttons), the
+replay page's data (``ui/replay_viewer.py``) and the terminal (``ui/terminal.py``). A seat id
+(``player_0``: the human is "you", the others "West (rule-based)"), a raw phase tag
+(``build_weapons``), a policy spec (``heuristic:cautious``, ``ismcts:300@250ms``) or an event
+kind that slips into a text fails; so does a label that names its seat twice or a second person
+with a third-person verb ("you was dealt").
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from typing import Any
 
 import pytest
 
-from roundtable.envs.core.events import second_person
 from roundtable.envs.core.registry import available_games, get_game
 from roundtable.envs.core.text import explain_move
-from roundtable.ui.live import Catalog, GameStore
+from roundtable.players.policies import heuristic_styles
+from roundtable.ui.live import STRONGEST_SEARCH, Catalog, GameStore
+from roundtable.ui.names import Names, agent_words
 from roundtable.ui.replay_viewer import build_replay, move_explanation, words_module
 from roundtable.ui.terminal import play, wrapped
 
@@ -30,11 +34,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 #: snake_case-looking words that are no identifier (none so far: keep it so)
 ALLOWED: set[str] = set()
-DOUBLED = re.compile(r"\b(player_\d+) \(\1\b|\(you \(you\)")
+DOUBLED = re.compile(r"\b(player_\d+) \(\1\b|\(you \(you\)|\byou \(you\)")
+#: a seat id as the engines write it (the human is "you", the others have position names)
+SEAT_ID = re.compile(r"\bplayer_\d+")
+#: an opponent's spec as code writes it (the catalog's words name it: "rule-based, cautious")
+RAW_SPEC = re.compile(r"heuristic|pimc|ismcts|@\d+ms|\.zip\b|\bexpert\b")
 #: "you" with a verb in the third person ("you was", "you decides"; "you pass" is fine)
 THIRD_PERSON = re.compile(r"\byou (was|is|has|does|[a-z]+[^s\W]s)\b")
 #: keys whose values are for programs (ids, kinds, CSS classes), never shown as text
-PROGRAM_KEYS = {"id", "game", "env", "kind", "k", "c", "i", "seed"}
+PROGRAM_KEYS = {"id", "game", "env", "kind", "k", "c", "i", "seed", "rules"}
 TABLES = [(game, n) for game in available_games() for n in get_game(game).players]
 
 
@@ -52,19 +60,26 @@ def texts(value: Any, key: str = "") -> list[str]:
 
 
 def bad_words(strings: list[str]) -> list[str]:
-    """The snake_case identifiers, doubled labels and third-person "you" among ``strings``."""
+    """The seat ids, raw specs, snake_case identifiers, doubled labels and third-person "you"
+    among ``strings``."""
     bad = []
     for text in strings:
         words = [w for w in SNAKE.findall(text) if w not in ALLOWED]
-        if words or DOUBLED.search(text) or THIRD_PERSON.search(text):
+        if (words or DOUBLED.search(text) or THIRD_PERSON.search(text) or SEAT_ID.search(text)
+                or RAW_SPEC.search(text)):
             bad.append(text)
     return sorted(set(bad))
+
+
+def _style(game: str) -> str:
+    """A heuristic with a style (its spec ``heuristic:<style>``), else the plain heuristic."""
+    return heuristic_styles(game)[1:2][0] if len(heuristic_styles(game)) > 1 else "heuristic"
 
 
 def live_game(game: str, n: int, seed: int) -> tuple[list[str], dict]:
     """A live game, the human seat moving at random: every view's texts and the record."""
     store = GameStore(Catalog(checkpoints=ROOT / "no-checkpoints"))
-    opponents = ["heuristic", "random"] * n
+    opponents = [_style(game), "random", "heuristic"] * n
     live = store.create({"game": game, "num_players": n, "seat": seed % n,
                          "opponents": opponents[:n - 1], "seed": seed})
     live.run_opponents()  # as the server does before the first view
@@ -86,7 +101,7 @@ def test_no_identifier_or_doubled_label_reaches_a_person(game: str, n: int) -> N
         data = build_replay(record)
         assert bad_words(texts(data)) == [], f"replay page, {game} {n}p seed {seed}"
         out = io.StringIO()
-        specs = ["heuristic", "random"][:n - 1]
+        specs = [_style(game), "random"][:n - 1]
         assert play(game, specs, num_players=n, seed=seed, input_fn=lambda _: "1", out=out) == 0
         assert bad_words(out.getvalue().splitlines()) == [], f"terminal, {game} {n}p"
 
@@ -98,21 +113,27 @@ def test_the_check_catches_what_the_issue_saw() -> None:
     assert bad_words(["you was dealt 5 cards"])
     assert bad_words(["turn 3/300 · phase build_weapons"])
     assert bad_words(["you decides: beat, take back or discard"])
-    assert not bad_words(["player_0 (you)", "you were MVP", "waiting for player_2"])
+    # issue 42: the seat ids and raw specs the newcomer met
+    assert bad_words(["player_2 (checkpoint): peek mission 3 player_0"])
+    assert bad_words(["you are player_0"])
+    assert bad_words(["West (ismcts:300@250ms)"])
+    assert bad_words(["West (heuristic:cautious)"])
+    assert not bad_words(["you", "you were MVP", "waiting for West", "West (rule-based)"])
 
 
 def test_replay_labels_and_second_person_come_from_the_server() -> None:
-    """A record made by the live page replays with single labels, and a seat's events and
-    table read "you were …", made once on the server (not a word swap in the page)."""
+    """A record made by the live page keeps the raw specs (the record only), and replays with
+    the same names as the live page: the human "you", the others by position and the
+    catalog's words; the second person is made once on the server (not a word swap in the
+    page)."""
     _, record = live_game("quests", 3, 2)
-    assert record["players"]["player_2"] == "you"
+    style = heuristic_styles("quests")[1]
+    assert record["players"] == {"player_0": style, "player_1": "random", "player_2": "you"}
     data = build_replay(record)
-    assert data["meta"]["players"] == ["player_0 (heuristic)", "player_1 (random)",
-                                       "player_2 (you)"]
-    events = [e for e in data["events"] if "p" in e]
-    assert events and all(e["p"][s] == second_person(e["x"], int(s))
-                          for e in events for s in e["p"])
-    assert any(" were " in t for e in events for t in e["p"].values())
+    assert data["meta"]["players"] == [f"West ({agent_words(style)})", "East (random)", "you"]
+    texts_ = [e["x"] for e in data["events"]]
+    assert any(t.startswith("you were ") for t in texts_)
+    assert any("West" in t for t in texts_) and not any("player_" in t for t in texts_)
     page = (ROOT / "ui" / "static" / "table.js").read_text() + (
         ROOT / "ui" / "static" / "replay.js").read_text()
     assert "function personal" not in page and ".replace(" not in page
@@ -254,3 +275,157 @@ def test_explain_move_reads_each_table_of_words_it_is_given() -> None:
     another (CPython reuses the freed list's id), is read afresh, never the old one's cache."""
     for text in ("one", "two", "three"):
         assert explain_move([(None, r"x", text)], "x", "any") == text
+
+
+def test_seats_have_one_name_each_on_every_screen() -> None:
+    """The human is "you"; the next seat (on the human's left) is West, and so on round the
+    table; a header names the agent in the catalog's words, a sentence the position only."""
+    names = Names("paladin", 4, 1, {2: "heuristic", 3: "pimc:8", 0: STRONGEST_SEARCH})
+    assert names.labels == ["East (strongest search)", "you", "West (rule-based)",
+                            "North (search, 8 worlds)"]
+    assert names.text("player_2 peeked at player_1's card on mission 0") == (
+        "West peeked at your card on mission 1")
+    assert names.move("peek mission 3 player_1") == "look at your card on mission 4"
+    assert names.move("choose start player_1") == "you place the first card"
+    assert agent_words(str(ROOT / "checkpoints" / "paladin")) == "checkpoint"
+    offered = Catalog().opponents("paladin")
+    assert all(not RAW_SPEC.search(o["label"]) and not RAW_SPEC.search(o["name"])
+               for o in offered), offered
+
+
+def _whole_game(game: str, n: int, seed: int, seat: int = 0) -> tuple[list[dict], list[str]]:
+    store = GameStore(Catalog(checkpoints=ROOT / "no-checkpoints"))
+    live = store.create({"game": game, "num_players": n, "seat": seat,
+                         "opponents": "heuristic", "seed": seed})
+    live.run_opponents()  # as the server does before the first view
+    rng = random.Random(seed)
+    views = []
+    while True:
+        view = json.loads(json.dumps(live.view()))
+        views.append(view)
+        if view["over"]:
+            return views, texts(views)
+        live.move(view["step"], rng.choice(view["legal"])["id"])
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_paladin_numbers_its_missions_one_way(n: int) -> None:
+    """Missions are numbered 1 to n in the table, the cards, the log and the buttons (never
+    from 0, never by a card code "M3")."""
+    views, shown = _whole_game("paladin", n, 7)
+    numbers = {int(k) for t in shown for k in re.findall(r"\b[Mm]issions? (\d+)\b", t)}
+    assert numbers == set(range(1, n + 1)), numbers
+    assert not [t for t in shown if re.search(r"\bM\d\b", t)]
+    titles = {z["title"] for v in views for z in v["table"]["zones"]}
+    assert titles == {f"Mission {k}" for k in range(1, n + 1)}
+    buttons = [m["name"] for v in views for m in v["legal"]]
+    assert any(re.fullmatch(r"place a (red )?\d on mission \d", b) for b in buttons)
+
+
+@pytest.mark.parametrize("game", available_games())
+def test_end_screens_say_who_won_and_why(game: str) -> None:
+    """Every game's end screen has one sentence naming the winner (by name) and the score
+    that won, besides the scoring rule; a phase's purpose is told the first time it comes up
+    only."""
+    views, _ = _whole_game(game, get_game(game).players[-1], 3)
+    final = views[-1]["final"]
+    first = [s for s, r in enumerate(final["ranks"]) if r == 1]
+    verdict = final["verdict"]
+    assert views[-1]["players"][first[0]].lower() in verdict.lower(), verdict
+    assert ("won with a score of" in verdict or "shared first place" in verdict), verdict
+    told = [v["phase_about"] for v in views if v["phase_about"]]
+    assert told and len(told) == len(set(told))
+
+
+def test_white_knight_has_one_notion_of_turn() -> None:
+    """White Knight's "turn" is the drawing player's only; whose move it is reads "waiting
+    for …" on the page and at the terminal alike (no "X's turn · waiting for you", no "turn of
+    player_1" beside "player_0 to act")."""
+    _, shown = _whole_game("white_knight", 4, 5)
+    assert not [t for t in shown if "'s turn" in t or "to act" in t or "turn of" in t]
+    assert any("draws this turn" in t for t in shown)
+    out = io.StringIO()
+    play("white_knight", ["heuristic"], num_players=3, seed=5, input_fn=lambda _: "1", out=out)
+    text = out.getvalue()
+    assert "turn of" not in text and "to act" not in text and "draws this turn" in text
+
+
+def test_the_demo_names_its_figures_and_the_steps_it_trains(monkeypatch, capsys) -> None:
+    """``make demo`` announces the steps PPO really trains (whole rollouts: 163,840 for the
+    160,000 asked), and says once, above the bar, what ``rand3=0.90`` means."""
+    from roundtable.commands import demo
+    from roundtable.training.learner import train
+
+    class Stop(Exception):
+        pass
+
+    def stop(cfg: Any) -> None:
+        raise Stop
+
+    monkeypatch.setattr(train, "train", stop)
+    with pytest.raises(Stop):
+        demo.training_demo(str(ROOT / "configs" / "paladin_demo.yaml"))
+    out = capsys.readouterr().out
+    assert "for 163,840 steps (160,000 asked, rounded up to whole rollouts of 4,096)" in out
+    assert "randN = against random players" in out and "heurN = against heuristic" in out
+
+
+def test_the_training_bar_keeps_its_time_left_through_evaluation_pauses() -> None:
+    """1,000 steps a second with a 20 s evaluation every 40,000 steps: once the first pause is
+    timed, the time left counts down with the clock through every later pause and every
+    stretch of training (tqdm's recent-rate estimate doubled at each pause, then crept back)."""
+    from roundtable.training.learner.train import progress_bar
+
+    clock = [0.0]
+    bar = progress_bar(400_000, 0, "train", every=40_000)
+    bar._time = lambda: clock[0]
+    bar.start_t = bar.last_print_t = 0.0
+
+    def left() -> float:
+        d = bar.format_dict
+        return (d["total"] - d["n"]) / d["rate"]
+
+    def train_for(seconds: int) -> None:
+        for _ in range(seconds):
+            clock[0] += 1.0
+            bar.update(1000)
+
+    train_for(40)
+    clock[0] += 20.0
+    bar.evaluated(20.0)  # the first evaluation: now its length is known
+    shown = [(clock[0], left())]
+    for _ in range(7):
+        train_for(40)
+        shown.append((clock[0], left()))
+        clock[0] += 20.0
+        bar.evaluated(20.0)
+        shown.append((clock[0], left()))
+    bar.close()
+    finish = [t + rest for t, rest in shown]  # when each estimate says the run ends
+    assert max(finish) - min(finish) < 1.0, finish
+    assert abs(finish[0] - (400 + 10 * 20)) < 1.0  # 400 s of training, 10 evaluations in all
+
+
+def test_the_start_page_says_what_each_game_is_and_serves_its_rules() -> None:
+    """The catalog gives each game one or two lines of what it is, how long it takes and a
+    link to its rules, which the app serves from ``docs/rules/`` (escaped, no live HTML of
+    the document); an unknown game is a one-line 404."""
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from roundtable.ui.rules_page import render_rules
+    from roundtable.ui.server import create_app
+
+    client = TestClient(create_app(GameStore(Catalog(checkpoints=ROOT / "no-checkpoints"))))
+    games = client.get("/api/catalog").json()["games"]
+    for entry in games:
+        assert entry["about"] and "minutes" in entry["length"], entry
+        assert len(entry["about"]) < 200
+        page = client.get(entry["rules"])
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        assert f"{entry['title']} — rules" in page.text and "<h2>" in page.text
+    missing = client.get("/rules/chess")
+    assert missing.status_code == 404 and "no game 'chess'" in missing.json()["error"]
+    page = render_rules("# T\n\nA <script>x</script> and **bold**\n\n- one\n  more\n", "T")
+    assert "<script>x" not in page and "&lt;script&gt;" in page
+    assert "<strong>bold</strong>" in page and "<li>one more</li>" in page

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from roundtable.envs.core.events import second_person
 from roundtable.envs.core.picture import move_hidden
 from roundtable.envs.core.registry import Game, GameLike, available_games, get_game
 from roundtable.players.policies import (
@@ -40,7 +39,8 @@ from roundtable.players.policies import (
 )
 from roundtable.players.search import move_budget
 from roundtable.players.table import choose_action, reset_policy
-from roundtable.ui.replay_viewer import move_explanation, table
+from roundtable.ui.names import POSITIONS, Names, agent_words
+from roundtable.ui.replay_viewer import move_explanation
 
 #: the shipped checkpoints, one folder per game (the package data ``roundtable.checkpoints``)
 CHECKPOINTS = SHIPPED_CHECKPOINTS
@@ -87,21 +87,23 @@ class Catalog:
         """``[{id, label}]``: what the start page lists and :meth:`spec` accepts."""
         out = []
         if self.has_checkpoint(game):
-            out.append({"id": CHECKPOINT, "label": "the shipped checkpoint (trained network)"})
+            out.append({"id": CHECKPOINT, "label": "checkpoint (the shipped trained network)"})
         for style in heuristic_styles(game):
-            what = "rule-based" + ("" if style == "heuristic" else ", style " + style[10:])
-            out.append({"id": style, "label": f"{style} ({what})"})
+            out.append({"id": style, "label": agent_words(style)})
         if expert_class(game) is not None:
-            out.append({"id": EXPERT, "label": f"{EXPERT} (rule-based card counter)"})
+            out.append({"id": EXPERT, "label": f"{agent_words(EXPERT)} (rule-based)"})
         out.append({"id": "random", "label": "random (any legal move)"})
         searchable = get_game(game).has_sampler  # search plays in sampled worlds
         for worlds in SEARCH_BUDGETS:
             if worlds <= self.max_worlds and searchable:
                 out.append({"id": f"{PIMC_PREFIX}{worlds}",
-                            "label": f"search, {worlds} sampled worlds per move (slower)"})
+                            "label": f"search, {worlds} worlds (samples {worlds} deals a move; "
+                                     "slower)"})
         if self.has_checkpoint(game) and searchable:  # its network is this server's (spec())
             out.append({"id": STRONGEST_SEARCH, "label": "strongest search (tree search with "
                                                          "the network, up to 1/4 s a move)"})
+        for entry in out:  # the words a seat is named by at the table ("West (checkpoint)")
+            entry["name"] = agent_words(entry["id"])
         return out
 
     def describe(self) -> dict[str, Any]:
@@ -109,12 +111,18 @@ class Catalog:
         games = []
         for name in self.games():
             game = get_game(name)
+            words = game.words
             games.append({"game": name, "title": game.title,
+                          "about": getattr(words, "ABOUT", ""),
+                          "length": getattr(words, "LENGTH", ""),
+                          "rules": f"/rules/{name}",
                           "players": list(game.players),
                           "default_players": game.env_module().raw_env.default_players,
                           "opponents": self.opponents(game),
                           "hint": self.has_checkpoint(game)})
-        return {"games": games, "max_search_worlds": self.max_worlds}
+        return {"games": games, "max_search_worlds": self.max_worlds,
+                # the seats' position words as the person sits (South), by table size
+                "positions": {str(n): list(words) for n, words in POSITIONS.items()}}
 
     def spec(self, game: GameLike, name: Any) -> PolicySpec:
         """The parsed policy of an opponent id from :meth:`opponents`; 422 otherwise."""
@@ -142,15 +150,6 @@ class Catalog:
             return self._specs[key]
 
 
-def _who(label: str) -> str:
-    """A seat's label without its seat name: ``"player_1 (random)"`` is ``"random"``."""
-    return label.partition(" (")[2].removesuffix(")") or label
-
-
-def _person(text: str, seat: int) -> str:
-    return second_person(text, seat)
-
-
 @dataclass
 class LiveGame:
     """One game: the human at ``seat``, the server's policies at the other seats."""
@@ -158,7 +157,8 @@ class LiveGame:
     id: str
     game: Game
     seat: int
-    labels: list[str]
+    #: every seat's name for the human ("you", "West (checkpoint)") and the texts in words
+    names: Names
     env: Any
     players: dict[int, Any]
     specs: dict[int, PolicySpec]
@@ -173,6 +173,12 @@ class LiveGame:
     _told: int = 0
     _moves: list[dict[str, Any]] = field(default_factory=list)
     _shown: int = 0
+    #: the phases whose purpose was told (once each, the first time it comes up)
+    _phases: set[str] = field(default_factory=set)
+
+    @property
+    def labels(self) -> list[str]:
+        return self.names.labels
 
     @property
     def engine(self) -> Any:
@@ -210,14 +216,14 @@ class LiveGame:
             self.env.step(action)  # not reported: one report per card would tell the count
             return
         before = len(self.engine.events)
-        text = _person(module.action_text(self.engine, action, self.seat), self.seat)
-        name = module.move_name(self.engine, action, self.seat)
+        names = self.names
+        name = names.move(module.move_name(self.engine, action, self.seat))
         self.env.step(action)
         self._shown += 1
         news = self.engine.events.visible(self.seat, before)
-        self._moves.append({"player": actor, "text": text, "name": name,
-                            "events": [_person(e.text, self.seat) for e in news],
-                            "table": table(module, self.engine, self.seat)})
+        self._moves.append({"player": actor, "text": f"{names.labels[actor]}: {name}",
+                            "name": name, "events": [names.text(e.text) for e in news],
+                            "table": names.walk(module.picture(self.engine, self.seat))})
 
     def move(self, step: Any, action: Any) -> None:
         """The human's move; refused (the game unchanged) unless it is the current step, the
@@ -247,16 +253,23 @@ class LiveGame:
         moves, self._moves = self._moves, []
         mine = not engine.over and engine.current_player == self.seat
         legal = [int(a) for a in np.flatnonzero(engine.legal_mask())] if mine else []
-        names = [engine.action_name(a) for a in legal]
+        words = self.names
+        names = [words.move(engine.action_name(a)) for a in legal]
+        phase = "" if engine.over else engine.phase_name()
+        about = ""
+        if phase and phase not in self._phases:  # the first time it comes up: what it is for
+            self._phases.add(phase)
+            about = words.text(self.game.words.PHASE_DESCRIPTIONS.get(phase, ""))
         view: dict[str, Any] = {
             "id": self.id, "game": self.game.name, "num_players": engine.num_players,
             "seat": self.seat, "players": self.labels, "step": self.step,
             "to_act": None if engine.over else engine.current_player, "over": engine.over,
-            "table": table(module, engine, self.seat),
+            "table": words.walk(module.picture(engine, self.seat)),
             "legal": [{"id": a, "name": n,
-                       "explain": move_explanation(self.game, engine, a)}
+                       "explain": words.text(move_explanation(self.game, engine, a))}
                       for a, n in zip(legal, names)],
-            "events": [{"kind": e.kind, "text": _person(e.text, self.seat),
+            "phase_about": about,
+            "events": [{"kind": e.kind, "text": words.text(e.text),
                         "private": e.to is not None} for e in news],
             "moves": moves, "final": None, "seed_chosen_by_client": self.seed_chosen,
         }
@@ -264,10 +277,12 @@ class LiveGame:
             for drawn in [view["table"], *(m["table"] for m in moves)]:
                 drawn["notes"].append(SEED_NOTE)
         if engine.over:
-            view["final"] = {"scores": engine.scores(), "ranks": engine.ranks(),
+            scores, ranks = list(engine.scores()), list(engine.ranks())
+            view["final"] = {"scores": scores, "ranks": ranks,
+                             "verdict": words.verdict(scores, ranks, bool(engine.truncated)),
                              "rewards": engine.rewards(), "truncated": bool(engine.truncated),
                              "scoring": self.game.words.SCORING,
-                             "score_texts": [engine.score_text(s)
+                             "score_texts": [words.text(engine.score_text(s))
                                              for s in range(engine.num_players)]}
         return view
 
@@ -287,7 +302,7 @@ class LiveGame:
         probs = np.exp(z) / np.exp(z).sum()
         order = np.argsort(-probs, kind="stable")[:HINT_MOVES]
         return {"step": self.step, "moves": [
-            {"id": int(legal[i]), "name": engine.action_name(int(legal[i])),
+            {"id": int(legal[i]), "name": self.names.move(engine.action_name(int(legal[i]))),
              "p": round(float(probs[i]), 4)} for i in order]}
 
     def record(self) -> dict[str, Any]:
@@ -295,8 +310,10 @@ class LiveGame:
             raise ApiError(409, "the record (it holds the whole deal) is given once the game "
                                 "is over")
         record = self.env.record()
-        # who sat where, as the replay viewer adds it to the seat's name: "player_1 (random)"
-        record["players"] = {f"player_{s}": _who(label) for s, label in enumerate(self.labels)}
+        # who sat where: the raw specs are kept here only (the replay viewer names them in
+        # the catalog's words, ``roundtable.ui.names.agent_words``)
+        record["players"] = {f"player_{s}": "you" if s == self.seat else _spec_id(self.specs[s])
+                             for s in range(self.engine.num_players)}
         record["seed_chosen_by_client"] = self.seed_chosen
         return record
 
@@ -427,6 +444,12 @@ class GameStore:
         return live
 
 
+def _spec_id(spec: PolicySpec) -> str:
+    """The catalog id of an opponent's spec: a checkpoint's server path is never given out."""
+    text = spec.spec
+    return CHECKPOINT if "/" in text or "\\" in text or text.endswith(".zip") else text
+
+
 def _short(value: Any) -> str:
     """A client's value in an error line: at most 20 characters, never a lone surrogate."""
     text = value[:20] if isinstance(value, str) else str(value)[:20] if isinstance(
@@ -440,18 +463,15 @@ def _new_game(game_id: str, game: Game, n: int, seat: int, specs: list[PolicySpe
     env.reset(seed=seed)
     players: dict[int, Any] = {}
     by_seat: dict[int, PolicySpec] = {}
-    labels = [f"player_{s}" for s in range(n)]
-    labels[seat] = f"player_{seat} (you)"
     for k in range(1, n):
         s = (seat + k) % n
         by_seat[s] = specs[k - 1]
         players[s] = specs[k - 1].build(seed + k)
         reset_policy(players[s])
-        name = specs[k - 1].spec
-        labels[s] = f"player_{s} ({CHECKPOINT if name.startswith(str(CHECKPOINTS)) else name})"
-    live = LiveGame(game_id, game, seat, labels, env, players, by_seat, hint)
+    names = Names(game, n, seat, {s: spec.spec for s, spec in by_seat.items()})
+    live = LiveGame(game_id, game, seat, names, env, players, by_seat, hint)
     deal = env.engine.events.visible(seat, 0)
     live._moves.append({"player": None, "text": "the deal", "name": "the deal",
-                        "events": [_person(e.text, seat) for e in deal],
-                        "table": table(game.picture, env.engine, seat)})
+                        "events": [names.text(e.text) for e in deal],
+                        "table": names.walk(game.picture.picture(env.engine, seat))})
     return live

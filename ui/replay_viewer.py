@@ -19,13 +19,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from roundtable.envs.core.events import Event, second_person
+from roundtable.envs.core.events import Event
 from roundtable.envs.core.game import Picture, Words
 from roundtable.envs.core.outputs import write_text_atomic
 from roundtable.envs.core.picture import seen_by
 from roundtable.envs.core.record import check_record, load_record, replay, replay_steps
 from roundtable.envs.core.registry import GameLike, get_game
 from roundtable.envs.core.text import explain_move
+from roundtable.ui.names import Names
 from roundtable.ui.replay_page import render_page
 
 __all__ = ["build_replay", "check_viewer_target", "move_explanation", "picture_module", "table",
@@ -95,11 +96,25 @@ class _Packer:
                 "pl": players, "n": snap["notes"]}
 
 
+def record_names(record: dict[str, Any]) -> Names:
+    """The seats' names of a record, one per seat on every view: the seat a person played
+    (``"you"`` in the record's ``players``, as ``roundtable serve`` writes it) is "you" and the
+    others are named by position as that seat sat; without one, seat 0 is South."""
+    n = int(record["num_players"])
+    specs = record.get("players") if isinstance(record.get("players"), dict) else {}
+    agents = {s: str(specs[f"player_{s}"]) for s in range(n) if f"player_{s}" in specs}
+    human = next((s for s, a in agents.items() if a in ("you", "human")), None)
+    if human is not None:
+        del agents[human]
+    return Names(record.get("game") or record["env"], n, human, agents)
+
+
 def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     """The page data of one game record (see the module docstring)."""
     check_record(record)
     module = get_game(record.get("game") or record["env"]).picture
     n = int(record["num_players"])
+    names = record_names(record)
     viewers: list[int | None] = [None, *range(n)]
     packer = _Packer()
     frames: list[dict[str, Any]] = []
@@ -108,56 +123,50 @@ def build_replay(record: dict[str, Any]) -> dict[str, Any]:
     pending: dict[str, Any] = {"a": None, "x": "the deal"}
     for env, action in replay_steps(record):
         engine = env.engine
-        cursor = _add_frame(frames, packer, module, engine, viewers, pending, cursor)
-        texts = [_person(module.action_text(engine, action, v), v) for v in viewers]
+        cursor = _add_frame(frames, packer, module, engine, viewers, pending, cursor, names)
+        actor = names.labels[engine.current_player]
+        texts = [f"{actor}: {names.move(module.move_name(engine, action, v))}" for v in viewers]
         pending = {"a": engine.current_player, "x": texts[0] if len(set(texts)) == 1 else texts}
     if env is None:  # a record without actions: the state right after the deal
         env = replay(record)
     engine = env.engine
-    _add_frame(frames, packer, module, engine, viewers, pending, cursor)
+    _add_frame(frames, packer, module, engine, viewers, pending, cursor, names)
     events = _narration(record, engine, frames)
     _check_outcome(record, engine)
     final = None
     if engine.over:
         final = {"scores": engine.scores(), "ranks": engine.ranks(), "rewards": engine.rewards(),
                  "truncated": bool(engine.truncated),
-                 "explained": [engine.score_text(s) for s in range(n)]}  # how each score is made
-    first = module.picture(engine, None)
+                 "verdict": names.verdict(list(engine.scores()), list(engine.ranks()),
+                                          bool(engine.truncated)),
+                 "explained": [names.text(engine.score_text(s)) for s in range(n)]}
+    first = names.walk(module.picture(engine, None))
     return {
         "meta": {"title": first["title"], "game": first["game"], "env": record["env"],
                  "num_players": n, "seed": _seed_text(record.get("seed")),
                  "steps": len(record["actions"]),
-                 "players": _player_labels(record, n), "final": final,
+                 "players": names.labels, "final": final,
                  "narrated": bool(events)},
         "cards": packer.cards.items,
         "pieces": packer.pieces.items,
-        "events": [_event(e, n) for e in events],
+        "events": [_event(e, names) for e in events],
         "frames": frames,
     }
 
 
 def _add_frame(frames: list, packer: _Packer, module: Picture, engine: Any,
-               viewers: list[int | None], pending: dict, cursor: int) -> int:
+               viewers: list[int | None], pending: dict, cursor: int, names: Names) -> int:
     """Append the frame of the current state; returns the new event cursor."""
     end = len(engine.events)
     frames.append({**pending, "e": [cursor, end],
-                   "v": [packer.view(table(module, engine, v)) for v in viewers]})
+                   "v": [packer.view(names.walk(module.picture(engine, v))) for v in viewers]})
     return end
 
 
-def _person(text: str, viewer: int | None) -> str:
-    return text if viewer is None else second_person(text, viewer)
-
-
-def _event(event: dict[str, Any], n: int) -> dict[str, Any]:
-    """An event as the page shows it: its text ``x`` for the whole truth, and in ``p`` the text
-    as each seat it names reads it (second person: "you were dealt …"), by seat."""
-    text = event["text"]
-    out: dict[str, Any] = {"x": text, "k": event["kind"], "to": event.get("to")}
-    personal = {str(s): second_person(text, s) for s in range(n) if f"player_{s}" in text}
-    if personal:
-        out["p"] = personal
-    return out
+def _event(event: dict[str, Any], names: Names) -> dict[str, Any]:
+    """An event as the page shows it: its text ``x`` in words, each seat named as on every
+    other view of the record ("you", "West")."""
+    return {"x": names.text(event["text"]), "k": event["kind"], "to": event.get("to")}
 
 
 def _narration(record: dict[str, Any], engine: Any, frames: list[dict]) -> list[dict]:
@@ -227,18 +236,6 @@ def _check_outcome(record: dict[str, Any], engine: Any) -> None:
                 f"the record does not replay to its recorded scores ({scores} recorded, "
                 f"{replayed} replayed): it was made with other rules or another version"
             )
-
-
-def _player_labels(record: dict[str, Any], n: int) -> list[str]:
-    """``player_k``, plus the policy that sat there when the record says (``--save-games``)."""
-    specs = record.get("players") if isinstance(record.get("players"), dict) else {}
-    labels = []
-    for seat in range(n):
-        agent = f"player_{seat}"
-        who = str(specs.get(agent, ""))
-        # a label that already names its seat ("player_0 (you)", from older records) is kept
-        labels.append(who if who.startswith(agent) else f"{agent} ({who})" if who else agent)
-    return labels
 
 
 def _seed_text(seed: Any) -> str:

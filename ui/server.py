@@ -54,6 +54,7 @@ from roundtable.ui.live import ApiError, Catalog, GameStore, LiveGame
 from roundtable.ui.port import usable_port
 from roundtable.ui.replay_page import render_page
 from roundtable.ui.replay_viewer import build_replay
+from roundtable.ui.rules_page import rules_html
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096  # bytes: the largest request body the API reads
@@ -265,6 +266,11 @@ def game_routes(store: GameStore, workers: GameWorkers, cap: ClientCap) -> APIRo
     async def replay(game_id: str, request: Request) -> HTMLResponse:
         return HTMLResponse(await workers.on_id(
             game_id, lambda g: render_page(build_replay(g.record())), client=client_of(request)))
+
+    @router.get("/rules/{game}", include_in_schema=False)
+    async def rules(game: str) -> HTMLResponse:  # the start page links each game's rules
+        status, page = rules_html(game)
+        return HTMLResponse(page, status_code=status) if status == 200 else error(status, page)
 
     return router
 

@@ -29,14 +29,17 @@ from roundtable.envs.core.registry import GameLike, get_game
 from roundtable.players.numpy_net import limit_blas_threads
 from roundtable.players.policies import parse_spec
 from roundtable.players.table import choose_action, reset_policy
+from roundtable.ui.names import Names
 from roundtable.ui.replay_viewer import move_explanation
 
 QUIT = ("q", "quit", "exit")
 HELP = ("?", "h", "help")
 
 
-def choose(legal: list[int], names: list[str], answer: str) -> tuple[int | None, str]:
-    """The legal action an answer picks (number, name or unique name prefix), or a hint."""
+def choose(legal: list[int], names: list[str], answer: str,
+           shown: list[str] | None = None) -> tuple[int | None, str]:
+    """The legal action an answer picks (number, name or unique name prefix), or a hint.
+    ``shown``: the moves as listed in words (the machine names are accepted too)."""
     text = " ".join(answer.strip().lower().split())
     if not text:
         return None, "type the number or the name of a move"
@@ -45,14 +48,15 @@ def choose(legal: list[int], names: list[str], answer: str) -> tuple[int | None,
         if 1 <= k <= len(legal):
             return legal[k - 1], ""
         return None, f"no move number {k}; choose 1 to {len(legal)}"
-    lowered = [n.lower() for n in names]
-    if text in lowered:
-        return legal[lowered.index(text)], ""
-    matches = [i for i, n in enumerate(lowered) if n.startswith(text)]
-    if len(matches) == 1:
-        return legal[matches[0]], ""
-    if matches:
-        return None, "ambiguous: " + ", ".join(names[i] for i in matches[:6])
+    for listed in ([shown] if shown else []) + [names]:
+        lowered = [n.lower() for n in listed]
+        if text in lowered:
+            return legal[lowered.index(text)], ""
+        matches = [i for i, n in enumerate(lowered) if n.startswith(text)]
+        if len(matches) == 1:
+            return legal[matches[0]], ""
+        if matches:
+            return None, "ambiguous: " + ", ".join(listed[i] for i in matches[:6])
     return None, f"{answer.strip()!r} is not a legal move here"
 
 
@@ -98,14 +102,15 @@ def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: 
     engine = env.engine
     others = [(seat + k) % num_players for k in range(1, num_players)]
     players: dict[int, Any] = {}
-    labels: dict[int, str] = {seat: "you"}
     for k, s in enumerate(others):
         spec = parsed[min(k, len(parsed) - 1)]
         players[s] = spec.build(seed + 1 + k)
-        labels[s] = spec.spec
         reset_policy(players[s])
     # what an opponent's move shows the human's seat (its card hidden, where it went not)
     shown = entry.picture
+    # every seat named in words: "you", "West (rule-based)" (roundtable.ui.names)
+    words = Names(entry, num_players, seat, {s: parsed[min(k, len(parsed) - 1)].spec
+                                            for k, s in enumerate(others)})
 
     # a terminal's own width (piped output, a file, is not wrapped unless ``width`` says so)
     columns = width or (shutil.get_terminal_size().columns if out.isatty() else None)
@@ -121,17 +126,19 @@ def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: 
         news = engine.events.visible(seat, told)
         told = len(engine.events)
         for line in narration(news, seat):
-            say(f"  {line}")
+            say(f"  {words.text(line)}")
         return bool(news)
 
     def listed(number: int, action: int, name: str) -> str:
         """A legal move as listed: its number, its name, what a terse name means."""
-        hint = move_explanation(entry, engine, action)
-        return f"  {number:>2}. {name}" + (f"  — {hint}" if hint else "")
+        hint = words.text(move_explanation(entry, engine, action))
+        return f"  {number:>2}. {words.move(name)}" + (f"  — {hint}" if hint else "")
 
-    say(f"{entry.title} — {num_players} players, deal seed {seed}; "
-        f"you are player_{seat}")
-    say(", ".join(f"player_{s}: {labels[s]}" for s in range(num_players)))
+    def table() -> str:
+        return "\n".join(words.text(line) for line in engine.render_text(viewer=seat).split("\n"))
+
+    say(f"{entry.title} — {num_players} players, deal seed {seed}; you against "
+        + ", ".join(words.labels[s] for s in others))
     narrate()
     # not players.table.play_game: a person's move arrives between the machines' moves
     while not engine.over:
@@ -143,12 +150,12 @@ def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: 
             secret = move_hidden(shown, engine, action, seat)  # a Quests card face down
             env.step(action)
             if not narrate() and not secret:
-                say(f"  player_{p} ({labels[p]}): {what}")
+                say(f"  {words.labels[p]}: {words.move(what)}")
             continue
         legal = env.legal_actions()
         names = [engine.action_name(a) for a in legal]
         say()
-        say(engine.render_text(viewer=seat))
+        say(table())
         say("Your legal moves:")
         for i, (move, name) in enumerate(zip(legal, names), 1):
             say(listed(i, move, name))
@@ -162,25 +169,26 @@ def play(game: GameLike, specs: Sequence[str] = ("heuristic",), *, num_players: 
                 say("game abandoned")
                 return 1
             if answer.strip().lower() in HELP:
-                say(engine.render_text(viewer=seat))
+                say(table())
                 for i, (move, name) in enumerate(zip(legal, names), 1):
                     say(listed(i, move, name))
                 continue
-            action, hint = choose(legal, names, answer)
+            action, hint = choose(legal, names, answer, [words.move(n) for n in names])
             if action is not None:
                 break
             say(f"  {hint}")
-        say(f"  you: {engine.action_name(action)}")
+        say(f"  you: {words.move(engine.action_name(action))}")
         env.step(action)
         narrate()
 
     say()
-    say(engine.render_text(viewer=seat))
+    say(table())
     scores, ranks = engine.scores(), engine.ranks()
     say("Final result:")
     for s in sorted(range(num_players), key=lambda s: ranks[s]):
         how = engine.score_text(s)  # why a total is what it is (a rule at the end…)
-        say(f"  rank {ranks[s]}: player_{s} ({labels[s]}) score {scores[s]:g}"
-            + (f" ({how})" if how else ""))
+        say(f"  rank {ranks[s]}: {words.labels[s]}, score {scores[s]:g}"
+            + (f" ({words.text(how)})" if how else ""))
+    say(words.verdict(list(scores), list(ranks), bool(engine.truncated)))
     say(f"You finished rank {ranks[seat]} of {num_players}.")
     return 0

@@ -62,3 +62,13 @@ MOVES: MoveWords = [
 SCORING = ("A sole Knight of the Round Table wins (several play a final tournament). Everyone "
            "else ranks by progress: the shields earned toward the Round Table.")
 
+
+#: the start page: what the game is and how long a game takes
+ABOUT = ("Squires become Knights of the Round Table: sponsor and join quests, win tournaments "
+         "and tests, and be the first to earn the shields of the Round Table.")
+LENGTH = "about 20 to 40 minutes"
+
+#: a move's machine name (``action_name``) in words (the ui's names)
+MOVE_NAMES = [
+    (r"Mordred on (.+) of (player_\d+)", r"play Mordred on \2's \1"),
+]

@@ -40,3 +40,22 @@ SCORING = ("VP = the VP of the monsters you won + the VP of your treasures (an i
            "discarded, its VP lost). If the city fell, monster VP count zero. Retired players "
            "score 0 and rank last; others rank by VP, then monsters won, then HP left.")
 
+
+#: the start page: what the game is and how long a game takes
+ABOUT = ("Defend the city from monsters together, but be the greatest hero: bid attack cards "
+         "face down to join each battle, then share the treasures.")
+LENGTH = "about 10 minutes"
+
+#: rewrites of every text a person reads (the ui's names): "turn" is only the player
+#: who draws this turn; whose move it is reads "waiting for …" on every screen
+PLAIN = [
+    (r"\b(player_\d+)'s turn\b", r"\1 draws this turn"),
+    (r"\bturn of (player_\d+)", r"\1 draws this turn"),
+    (r"^turn$", "draws this turn"),
+]
+
+#: a move's machine name (``action_name``) in words (the ui's names)
+MOVE_NAMES = [
+    (r"commit A(\d)", r"join with an attack \1"),
+    (r"raise A(\d)", r"raise with an attack \1"),
+]

@@ -26,6 +26,32 @@ function sleep(ms) { return new Promise(resolve => setTimeout(resolve, ms)); }
 
 // -- the start form ---------------------------------------------------------------------------
 function gameEntry() { return CATALOG.games.find(g => g.game === $("game").value); }
+/** The seats as the person sitting at ``me`` names them (the catalog's words): "West"… */
+function positions(n, me) {
+  const words = CATALOG.positions[String(n)];
+  return Array.from({length: n}, (_, s) => words[(s - me + n) % n]);
+}
+function ordinalWord(k) {
+  return ["first", "second", "third", "fourth", "fifth", "sixth"][k] || ("number " + (k + 1));
+}
+/** The start page's list of games: what each is, how long it takes, a link to its rules. */
+function drawGames() {
+  const list = $("games");
+  list.replaceChildren();
+  CATALOG.games.forEach(g => {
+    const li = el("li");
+    li.appendChild(el("b", null, g.title));
+    li.appendChild(document.createTextNode(" \u2014 " + g.about + " "));
+    li.appendChild(el("span", "length", "(" + g.length + ") "));
+    const rules = el("a", null, "rules");
+    rules.href = g.rules;
+    rules.target = "_blank";
+    rules.rel = "noopener";
+    rules.setAttribute("aria-label", "the rules of " + g.title);
+    li.appendChild(rules);
+    list.appendChild(li);
+  });
+}
 function fillSizes() {
   const entry = gameEntry(), select = $("numPlayers"), keep = Number(select.value);
   select.replaceChildren();
@@ -36,7 +62,9 @@ function fillSizes() {
 function fillSeats() {
   const n = Number($("numPlayers").value), seat = $("seat"), keep = Number(seat.value || 0);
   seat.replaceChildren();
-  for (let s = 0; s < n; s++) seat.appendChild(new Option("player_" + s, String(s)));
+  for (let s = 0; s < n; s++) {
+    seat.appendChild(new Option(s === 0 ? "first to play" : ordinalWord(s) + " to play", String(s)));
+  }
   seat.value = String(Math.min(keep, n - 1));
   fillOpponents();
 }
@@ -46,7 +74,7 @@ function fillOpponents() {
   const old = [...box.querySelectorAll("select")].map(s => s.value);
   box.querySelectorAll("label").forEach(l => l.remove());
   for (let k = 1; k < n; k++) {
-    const label = el("label", null, "player_" + ((me + k) % n));
+    const label = el("label", null, positions(n, me)[(me + k) % n]);
     const select = el("select", "opponent");
     entry.opponents.forEach(o => select.appendChild(new Option(o.label, o.id)));
     select.value = old[k - 1] && entry.opponents.some(o => o.id === old[k - 1])
@@ -82,7 +110,7 @@ async function start(ev) {
 // -- the game -----------------------------------------------------------------------------------
 function logEntry(text, events, cls) {
   const li = el("li", cls || "");
-  li.appendChild(el("span", "mv", text));
+  if (text) li.appendChild(el("span", "mv", text));
   events.forEach(e => li.appendChild(el("div", "ev" + (e.private ? " private" : ""), e.text)));
   $("log").prepend(li);
   while ($("log").children.length > 300) $("log").lastChild.remove();
@@ -92,16 +120,14 @@ async function showView(view) {
   setState("busy");
   const game = CATALOG.games.find(g => g.game === view.game);
   $("title").textContent = game ? game.title : view.game;
-  $("sub").textContent = view.num_players + " players \u00b7 you are player_" + view.seat +
-    " \u00b7 " + view.players.filter((_, s) => s !== view.seat).join(", ");
+  $("sub").textContent = view.num_players + " players \u00b7 you against " +
+    view.players.filter((_, s) => s !== view.seat).join(", ");
   $("moves").replaceChildren(el("div", "waiting", "the others are playing\u2026"));
   $("hint").classList.add("hidden");
   // what happened since the last view, one move at a time
   const pace = Number($("pace").value);
   for (const m of view.moves) {  // the deal (player null), then every move since
-    const who = m.player === null ? "" : m.player === view.seat ? "you: "
-      : view.players[m.player] + ": ";
-    logEntry(who + m.name,
+    logEntry(m.text,
              m.events.map(text => ({text, private: false})),
              m.player === view.seat ? "mine" : "");
     if (m.player !== null && m.player !== view.seat && pace > 0) {
@@ -111,6 +137,9 @@ async function showView(view) {
   }
   drawTable(view.table, view.players, view.seat);
   document.body.dataset.step = view.step;
+  if (view.phase_about) logEntry("", [{text: "New: " + view.phase_about, private: false}], "phase");
+  $("phaseAbout").textContent = view.phase_about ? "New: " + view.phase_about : "";
+  $("phaseAbout").classList.toggle("hidden", !view.phase_about);
   if (view.over) { showEnd(view); return; }
   drawMoves(view);
   setState("mine");
@@ -119,7 +148,7 @@ async function showView(view) {
 function drawMoves(view) {
   const box = $("moves");
   box.replaceChildren();
-  $("turnTitle").textContent = "Your move (step " + view.step + ")";
+  $("turnTitle").textContent = "Your move";
   view.legal.forEach(a => {
     const button = el("button", "move");
     button.type = "button";
@@ -129,6 +158,10 @@ function drawMoves(view) {
     button.onclick = () => play(a.id, a.name);
     box.appendChild(button);
   });
+  // the moves under the thumb: the panel (a desktop) or the move bar (a phone) shows its top,
+  // wherever the last move was picked from
+  document.querySelector("aside").scrollTop = 0;
+  $("turn").scrollTop = 0;
 }
 async function play(action, name) {
   if (document.body.dataset.state !== "mine") return;
@@ -176,6 +209,9 @@ async function showHint() {
 function showEnd(view) {
   $("turn").classList.add("hidden");
   $("results").classList.remove("hidden");
+  $("verdict").textContent = view.final.verdict;
+  $("verdictTop").textContent = view.final.verdict;
+  $("verdictTop").classList.remove("hidden");
   drawResults($("resultsTable"), view.final, view.players);
   $("scoring").textContent = view.final.scoring +
     (view.final.truncated ? " The game hit its turn limit and was cut short." : "");
@@ -193,6 +229,7 @@ function newGame() {
   GAME = null; VIEW = null;
   history.replaceState(null, "", location.pathname);
   $("results").classList.add("hidden");
+  $("verdictTop").classList.add("hidden");
   $("turn").classList.remove("hidden");
   $("board").classList.add("hidden");
   $("start").classList.remove("hidden");
@@ -210,6 +247,7 @@ async function init() {
     return;
   }
   CATALOG.games.forEach(g => $("game").appendChild(new Option(g.title, g.game)));
+  drawGames();
   $("game").onchange = fillSizes;
   $("numPlayers").onchange = fillSeats;
   $("seat").onchange = fillOpponents;

@@ -29,10 +29,8 @@ function eventsOf(frame) {
   }
   return out;
 }
-/** The event as ``seat`` reads it: its second-person text, made by the server (e.p). */
-function eventText(e, seat) {
-  return seat !== null && e.p && e.p[seat] !== undefined ? e.p[seat] : e.x;
-}
+/** The event in words, every seat named as everywhere in the record (made by the server). */
+function eventText(e) { return e.x; }
 function isPrivate(e) { return e.to !== null && e.to !== undefined; }
 function moveText(frame) {
   return Array.isArray(frame.x) ? frame.x[viewIndex] : frame.x;
@@ -46,7 +44,7 @@ function drawNarration() {
   eventsOf(frame).forEach(e => {
     const li = el("li", "event" + (isPrivate(e) ? " private" : ""), eventText(e, seat));
     li.dataset.kind = e.k;
-    if (isPrivate(e)) li.title = "only player_" + e.to + " sees this";
+    if (isPrivate(e)) li.title = "only " + META.players[e.to] + " sees this";
     list.appendChild(li);
   });
   const history = document.getElementById("history");
@@ -64,6 +62,7 @@ function drawNarration() {
   const atEnd = step === LAST && Boolean(META.final);
   results.classList.toggle("hidden", !atEnd);
   if (atEnd) {
+    document.getElementById("verdict").textContent = META.final.verdict || "";
     drawResults(document.getElementById("resultsTable"), META.final, META.players);
     const how = document.getElementById("scoreTexts");  // how each score is made
     how.replaceChildren();

@@ -126,8 +126,9 @@ function drawTable(snap, labels, me) {
     if (p.out) box.classList.add("out");
     const head = el("div");
     head.appendChild(el("span", "pname", labels[p.seat]));
-    if (p.seat === me) head.appendChild(el("span", "chip you", "you"));
-    p.tags.forEach(t => head.appendChild(el("span", "chip" + (t === "to act" ? " to-act" : ""), t)));
+    // the seat the table is seen by, where its name does not already say "you" (a replay)
+    if (p.seat === me && labels[p.seat] !== "you") head.appendChild(el("span", "chip you", "point of view"));
+    p.tags.forEach(t => head.appendChild(el("span", "chip" + (t === "to move" ? " to-act" : ""), t)));
     box.appendChild(head);
     const stats = el("div", "stats");
     p.stats.forEach(([k, v]) => {
