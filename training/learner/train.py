@@ -288,12 +288,9 @@ class SelfPlayCallback(BaseCallback):
             resumable.restore_logger(self.logger, self.pending_logs)
             self.pending_logs = None
         if self.progress:
-            from tqdm import tqdm
-
             rollout = int(getattr(self.model, "n_steps", 1)) * int(getattr(self.model, "n_envs", 1))
-            self.bar = tqdm(total=bar_total(self.cfg.total_steps, rollout),
-                            initial=self.num_timesteps, unit="step", smoothing=0.05,
-                            desc=f"train {self.cfg.game}")
+            self.bar = progress_bar(bar_total(self.cfg.total_steps, rollout), self.num_timesteps,
+                                    f"train {self.cfg.game}", self.cfg.eval.every)
 
     def _on_step(self) -> bool:
         infos = self.locals.get("infos", ())
@@ -320,7 +317,10 @@ class SelfPlayCallback(BaseCallback):
         if steps >= self.next_eval:
             while self.next_eval <= steps:
                 self.next_eval += self.cfg.eval.every
+            began = time.perf_counter()
             new_best = self.run_evaluation()
+            if self.bar is not None:  # the pause is not training: the time left counts it apart
+                self.bar.evaluated(time.perf_counter() - began)
         due = new_best is not None or steps >= self.next_state or self.stop_signal is not None
         if due and steps != self.state_step:
             while self.next_state <= steps:
@@ -518,6 +518,52 @@ def build_run(cfg: TrainConfig, tensorboard_dir: Path, *, load_init: bool = True
         vec_env.close()
         raise
     return vec_env, model, prior
+
+
+def progress_bar(total: int, initial: int, desc: str, every: int = 0) -> Any:
+    """The training's tqdm bar, whose time left counts the evaluations still to come.
+
+    tqdm's own estimate reads the recent rate, which drops at every evaluation pause: the
+    time left doubled at each pause and crept back. This bar times training apart from the
+    pauses (:meth:`evaluated` reports each one): time left = the steps left at the training
+    rate + the evaluations left (one every ``every`` steps) at their mean length so far.
+    """
+    from tqdm import tqdm
+
+    class TrainingBar(tqdm):
+        paused_s = 0.0
+        pauses = 0
+        evaluated_at = 0  # the step of the last evaluation
+
+        def evaluated(self, seconds: float) -> None:
+            """An evaluation took ``seconds`` (not training: kept out of the rate)."""
+            self.paused_s += seconds
+            self.pauses += 1
+            self.evaluated_at = self.n
+
+        def time_left(self) -> float | None:
+            started = getattr(self, "start_t", None)  # unset while tqdm starts up
+            trained = self.n - self.initial
+            if started is None or trained <= 0:
+                return None
+            busy = self._time() - started - self.paused_s
+            if busy <= 0:
+                return None
+            left = (self.total - self.n) * busy / trained
+            if every > 0 and self.pauses:
+                due = self.total // every - self.evaluated_at // every  # still to come
+                left += due * self.paused_s / self.pauses
+            return left
+
+        @property
+        def format_dict(self) -> dict:
+            d = super().format_dict
+            left = self.time_left()
+            if left and d.get("total") and d["total"] > d["n"]:
+                d["rate"] = (d["total"] - d["n"]) / left  # what tqdm divides the steps left by
+            return d
+
+    return TrainingBar(total=total, initial=initial, unit="step", desc=desc)
 
 
 def bar_total(total_steps: int, rollout: int) -> int:

@@ -45,12 +45,17 @@ def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
                   workers: int = 2, steps: int | None = None) -> int:
     from roundtable.training.evaluation.evaluate import bar_verdict, evaluate, format_result
     from roundtable.training.learner.config import load_config
-    from roundtable.training.learner.train import train
+    from roundtable.training.learner.train import bar_total, train
 
     start = time.perf_counter()
     cfg = load_config(config, {"total_steps": steps} if steps else None)
     cfg.run_dir = f"{cfg.run_dir}-{time.strftime('%Y%m%d-%H%M%S')}"
-    print(f"Training {cfg.game} for {cfg.total_steps:,} steps with {config} into {cfg.run_dir}")
+    rollout = int(cfg.ppo.get("n_steps", 2048)) * cfg.n_envs
+    trains = bar_total(cfg.total_steps, rollout)  # PPO collects whole rollouts
+    rounded = ("" if trains == cfg.total_steps else
+               f" ({cfg.total_steps:,} asked, rounded up to whole rollouts of {rollout:,})")
+    print(f"Training {cfg.game} for {trains:,} steps{rounded} with {config} into {cfg.run_dir}")
+    print(bar_legend(cfg.eval.baselines, cfg.eval_sizes, cfg.eval.every, cfg.eval.games))
     result = train(cfg)
     trained = time.perf_counter() - start
     print(f"\nTrained {result.steps:,} steps in {result.wall_s:.0f} s "
@@ -70,6 +75,19 @@ def training_demo(config: str = "configs/paladin_demo.yaml", games: int = 1000,
     print(f"Demo wall time: {time.perf_counter() - start:.0f} s "
           f"(training {trained:.0f} s, evaluation {time.perf_counter() - start - trained:.0f} s)")
     return 0
+
+
+def bar_legend(baselines: list[str], sizes: list[int], every: int, games: int) -> str:
+    """The progress bar's figures in words, said once above it: ``rand3=0.90`` is the
+    learner's win rate against random agents at a 3-player table (the bar's keys are
+    ``metric_tag(baseline)[:4]`` and the table size, ``roundtable.training.learner.train``)."""
+    from roundtable.training.learner.train import metric_tag
+
+    keys = ", ".join(f"{metric_tag(b)[:4]}N = against {b} players" for b in baselines)
+    fair = ", ".join(f"{n} players {1 / n:.2f}" for n in sizes)
+    return (f"Every {every:,} steps the learner plays {games} evaluation games per opponent and "
+            f"table size; the bar then shows the share it won: {keys}, at N players (a fair "
+            f"share: {fair}). The time left counts these pauses.")
 
 
 def baseline_demo(seeds: int = 200) -> int:
