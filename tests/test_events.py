@@ -714,6 +714,7 @@ def test_narration_is_second_person_and_tells_own_moves_once() -> None:
 def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
     import io
 
+    from roundtable.ui.names import Names
     from roundtable.ui.terminal import play
 
     module, made = MODULES[game], []
@@ -733,10 +734,11 @@ def test_play_narrates_what_the_human_may_know(game: str, monkeypatch) -> None:
     events = made[0].events()
     told = [e for e in events if e.visible_to(1)]
     assert any(e.to == 1 for e in told)
-    hidden = {f"  {e.text}" for e in events if not e.visible_to(1)}
+    words = Names(game, 3, 1)  # the terminal's words: seats by name (issue 42)
+    hidden = {f"  {words.text(e.text)}" for e in events if not e.visible_to(1)}
     assert not lines & hidden
     for line in narration(told, 1):  # everything the seat may see is told
-        assert f"  {line}" in lines
+        assert f"  {words.text(line)}" in lines
 
 
 def test_positions_count_events_a_twin_is_two() -> None:

@@ -241,3 +241,18 @@ def test_paladin_hand_and_moves_in_view_together_on_a_desktop(site, n: int) -> N
                           ".scrollIntoView({block: 'end'})")
     shown, moves, _ = driver.execute_script(TOGETHER)
     assert shown and moves >= 1, f"{n}p after scrolling to the hand: {shown}, {moves}"
+
+
+@pytest.mark.parametrize(("game", "n"), GAMES)
+def test_the_rules_pages_read_on_every_screen(site, game: str, n: int) -> None:
+    """The rules page the start page links (issue 42): served by the app, no sideways scroll
+    on a phone, and no serious or critical axe-core violation."""
+    url, _, driver = site
+    for width, height in ((1280, 800), (390, 844)):
+        driver.set_window_size(width, height)
+        driver.get(f"{url}/rules/{game}")
+        assert driver.find_element("tag name", "h1").text.endswith("— rules")
+        assert driver.execute_script(
+            "return document.documentElement.scrollWidth <= innerWidth"), (game, width)
+        assert axe_violations(driver) == [], f"{game} rules page at {width}px"
+    assert console_errors(driver) == []

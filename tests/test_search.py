@@ -231,7 +231,8 @@ def test_a_human_can_play_against_the_search_player() -> None:
     assert play("white_knight", ["pimc:1:random"], num_players=3, seed=2,
                 input_fn=lambda prompt: "1", out=out) == 0
     text = out.getvalue()
-    assert "(pimc:1:random)" in text and "Final result:" in text
+    # the opponent in words (issue 42: no raw spec where a person reads)
+    assert "West (search, 1 world)" in text and "Final result:" in text
 
 
 class _TwoMoveWorld:

@@ -72,7 +72,9 @@ def agent_words(spec: str) -> str:
         return "random"
     if spec.startswith("pimc:"):
         worlds = spec.partition(":")[2].split(":")[0].partition("@")[0]
-        return f"search, {worlds} worlds" if worlds.isdigit() else "search"
+        if not worlds.isdigit():
+            return "search"
+        return f"search, {worlds} world" + ("" if worlds == "1" else "s")
     if spec.startswith("ismcts"):
         return "strongest search" if spec == "ismcts:300@250ms" else "tree search"
     return "computer"

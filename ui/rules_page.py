@@ -48,7 +48,8 @@ def render_rules(markdown: str, title: str) -> str:
             out.append("</ul>")
             listing = False
         if table:
-            out.append("<pre>" + html.escape("\n".join(table)) + "</pre>")
+            # a wide table scrolls on its own, so it takes the focus (keyboard scrolling)
+            out.append("<pre tabindex=\"0\">" + html.escape("\n".join(table)) + "</pre>")
             table.clear()
 
     for raw in markdown.splitlines():
