@@ -7,7 +7,9 @@ steps, each in its own module, which :func:`run` strings together:
 
 1. recording (:mod:`~roundtable.training.league.recording`): the teacher plays, rotated through
    the seats of each deal, and every decision with a choice is kept (observation, mask, action,
-   and a search teacher's value of each action);
+   and a search teacher's value of each action); or, with ``--label-share P`` /
+   ``--label-unsure Z``, the network being distilled into plays and the teacher labels only a
+   seeded sample of its decisions (DAgger-style, far cheaper with a slow teacher);
 2. the dataset file (:mod:`~roundtable.training.league.dataset`): a bounded, checked ``.npz``;
 3. cloning (:mod:`~roundtable.training.league.cloning`): the checkpoint's actor trained toward
    the teacher's actions, written as an ordinary checkpoint whose card says what it was
@@ -39,6 +41,7 @@ from roundtable.training.league.dataset import (
 )
 from roundtable.training.league.recording import (
     RecordStats,
+    check_label_settings,
     default_opponent,
     record,
 )
@@ -60,7 +63,7 @@ def run(game: str, *, out: str | Path, teacher: str | None, games: int | None,
         dataset_path: str | None, init: str | None, opponents: Sequence[str] | None,
         table_sizes: Sequence[int], seed: int, epochs: int, learning_rate: float,
         batch_size: int, holdout: float, overwrite: bool, log: Callable[[str], None] = print,
-        ) -> Path:
+        label_share: float = 1.0, label_unsure: float | None = None) -> Path:
     """``roundtable distill``: record (unless ``dataset_path``), clone, save; the new zip."""
     from roundtable.envs.core.outputs import announce, check_new_file
 
@@ -73,6 +76,11 @@ def run(game: str, *, out: str | Path, teacher: str | None, games: int | None,
                          "from a recorded one), not both")
     if teacher is not None and games is None:
         raise ValueError("--teacher needs --games N (how many games to record)")
+    check_label_settings(label_share, label_unsure)
+    sampled = label_share < 1 or label_unsure is not None
+    if sampled and teacher is None:
+        raise ValueError("--label-share / --label-unsure sample a new recording's labels; "
+                         "they need --teacher, not --dataset")
     folder = Path(out)
     name = f"{game}_distilled"
     model_path = folder / f"{name}.zip"
@@ -103,12 +111,15 @@ def run(game: str, *, out: str | Path, teacher: str | None, games: int | None,
 
         def show(stats: RecordStats) -> None:
             s = stats.to_json()
-            log(f"game {s['games']}/{games}: {s['recorded']} decisions recorded, "
-                f"{s['teacher_s_per_decision']:.3f} s per teacher decision, "
-                f"{s['cpu_s']:.0f} s CPU")
+            log(f"game {s['games']}/{games}: {s['recorded']} decisions recorded "
+                f"(of {s['choices']} with a choice), {s['teacher_s_per_recorded_decision']:.3f} "
+                f"s per teacher label, {s['cpu_s']:.0f} s CPU, {s['labels_per_cpu_hour']:.0f} "
+                "labels per CPU-hour")
 
         loaded, stats = record(game, teacher, games, opponents=opponents,
-                               table_sizes=table_sizes, seed=seed, on_game=show)
+                               table_sizes=table_sizes, seed=seed, on_game=show,
+                               label_share=label_share, label_unsure=label_unsure,
+                               student=start_spec if sampled else None)
         recording = {**stats.to_json(), "opponents": list(opponents or [
             default_opponent(teacher, game)]), "table_sizes": list(table_sizes), "seed": seed}
         save_dataset(loaded, recorded_path)  # type: ignore[arg-type]

@@ -45,6 +45,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="decisions per gradient step (default 256)")
     parser.add_argument("--holdout", type=float, default=0.1,
                         help="share of decisions held out to pick the best epoch (default 0.1)")
+    parser.add_argument("--label-share", type=float, default=1.0, metavar="P",
+                        help="DAgger-style labels: the --init network plays the learner's seat "
+                             "and the teacher is asked at a seeded random share P of its "
+                             "decisions (0 < P <= 1; default 1: the teacher plays and labels "
+                             "every decision)")
+    parser.add_argument("--label-unsure", type=float, metavar="Z",
+                        help="with the network playing (as --label-share), ask the teacher "
+                             "only where the network's two likeliest moves are within Z in "
+                             "probability (0 < Z <= 1)")
     parser.add_argument("--overwrite", action="store_true",
                         help="replace existing files in --out")
 
@@ -58,5 +67,6 @@ def run(args: argparse.Namespace) -> int:
         dataset_path=args.dataset, init=args.init, opponents=args.opponents,
         table_sizes=args.table_sizes, seed=args.seed, epochs=args.epochs,
         learning_rate=args.lr, batch_size=args.batch_size, holdout=args.holdout,
-        overwrite=args.overwrite)
+        overwrite=args.overwrite, label_share=args.label_share,
+        label_unsure=args.label_unsure)
     return 0
