@@ -45,6 +45,8 @@ COMMON: list[tuple[str, str]] = [
     (r"^to act$", "to move"),
 ]
 _SEAT = re.compile(r"\bplayer_(\d+)('s)?\b")
+#: the most texts one :class:`Names` remembers (a game's distinct texts are a few thousand)
+_MAX_KNOWN = 20_000
 #: JSON values that hold no text
 _PLAIN_TYPES = frozenset({int, float, bool, type(None)})
 #: keys of a picture whose values are for programs (card colours and icons), never words
@@ -101,6 +103,7 @@ class Names:
         self.game = get_game(game)
         self.n = n
         self.reader = reader
+        self._known: dict[str, str] = {}
         words = self.game.words
         self._rewrites = _compiled(tuple(getattr(words, "PLAIN", ())) + tuple(COMMON))
         self._move_rows = _compiled(tuple(getattr(words, "MOVE_NAMES", ())))
@@ -120,7 +123,16 @@ class Names:
         return "you" if s == self.reader else self.where[s]
 
     def text(self, text: str) -> str:
-        """``text`` in words for the reader (see the module docstring)."""
+        """``text`` in words for the reader (see the module docstring); remembered, as a
+        view repeats most texts of the last one (card names, labels, status parts)."""
+        known = self._known.get(text)
+        if known is None:
+            if len(self._known) >= _MAX_KNOWN:
+                self._known.clear()
+            known = self._known[text] = self._words(text)
+        return known
+
+    def _words(self, text: str) -> str:
         for pattern, repl in self._rewrites:
             text = pattern.sub(repl, text)
         if "player_" not in text:
