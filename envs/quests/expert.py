@@ -257,7 +257,9 @@ class QuestsExpert:
     # -- sponsoring and building -------------------------------------------------------------------
     def _plan(self, hand: np.ndarray, stages: int) -> tuple[list[int], list[int], bool]:
         """The build it would make from ``hand``: (foe stage BPs rising, weapon kinds used,
-        a test first)."""
+        a test first). A stage its distinct foes cannot make is priced roughly: 10 BP above the
+        stage before, its cheapest weapon spent (sponsoring decides on it; building follows the
+        exact mask)."""
         values = FOE_VALUES[self.story]
         test = any(hand[k] for k in TESTS)
         need = stages - 1 if test else stages
@@ -276,9 +278,10 @@ class QuestsExpert:
                     used_weapons.append(k)
         return bps, used_weapons, test
 
-    def _opponent_completes(self, seat: int, bps: list[int], in_quest: bool) -> np.ndarray:
-        """P(``seat`` would pass foe stages of ``bps``), per sampled hand (one card drawn on
-        joining)."""
+    def _opponent_completes(self, seat: int, bps: list[int], in_quest: bool) -> float:
+        """P(``seat`` would pass foe stages of ``bps``) over its sampled hands (one card drawn
+        on joining); each hand plays its allies, then the Amour and weapons largest first until
+        a stage is beaten (an upper bound: a real player does not know the stages)."""
         hands = self._hands(int(self.hand_size[seat]) + 1)
         iseult = self._iseult()
         base = RANK_BP[int(self.rank[seat])] + self._allies_bp(seat, in_quest)
@@ -298,7 +301,7 @@ class QuestsExpert:
                 weapons[:, i] -= use
                 need = need - use * _W_BP[i]
             alive &= need <= 0
-        return alive.mean()
+        return float(alive.mean())
 
     def _sponsor_value(self, hand: np.ndarray) -> float:
         stages = STORY_STAGES[self.story]
