@@ -107,20 +107,29 @@ class LuckStats:
     win_rate: float
     ci95: list[float]
     variance_ratio: float
+    #: the same ratio per single game (seat rotations not averaged): how much of the luck the
+    #: correction removes on its own, duplicate deals or not
+    variance_ratio_per_game: float = float("nan")
 
 
-def luck_stats(plain_per_deal: np.ndarray, corrected_per_deal: np.ndarray) -> LuckStats:
-    """:class:`LuckStats` from the per-deal means of the plain and the corrected win shares.
-    The corrected estimate is not a proportion (it may leave [0, 1] in one game), so its CI is
-    the normal interval, unclipped."""
+def luck_stats(plain_per_deal: np.ndarray, corrected_per_deal: np.ndarray,
+               plain_per_game: np.ndarray | None = None,
+               corrected_per_game: np.ndarray | None = None) -> LuckStats:
+    """:class:`LuckStats` from the per-deal means of the plain and the corrected win shares
+    (and per game, for the single-game ratio). The corrected estimate is not a proportion (it
+    may leave [0, 1] in one game), so its CI is the normal interval, unclipped."""
     mean = float(corrected_per_deal.mean())
     k = len(corrected_per_deal)
     var_c = float(corrected_per_deal.var(ddof=1)) if k > 1 else float("nan")
     var_p = float(plain_per_deal.var(ddof=1)) if k > 1 else float("nan")
     half = Z95 * math.sqrt(var_c / k) if k > 1 else float("nan")
     ratio = var_p / var_c if k > 1 and var_c > 0 else float("nan")
+    per_game = float("nan")
+    if plain_per_game is not None and corrected_per_game is not None and k > 1:
+        var_cg = float(corrected_per_game.var(ddof=1))
+        per_game = float(plain_per_game.var(ddof=1)) / var_cg if var_cg > 0 else float("nan")
     return LuckStats(round(mean, 4), [round(mean - half, 4), round(mean + half, 4)],
-                     round(ratio, 2))
+                     round(ratio, 2), round(per_game, 2))
 
 
 @dataclass
@@ -369,7 +378,8 @@ def evaluate(game: GameLike, specs: Sequence[str | PolicySpec], games: int,
             mean_rank=round(float(ranks[:, cols].mean()), 3),
             rating=round(float(np.mean([ratings[c] for c in cols])), 2),
             luck=None if corrected is None else luck_stats(
-                per_deal, corrected[:, cols].mean(axis=1).reshape(num_deals, n).mean(axis=1)),
+                per_deal, corrected[:, cols].mean(axis=1).reshape(num_deals, n).mean(axis=1),
+                per_game, corrected[:, cols].mean(axis=1)),
         ))
     return EvalResult(entry.name, len(rows), n, players, records)
 
