@@ -64,8 +64,11 @@ SMOKE = textwrap.dedent("""\
     modules = {name: getattr(m, "__file__", None) for name, m in list(sys.modules.items())
                if name.split(".")[0] in ("roundtable", "envs", "training", "ui", "utils",
                                           "players")}
+    # the start page's rules links are served from the package data
+    from roundtable.ui.rules_page import rules_html
+    rules = {game: rules_html(game)[0] for game in offered}
     print(json.dumps({"steps": steps, "offered": offered, "specs": specs, "modules": modules,
-                      "shipped": str(shipped_checkpoint("paladin"))}))
+                      "shipped": str(shipped_checkpoint("paladin")), "rules": rules}))
     """)
 
 
@@ -90,6 +93,9 @@ def test_pyproject_names_every_package_folder():
 def _copy_source(dest: Path) -> Path:
     src = dest / "src-copy"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(*NOT_SOURCE))
+    # of docs/, the rules alone are package data (roundtable.rules: the app's rules pages)
+    shutil.copytree(ROOT / "docs" / "rules", src / "docs" / "rules",
+                    ignore=shutil.ignore_patterns("__pycache__", "seeds"))
     return src
 
 
@@ -163,6 +169,7 @@ def test_the_installed_package_works_among_decoys(installed):
         assert "checkpoint" in report["offered"][game]
         assert report["specs"][game] == "checkpoint"
     assert Path(report["shipped"]).is_relative_to(target)
+    assert report["rules"] == {game: 200 for game in report["offered"]}  # rules served
     for name, file in report["modules"].items():
         assert name.split(".")[0] == "roundtable", f"{name} imported from {file}"
         assert file is None or Path(file).is_relative_to(target), f"{name} from {file}"

@@ -14,9 +14,10 @@ import re
 from pathlib import Path
 
 from roundtable.envs.core.registry import available_games, get_game
+from roundtable.rules import ROOT as RULES_ROOT
 
 #: the rules documents of a source checkout (``ui/`` sits beside ``docs/``)
-RULES = Path(__file__).resolve().parent.parent / "docs" / "rules"
+RULES = RULES_ROOT  # docs/rules, installed as the package data roundtable.rules
 
 
 def rules_path(game: str) -> Path | None:
