@@ -16,6 +16,8 @@ Layers, bottom to top (a module may import its own room and anything below it):
 
 Every import counts: at module level, inside functions, under ``TYPE_CHECKING``, and
 ``importlib.import_module("...")`` with a constant name. A game room imports no other game.
+The package data (``checkpoints``, ``configs``, ``rules``: files and a ``ROOT`` path, no code)
+sits at layer 0, its own room each.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ FOLDERS = {
     "roundtable.ui": "ui",
     "roundtable.checkpoints": "checkpoints",
     "roundtable.configs": "configs",
+    "roundtable.rules": "docs/rules",
     "scripts": "scripts",
     "tests": "tests",
 }
@@ -151,7 +154,7 @@ def room(module: str) -> tuple[int, str]:
     if parts[0] in ("scripts", "tests"):
         return {"scripts": 6, "tests": 7}[parts[0]], parts[0]
     sub = parts[1] if len(parts) > 1 else ""
-    if sub in ("checkpoints", "configs"):
+    if sub in ("checkpoints", "configs", "rules"):
         return 0, f"roundtable.{sub}"
     if sub == "envs":
         if len(parts) == 2 or parts[2].endswith("_v0"):
