@@ -214,3 +214,15 @@ def test_eval_aivat_mistakes_are_one_line(args, message):
     done = _cli("eval", "paladin", "--players", "heuristic", "--games", "3", *args)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_one_deal_gives_no_ratio_and_no_nan():
+    """A single deal has no spread between deals: the ratio is null (strict JSON, never NaN)
+    and the CI falls back to the deal's games, as the plain one falls back to Wilson."""
+    luck = LuckSettings(_value("white_knight"), samples=1, deals=2)
+    result = evaluate("white_knight", ["checkpoint", "heuristic"], 3, 3, luck=luck)
+    text = json.dumps(result.to_json(), allow_nan=False)
+    for player in json.loads(text)["players"]:
+        assert player["luck"]["variance_ratio"] is None
+        low, high = player["luck"]["ci95"]
+        assert low < player["luck"]["win_rate"] < high

@@ -106,10 +106,11 @@ class LuckStats:
 
     win_rate: float
     ci95: list[float]
-    variance_ratio: float
+    #: None where it cannot be measured (one deal, or no variance at all)
+    variance_ratio: float | None
     #: the same ratio per single game (seat rotations not averaged): how much of the luck the
     #: correction removes on its own, duplicate deals or not
-    variance_ratio_per_game: float = float("nan")
+    variance_ratio_per_game: float | None = None
 
 
 def luck_stats(plain_per_deal: np.ndarray, corrected_per_deal: np.ndarray,
@@ -120,16 +121,24 @@ def luck_stats(plain_per_deal: np.ndarray, corrected_per_deal: np.ndarray,
     may leave [0, 1] in one game), so its CI is the normal interval, unclipped."""
     mean = float(corrected_per_deal.mean())
     k = len(corrected_per_deal)
-    var_c = float(corrected_per_deal.var(ddof=1)) if k > 1 else float("nan")
-    var_p = float(plain_per_deal.var(ddof=1)) if k > 1 else float("nan")
-    half = Z95 * math.sqrt(var_c / k) if k > 1 else float("nan")
-    ratio = var_p / var_c if k > 1 and var_c > 0 else float("nan")
-    per_game = float("nan")
-    if plain_per_game is not None and corrected_per_game is not None and k > 1:
+    if k < 2:  # one deal: no ratio (null in the JSON, never NaN); the CI over its games, as
+        # the plain estimate falls back to Wilson over games, or the unit interval
+        games = corrected_per_game if corrected_per_game is not None else corrected_per_deal
+        if len(games) < 2:
+            return LuckStats(round(mean, 4), [0.0, 1.0], None, None)
+        half = Z95 * float(games.std(ddof=1)) / math.sqrt(len(games))
+        return LuckStats(round(mean, 4), [round(mean - half, 4), round(mean + half, 4)], None,
+                         None)
+    var_c = float(corrected_per_deal.var(ddof=1))
+    half = Z95 * math.sqrt(var_c / k)
+    ratio = float(plain_per_deal.var(ddof=1)) / var_c if var_c > 0 else None
+    per_game = None
+    if plain_per_game is not None and corrected_per_game is not None:
         var_cg = float(corrected_per_game.var(ddof=1))
-        per_game = float(plain_per_game.var(ddof=1)) / var_cg if var_cg > 0 else float("nan")
+        per_game = float(plain_per_game.var(ddof=1)) / var_cg if var_cg > 0 else None
     return LuckStats(round(mean, 4), [round(mean - half, 4), round(mean + half, 4)],
-                     round(ratio, 2), round(per_game, 2))
+                     None if ratio is None else round(ratio, 2),
+                     None if per_game is None else round(per_game, 2))
 
 
 @dataclass
@@ -480,8 +489,10 @@ def format_result(result: EvalResult) -> str:
                   "|---|---:|---|---:|"]
         for p in result.players:
             if p.luck is not None:
+                ratio = p.luck.variance_ratio
                 lines.append(f"| {p.spec} | {p.luck.win_rate:.3f} | [{p.luck.ci95[0]:.3f}, "
-                             f"{p.luck.ci95[1]:.3f}] | {p.luck.variance_ratio:.2f} |")
+                             f"{p.luck.ci95[1]:.3f}] | "
+                             f"{'—' if ratio is None else f'{ratio:.2f}'} |")
     return "\n".join(lines)
 
 

@@ -90,8 +90,8 @@ class ExploitResult:
         if self.luck:
             llo, lhi = self.luck["ci95"]
             lines.append(f"  with the luck of the cards taken out: {self.luck['win_rate']:.3f} "
-                         f"[{llo:.3f}, {lhi:.3f}] (variance {self.luck['variance_ratio']:.1f}× "
-                         "smaller)")
+                         f"[{llo:.3f}, {lhi:.3f}] (variance ratio "
+                         f"{self.luck['variance_ratio'] or '—'})")
         lines.append(f"  {self.verdict()} (lower is better)")
         if self.saved:
             lines.append(f"  exploiter saved as {self.saved}")
