@@ -18,15 +18,23 @@ import pytest
 from roundtable.envs.core.registry import get_game
 from roundtable.players.policies import parse_spec, resolve_policy
 from roundtable.training.evaluation import aivat
-from roundtable.training.evaluation.aivat import LuckEstimator, fresh_deals
-from roundtable.training.evaluation.evaluate import LuckSettings, evaluate
+from roundtable.training.evaluation.aivat import UNBIASED_GAMES, LuckEstimator, fresh_deals
+from roundtable.training.evaluation.evaluate import (
+    EvalResult,
+    LuckSettings,
+    LuckStats,
+    PlayerStats,
+    evaluate,
+    evaluation_summary,
+)
 from roundtable.training.evaluation.value import (
     ValueNetError,
     load_value_net,
     shipped_value_path,
 )
 
-GAMES = ["paladin", "white_knight", "quests"]
+#: every game whose bars ``ship --aivat`` may judge on the corrected CI is checked here
+GAMES = list(UNBIASED_GAMES)
 #: z of the unbiasedness checks: a false alarm once in ~370 checks (the seeds are fixed, so a
 #: passing check passes every time)
 Z = 3.0
@@ -226,3 +234,18 @@ def test_one_deal_gives_no_ratio_and_no_nan():
         assert player["luck"]["variance_ratio"] is None
         low, high = player["luck"]["ci95"]
         assert low < player["luck"]["win_rate"] < high
+
+
+def test_a_bar_is_judged_on_the_corrected_ci_only_when_asked():
+    """The heuristic bar at 3 players is 1.3 / 3 = 0.433: the plain lower end misses it, the
+    corrected one clears it. Judged on the corrected CI only with ``judge_corrected`` (ship
+    --aivat for a game in UNBIASED_GAMES); the plain figures stay in the row either way."""
+    me = PlayerStats("ckpt", 0.45, [0.40, 0.50], 0.0, 2.0, 0.0,
+                     luck=LuckStats(0.46, [0.44, 0.48], 2.5, 2.0))
+    them = PlayerStats("heuristic", 0.27, [0.2, 0.3], 0.0, 2.0, 0.0)
+    results = {"heuristic": {3: EvalResult("paladin", 300, 3, [me, them])}}
+    plain = evaluation_summary(results)["heuristic"]["3"]
+    judged = evaluation_summary(results, judge_corrected=True)["heuristic"]["3"]
+    assert (plain["passes"], plain["judged_on"]) == (False, "plain")
+    assert (judged["passes"], judged["judged_on"]) == (True, "corrected")
+    assert judged["ci95"] == [0.40, 0.50] and judged["luck"]["ci95"] == [0.44, 0.48]
