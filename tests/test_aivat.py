@@ -249,3 +249,15 @@ def test_a_bar_is_judged_on_the_corrected_ci_only_when_asked():
     assert (plain["passes"], plain["judged_on"]) == (False, "plain")
     assert (judged["passes"], judged["judged_on"]) == (True, "corrected")
     assert judged["ci95"] == [0.40, 0.50] and judged["luck"]["ci95"] == [0.44, 0.48]
+
+
+def test_roundtable_value_trains_a_network_eval_can_use(tmp_path):
+    out = tmp_path / "value.npz"
+    done = _cli("value", "white_knight", "--games", "12", "--epochs", "1", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "held-out loss" in done.stdout
+    load_value_net(out, "white_knight")  # a network of the right shape, loaded with its checks
+    again = _cli("value", "white_knight", "--games", "12", "--out", str(out))
+    assert again.returncode == 2 and "--overwrite" in again.stderr  # a user's file is kept
+    wrong = _cli("value", "white_knight", "--games", "12", "--out", str(tmp_path / "v.bin"))
+    assert wrong.returncode == 2 and "must end in .npz" in wrong.stderr

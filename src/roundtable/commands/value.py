@@ -22,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "6000)")
     parser.add_argument("--states-per-game", type=at_most(64), default=6,
                         help="states kept per game: the deal and random others (default 6)")
+    parser.add_argument("--after-chance", action=argparse.BooleanOptionalAction, default=True,
+                        help="keep every state right after a draw too, the states the "
+                             "corrections value (default: on)")
     parser.add_argument("--epochs", type=positive_int, default=40,
                         help="training passes; the best held-out epoch is kept (default 40)")
     parser.add_argument("--seed", type=seed_int, default=0, help="seed (default 0)")
@@ -45,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         data = record_states(entry, args.games, seed=args.seed,
                              states_per_game=args.states_per_game,
+                             after_chance=args.after_chance,
                              progress=(lambda done: bar.update(1)) if bar else None)
     finally:
         if bar is not None:
