@@ -36,7 +36,7 @@ def _midgame(game: str, n: int, seed: int, steps: int):
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("steps", [0, 25, 60])
 def test_a_chance_world_shows_every_seat_the_same_game(game, steps):
-    env, engine = _midgame(game, 4, seed=11, steps=steps)
+    _, engine = _midgame(game, 4, seed=11, steps=steps)
     piles_before = {name: list(getattr(engine, name)) for name in engine.chance_piles}
     world = chance_world(engine, np.random.default_rng(3))
     cls = type(engine)

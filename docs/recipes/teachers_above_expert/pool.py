@@ -1,11 +1,18 @@
 """Pool the per-deal evals of issue 40 s3 into one line per teacher: per-deal means, their mean
 and the 95% CI over deals (as roundtable eval does), CPU-seconds from /usr/bin/time."""
-import json, math, re, glob
+import glob
+import json
+import math
+import re
+
 import numpy as np
+
 Z = 1.959964
 cpu = {}
 killed = False
-for line in open("runs/issue40_s3/cpu.log"):
+with open("runs/issue40_s3/cpu.log") as log:
+    lines = log.read().splitlines()
+for line in lines:
     if line.startswith("Command exited with non-zero"):  # stopped at the deadline: no result
         killed = True
         continue
@@ -17,10 +24,13 @@ for line in open("runs/issue40_s3/cpu.log"):
         cpu.setdefault(m[1], 0.0)
         cpu[m[1]] += float(m[3]) + float(m[4])
 def first(path):
-    return json.load(open(path))["players"][0]
+    with open(path) as f:
+        return json.load(f)["players"][0]
 out = {}
 per_deal = {}
-for spec, name in [("pimc:8~1:checkpoint", "pimc_8_1_checkpoint"), ("pimc:4:checkpoint", "pimc_4_checkpoint")]:
+TEACHERS = [("pimc:8~1:checkpoint", "pimc_8_1_checkpoint"),
+            ("pimc:4:checkpoint", "pimc_4_checkpoint")]
+for spec, name in TEACHERS:
     deals = {}
     two = f"runs/issue40_s3/{name}_seed0.json"
     try:
@@ -37,7 +47,8 @@ for spec, name in [("pimc:8~1:checkpoint", "pimc_8_1_checkpoint"), ("pimc:4:chec
         deals[int(path.rsplit("_", 1)[1][:-5])] = first(path)["win_rate"]
     v = np.array([deals[k] for k in sorted(deals)])
     per_deal[spec] = deals
-    mean = float(v.mean()); se = float(v.std(ddof=1)) / math.sqrt(len(v))
+    mean = float(v.mean())
+    se = float(v.std(ddof=1)) / math.sqrt(len(v))
     out[spec] = {"deals": sorted(deals), "games": 4 * len(v), "win_rate": round(mean, 4),
                  "ci95": [round(max(0, mean - Z * se), 4), round(min(1, mean + Z * se), 4)],
                  "cpu_s": round(cpu.get(spec, 0), 1),
@@ -49,7 +60,8 @@ for path in glob.glob("runs/issue40_s3/ref_deal_*.json"):
 for spec, deals in per_deal.items():
     common = sorted(set(deals) & set(ref))
     diff = np.array([deals[k] - ref[k] for k in common])
-    m = float(diff.mean()); se = float(diff.std(ddof=1)) / math.sqrt(len(diff))
+    m = float(diff.mean())
+    se = float(diff.std(ddof=1)) / math.sqrt(len(diff))
     out[spec]["minus_checkpoint_same_deals"] = {
         "deals": len(common), "mean": round(m, 4),
         "ci95": [round(m - Z * se, 4), round(m + Z * se, 4)],
