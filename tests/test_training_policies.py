@@ -393,12 +393,12 @@ def test_an_unknown_name_lists_every_kind_of_spec() -> None:
         parse_spec("randm", "paladin")
     assert str(caught.value) == (
         "unknown policy spec 'randm': use 'random', 'heuristic', 'heuristic:<style>', 'expert' "
-        "(Paladin), 'pimc:N[~Z][/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 worlds; Z: leave the "
-        "rollout policy's move only when sure by Z standard errors, 0 to 10; K: cut rollouts "
-        "after K moves; ROLLOUT random, heuristic[:style], expert or a checkpoint; BUDGET e.g. "
-        f"500ms or 1s), {ISMCTS_FORMAT} or the path of a checkpoint (.zip with its .json card, "
-        f"or a folder holding one); no file or folder of that name exists (looked in "
-        f"{Path.cwd()})")
+        "(Paladin, Quests), 'pimc:N[~Z][/K][:ROLLOUT][@BUDGET]' (N from 1 to 256 worlds; Z: "
+        "leave the rollout policy's move only when sure by Z standard errors, 0 to 10; K: cut "
+        "rollouts after K moves; ROLLOUT random, heuristic[:style], expert or a checkpoint; "
+        f"BUDGET e.g. 500ms or 1s), {ISMCTS_FORMAT} or the path of a checkpoint (.zip with its "
+        f".json card, or a folder holding one); no file or folder of that name exists (looked "
+        f"in {Path.cwd()})")
 
 
 @pytest.mark.parametrize("length", [60, 61, 300])
