@@ -17,10 +17,7 @@ as ``expert_features(obs, mask)``, one row or a batch of rows.
 
 from __future__ import annotations
 
-import threading
-
-import numpy as np
-
+from roundtable.envs.core.expert_move import ExpertMoveFeatures
 from roundtable.envs.core.obs_layout import ObsLayout
 from roundtable.envs.paladin import actions as A
 from roundtable.envs.paladin.expert import PaladinExpert
@@ -32,44 +29,12 @@ EXPERT_FEATURES.add("expert_move", A.NUM_ACTIONS,
                     "when the seat has no legal move")
 
 
-class ExpertFeatures:
-    """``f(obs, mask)`` -> the expert's move, one-hot (1-D) or one row per decision (2-D)."""
+class ExpertFeatures(ExpertMoveFeatures):
+    """``f(obs, mask)`` -> :class:`PaladinExpert`'s move, one-hot (the body is
+    :class:`~roundtable.envs.core.expert_move.ExpertMoveFeatures`)."""
 
+    expert_cls = PaladinExpert
     size = EXPERT_FEATURES.size
-    needs_mask = True
-
-    def __init__(self) -> None:
-        # one expert per thread: its act() keeps the decision's reading (hand, missions) on
-        # the instance while it decides, and the web app decides for many games at once
-        self._local = threading.local()
-
-    def __reduce__(self) -> str:
-        # pickled (resumable training state) and copied as the module's one instance
-        return "expert_features"
-
-    @property
-    def expert(self) -> PaladinExpert:
-        expert = getattr(self._local, "expert", None)
-        if expert is None:
-            expert = self._local.expert = PaladinExpert(seed=0)
-        return expert
-
-    def __call__(self, obs: np.ndarray, mask: np.ndarray,
-                 out: np.ndarray | None = None) -> np.ndarray:
-        obs = np.asarray(obs, dtype=np.float32)
-        mask = np.asarray(mask)
-        if out is None:
-            out = np.zeros((*obs.shape[:-1], self.size), dtype=np.float32)
-        else:
-            out[...] = 0.0
-        rows_obs = obs.reshape(-1, obs.shape[-1])
-        rows_mask = mask.reshape(-1, mask.shape[-1])
-        rows_out = out.reshape(-1, self.size)
-        expert = self.expert
-        for row in range(rows_obs.shape[0]):
-            if rows_mask[row].any():
-                rows_out[row, expert.act(rows_obs[row], rows_mask[row])] = 1.0
-        return out
 
 
 #: The expert feature set: ``expert_features(obs, mask)``.
