@@ -318,18 +318,30 @@ class PolicySpec:
                                 label=self.spec, budget_s=self.budget_s)
         net = self.rollout.build(seeds[0])
         assert isinstance(net, CheckpointPolicy)
-
-        def prior(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
-            return net.actor.logits(net.network_input(observation, mask))
-
         opponents = []
         for s in seeds[1:seats + 1]:
             opponent = self.rollout.build(s)
             assert isinstance(opponent, CheckpointPolicy)
             opponent.deterministic = False  # the others' moves drawn from the network
             opponents.append(opponent)
-        return IsmctsPlayer(self.worlds, opponents, heuristics, prior=prior, value=self.critic,
+        return IsmctsPlayer(self.worlds, opponents, heuristics, prior=NetworkPrior(net),
+                            value=self.critic,
                             seed=seeds[0], label=self.spec, budget_s=self.budget_s)
+
+
+class NetworkPrior:
+    """A checkpoint actor's logits as ISMCTS's prior over the legal actions.
+
+    A class, not a closure, so that a player holding it pickles: a training run with an
+    ``ismcts:`` opponent writes its opponents into ``resume/state.pkl`` (a closure made that
+    fail), and the league and ``--workers`` copy players between processes.
+    """
+
+    def __init__(self, net: CheckpointPolicy) -> None:
+        self.net = net
+
+    def __call__(self, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.net.actor.logits(self.net.network_input(observation, mask))
 
 
 def parse_budget(text: str, shown: str) -> float:

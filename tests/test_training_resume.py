@@ -359,3 +359,16 @@ def test_the_wait_for_a_later_event_second(tmp_path: Path,
     assert time.monotonic() - start < 0.5
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the clock is behind TensorBoard event files" in err
+
+
+def test_a_run_with_a_search_opponent_writes_and_resumes_its_state(tmp_path: Path) -> None:
+    """An ``ismcts:`` opponent holds the network's prior; as a closure it could not be pickled,
+    so such a run failed at its first resume state."""
+    from roundtable.training.learner.config import config_from_dict
+
+    data = {**resume_config_data(tmp_path / "run"), "total_steps": 384}
+    data["opponents"] = {**data["opponents"], "weights": {"ismcts:2": 0.5, "random": 0.5}}
+    with failing_state_write(at=2), pytest.raises(OSError, match="injected"):
+        train(config_from_dict(data), progress=False)
+    assert StateStore(tmp_path / "run").read()["steps"] == 128
+    assert resume_run(tmp_path / "run", progress=False).steps == 384
